@@ -1,0 +1,99 @@
+"""Logging fairness figures to SB3's logger (stdout, CSV, TensorBoard, W&B) for any SB3 algorithm."""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any
+
+import numpy as np
+from stable_baselines3.common.callbacks import BaseCallback
+
+from sb3_fair.common.logging import WandbOutputFormat, start_wandb_run
+
+
+def _flatten_fairness(fairness: dict[str, Any]) -> dict[str, float]:
+    """The scalar figures of one ``info["fairness"]`` (group means as ``group_<g>_mean``)."""
+    out: dict[str, float] = {}
+    for key, value in fairness.items():
+        if key == "group_means":
+            for g, v in value.items():
+                out[f"group_{g}_mean"] = float(v)
+        elif np.isscalar(value):
+            out[key] = float(value)
+    return out
+
+
+class FairnessCallback(BaseCallback):
+    """Record ``fairness/<metric>``: the mean of :class:`~sb3_fair.wrappers.FairnessMonitor`'s figures over
+    the last ``window`` episodes, next to SB3's ``rollout/ep_rew_mean``.
+
+    Works with any SB3 algorithm whose env is wrapped in ``FairnessMonitor``; Fair* algorithms add
+    it themselves. With ``wandb`` set, it also starts (or joins) a W&B run whose config holds the
+    model's hyperparameters and fairness configuration, and streams every logger dump to it.
+
+    Example::
+
+        from stable_baselines3 import DQN
+        from sb3_fair.common.callbacks import FairnessCallback
+        from sb3_fair.envs import make_donut_allocation
+        from sb3_fair.wrappers import FairnessMonitor
+
+        model = DQN("MlpPolicy", FairnessMonitor(make_donut_allocation()))
+        model.learn(10_000, callback=FairnessCallback())
+
+    :param window: number of recent episodes averaged (SB3's ``stats_window_size`` by default).
+    :param wandb: ``False``, ``True`` or a dict of :func:`wandb.init` arguments.
+    :param config: extra entries for the W&B run config.
+    """
+
+    def __init__(self, window: int | None = None, wandb: bool | dict[str, Any] = False, config: dict[str, Any] | None = None, verbose: int = 0) -> None:
+        super().__init__(verbose)
+        self.window = window
+        self.wandb = wandb
+        self.config = dict(config or {})
+        self.episodes: deque[dict[str, float]] = deque(maxlen=window or 100)
+        self.wandb_run: Any = None
+
+    def _init_callback(self) -> None:
+        if self.window is None:
+            self.episodes = deque(self.episodes, maxlen=getattr(self.model, "_stats_window_size", 100))
+        if self.wandb:
+            init_kwargs = dict(self.wandb) if isinstance(self.wandb, dict) else {}
+            self.wandb_run = start_wandb_run(run_config(self.model, self.config), **init_kwargs)
+            if self.wandb_run is not None and not any(isinstance(f, WandbOutputFormat) for f in self.logger.output_formats):
+                self.logger.output_formats.append(WandbOutputFormat(self.wandb_run))
+
+    def _on_step(self) -> bool:
+        infos = self.locals.get("infos") or []
+        new = False
+        for info in infos:
+            fairness = info.get("fairness")
+            if fairness is not None:
+                self.episodes.append(_flatten_fairness(fairness))
+                new = True
+        if new:
+            self.record_means()
+        return True
+
+    def record_means(self) -> None:
+        """Record the mean of each figure over the recent episodes under ``fairness/``."""
+        keys = sorted({k for ep in self.episodes for k in ep})
+        for key in keys:
+            values = [ep[key] for ep in self.episodes if key in ep and np.isfinite(ep[key])]
+            if values:
+                self.logger.record(f"fairness/{key}", float(np.mean(values)))
+
+
+def run_config(model: Any, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A flat config of ``model``: its class, its plain hyperparameters and its fairness configuration."""
+    config: dict[str, Any] = {"algo": type(model).__name__}
+    for key, value in vars(model).items():
+        if key.startswith("_") or key in ("env", "policy", "replay_buffer", "rollout_buffer", "q_net", "q_net_target"):
+            continue
+        if isinstance(value, (int, float, str, bool)) or value is None:
+            config[key] = value
+        elif isinstance(value, (tuple, list)) and all(isinstance(v, (int, float, str, bool)) for v in value):
+            config[key] = list(value)
+    config.update(getattr(model, "fairness_config", lambda: {})())
+    config.update(extra or {})
+    return config

@@ -1,0 +1,116 @@
+"""The fairness reward ``R(s_{t+1}) = W(U(s_{t+1})) * B(s_{t+1})`` (paper 003, Defs. 5.6 and 5.8).
+
+:func:`fairness_reward` is the one function that turns a stakeholder status into a reward; the
+:class:`~sb3_fair.wrappers.FairnessReward` wrapper calls it on real transitions and
+:class:`~sb3_fair.FairDQN` on counterfactual ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from sb3_fair import metrics
+from sb3_fair.common.stakeholders import check_choice, check_weights
+
+SCHEMES = ("anytime", "long_term", "periodic", "bounded")
+AGGREGATES = ("individual", "group")
+#: named filters B for the bounded scheme: ``"benefit"`` assesses fairness only at steps where
+#: some stakeholder received something (paper 003's doughnut reward is 0 when a doughnut is wasted).
+NAMED_FILTERS = ("benefit",)
+
+FilterFn = Callable[[int, np.ndarray, dict], bool]
+
+
+@dataclass(frozen=True)
+class RewardSpec:
+    """A reward-like fairness scheme ``<U, W_ex, B>`` plus how it is mixed with the task reward.
+
+    :param welfare: the per-timepoint aggregation W, a key of :data:`sb3_fair.metrics.WELFARE_FUNCTIONS`.
+    :param welfare_kwargs: extra arguments of W (e.g. ``alpha`` of ``alpha_fair``).
+    :param aggregate: ``"individual"``: W sees one status per stakeholder; ``"group"``: W sees the
+        status summed within each group (paper 003's relaxed DP score on loans per group).
+    :param groups: the stakeholders' groups (needed by ``aggregate="group"``).
+    :param scheme: ``"anytime"`` (B = 1 at every step, Def. 4.3), ``"long_term"`` (B = 1 at the
+        episode's last step, Def. 4.1), ``"periodic"`` (every ``period`` steps, Def. 4.2) or
+        ``"bounded"`` (B given by ``filter``, Def. 4.4 / 5.8).
+    :param period: period p of ``"periodic"``.
+    :param filter: an extra filter B, required by ``"bounded"`` and optional with the others:
+        ``"benefit"`` or a callable ``(t, benefits, info) -> bool``.
+    :param fairness_coef: weight of the fairness term.
+    :param task_coef: weight of the env's own reward (penalties that do not depend on memory).
+    """
+
+    welfare: str = "log_nash"
+    welfare_kwargs: dict[str, Any] = field(default_factory=dict)
+    aggregate: str = "individual"
+    groups: tuple[int, ...] | None = None
+    scheme: str = "anytime"
+    period: int = 1
+    filter: str | FilterFn | None = None
+    fairness_coef: float = 1.0
+    task_coef: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.welfare not in metrics.WELFARE_FUNCTIONS:
+            raise ValueError(f"welfare must be one of {sorted(metrics.WELFARE_FUNCTIONS)}, got {self.welfare!r}")
+        check_choice(self.aggregate, "aggregate", AGGREGATES)
+        check_choice(self.scheme, "scheme", SCHEMES)
+        if self.aggregate == "group" and self.groups is None:
+            raise ValueError("aggregate='group' needs the stakeholders' groups")
+        if int(self.period) < 1:
+            raise ValueError(f"period must be an int >= 1, got {self.period!r}")
+        if self.scheme == "bounded" and self.filter is None:
+            raise ValueError(f"scheme='bounded' needs a filter: one of {list(NAMED_FILTERS)} or a callable (t, benefits, info) -> bool")
+        if isinstance(self.filter, str):
+            check_choice(self.filter, "filter", NAMED_FILTERS)
+        elif self.filter is not None and not callable(self.filter):
+            raise ValueError(f"filter must be one of {list(NAMED_FILTERS)}, a callable or None, got {self.filter!r}")
+        check_weights(self.fairness_coef, "fairness_coef")
+        check_weights(self.task_coef, "task_coef")
+
+    def welfare_of(self, status: np.ndarray) -> float:
+        """W applied to one status vector (summed per group first when ``aggregate='group'``)."""
+        u = np.asarray(status, dtype=np.float64)
+        if self.aggregate == "group" and u.size == len(self.groups):  # type: ignore[arg-type]
+            g = np.asarray(self.groups)
+            u = np.array([u[g == k].sum() for k in np.unique(g)])
+        return metrics.welfare(u, self.welfare, **self.welfare_kwargs)
+
+
+def assessed(spec: RewardSpec, t: int, benefits: np.ndarray, episode_over: bool, info: dict | None = None) -> bool:
+    """The filter ``B`` of paper 003 Def. 5.8 at the state reached after step ``t`` (1-based).
+
+    It depends on time, on what this step handed out and on whether the episode ended, never on the
+    memory: a counterfactual transition reuses the real step's value.
+    """
+    if spec.scheme == "long_term" and not episode_over:
+        return False
+    if spec.scheme == "periodic" and t % int(spec.period) != 0:
+        return False
+    if spec.filter == "benefit":
+        return bool(np.any(np.asarray(benefits) != 0))
+    if callable(spec.filter):
+        return bool(spec.filter(t, np.asarray(benefits), info or {}))
+    return True
+
+
+def fairness_reward(spec: RewardSpec, status: Any, active: bool, task_reward: float) -> np.ndarray | float:
+    """``fairness_coef * W(status) * B + task_coef * task_reward`` (paper 003, Defs. 5.6, 5.8).
+
+    ``status`` may be one vector or a batch ``(k, n)`` (counterfactual statuses); the result has
+    the batch shape. ``active`` is the filter value B of the step and ``task_reward`` the env's
+    own reward for it, both shared by real and counterfactual transitions.
+    """
+    s = np.asarray(status, dtype=np.float64)
+    task = spec.task_coef * float(task_reward)
+    if s.ndim == 1:
+        w = spec.welfare_of(s) if active else 0.0
+        return spec.fairness_coef * w + task
+    if not active:
+        return np.full(s.shape[0], task)
+    w = np.array([spec.welfare_of(row) for row in s])
+    return spec.fairness_coef * w + task

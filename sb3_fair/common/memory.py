@@ -1,0 +1,194 @@
+"""Memory augmentation (paper 003, Def. 5.2): the memory state, its update and its encoding.
+
+:class:`MemorySpec` fixes *what* is remembered; :func:`update_memory` is the memory update
+``mu(m, a, s')`` (here a function of the step's benefits), used alike by the
+:class:`~sb3_fair.wrappers.MemoryAugmentation` wrapper on real transitions and by
+:class:`~sb3_fair.FairDQN` on counterfactual ones. Every function accepts a batch of memories
+(leading axes) so that counterfactual sets are computed in one call.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from sb3_fair.common.stakeholders import check_choice
+
+MEMORY_KINDS = ("full", "min", "reset")
+ENCODINGS = ("raw", "scaled", "binary")
+
+
+@dataclass(frozen=True)
+class MemorySpec:
+    """What the memory holds and how it is written into the observation.
+
+    :param kind: ``"full"`` (cumulative status ``U``), ``"min"`` (``U - min_i U_i``) or ``"reset"``
+        (``U``, set back to zero whenever all entries are equal); paper 003 §6.
+    :param groups: if given, the memory holds per-group totals of the status (one entry per
+        distinct group, in sorted order) instead of one entry per stakeholder (paper 003 A.4.2).
+    :param encoding: ``"raw"`` values, ``"scaled"`` to [0, 1] by ``max_value``, or ``"binary"``
+        (each entry as ``ceil(log2(max_value + 1))`` bits, most significant first; the
+        encoding of the paper's experiments).
+    :param max_value: the largest value an entry can take (e.g. the horizon when each step gives
+        at most one unit). Needed by ``"scaled"`` and ``"binary"``, and caps counterfactual memories.
+    :param n_stakeholders: number of stakeholders.
+    :param period: if set, a one-hot ``t mod period`` counter is appended after the memory, which
+        makes periodic fairness Markovian (paper 003, Def. 5.8).
+    """
+
+    n_stakeholders: int
+    kind: str = "full"
+    encoding: str = "raw"
+    max_value: float | None = None
+    groups: tuple[int, ...] | None = None
+    period: int | None = None
+
+    def __post_init__(self) -> None:
+        check_choice(self.kind, "memory kind", MEMORY_KINDS)
+        check_choice(self.encoding, "encoding", ENCODINGS)
+        if self.encoding != "raw" and (self.max_value is None or not self.max_value > 0):
+            raise ValueError(f"encoding={self.encoding!r} needs max_value > 0, got {self.max_value!r}")
+        if self.period is not None and int(self.period) < 1:
+            raise ValueError(f"period must be an int >= 1 or None, got {self.period!r}")
+        if self.groups is not None and len(self.groups) != self.n_stakeholders:
+            raise ValueError(f"groups must have one entry per stakeholder ({self.n_stakeholders})")
+
+    # ---- shapes ---------------------------------------------------------------------------
+    @property
+    def group_ids(self) -> np.ndarray | None:
+        return None if self.groups is None else np.unique(np.asarray(self.groups))
+
+    @property
+    def size(self) -> int:
+        """Number of memory entries (stakeholders, or groups when ``groups`` is set)."""
+        return self.n_stakeholders if self.groups is None else int(self.group_ids.size)  # type: ignore[union-attr]
+
+    @property
+    def n_bits(self) -> int:
+        return int(math.ceil(math.log2(float(self.max_value) + 1))) if self.encoding == "binary" else 1
+
+    @property
+    def encoded_size(self) -> int:
+        """Length of the encoded memory in the observation (without the period counter)."""
+        return self.size * self.n_bits
+
+    @property
+    def counter_size(self) -> int:
+        return int(self.period) if self.period else 0
+
+
+def initial_memory(spec: MemorySpec) -> np.ndarray:
+    """The initial memory ``m_init``: all zeros."""
+    return np.zeros(spec.size, dtype=np.float64)
+
+
+def memory_increment(spec: MemorySpec, benefits: Any) -> np.ndarray:
+    """What one step adds to the memory: the benefits, summed per group when ``spec.groups`` is set."""
+    b = np.asarray(benefits, dtype=np.float64)
+    if spec.groups is None:
+        return b
+    g = np.asarray(spec.groups)
+    onehot = (g[:, None] == spec.group_ids[None, :]).astype(np.float64)  # type: ignore[index]
+    return b @ onehot
+
+
+def update_memory(spec: MemorySpec, memory: Any, benefits: Any) -> np.ndarray:
+    """The memory update ``m_{t+1} = mu(m_t, a_t, s_{t+1})`` of paper 003, Def. 5.2.
+
+    The action and next state enter through the step's benefits (``info["benefits"]``).
+    ``memory`` may carry leading batch axes (a set of counterfactual memories); ``benefits`` is
+    broadcast against them.
+    """
+    m = np.asarray(memory, dtype=np.float64) + memory_increment(spec, benefits)
+    if spec.kind == "min":
+        m = m - m.min(axis=-1, keepdims=True)
+    elif spec.kind == "reset":
+        equal = np.all(m == m[..., :1], axis=-1, keepdims=True)
+        m = np.where(equal, 0.0, m)
+    return m
+
+
+def encode_memory(spec: MemorySpec, memory: Any) -> np.ndarray:
+    """Encode a memory (or a batch of memories) for the observation, as float32."""
+    m = np.asarray(memory, dtype=np.float64)
+    if spec.encoding == "raw":
+        return m.astype(np.float32)
+    if spec.encoding == "scaled":
+        return np.clip(m / float(spec.max_value), 0.0, 1.0).astype(np.float32)  # type: ignore[arg-type]
+    # binary
+    ints = np.rint(m)
+    if np.any(np.abs(ints - m) > 1e-6) or np.any(ints < 0) or np.any(ints > spec.max_value):  # type: ignore[operator]
+        raise ValueError(
+            f"binary memory encoding needs integer entries in [0, max_value={spec.max_value}], got {m}; "
+            "use encoding='scaled' or 'raw' for real-valued benefits, or raise max_value"
+        )
+    shifts = np.arange(spec.n_bits - 1, -1, -1, dtype=np.int64)
+    bits = (ints.astype(np.int64)[..., None] >> shifts) & 1
+    return bits.reshape(*m.shape[:-1], spec.encoded_size).astype(np.float32)
+
+
+def decode_memory(spec: MemorySpec, encoded: Any) -> np.ndarray:
+    """Inverse of :func:`encode_memory` (exact for raw and binary; scaled up to float rounding)."""
+    e = np.asarray(encoded, dtype=np.float64)
+    if spec.encoding == "raw":
+        return e.copy()
+    if spec.encoding == "scaled":
+        return e * float(spec.max_value)  # type: ignore[arg-type]
+    bits = np.rint(e).reshape(*e.shape[:-1], spec.size, spec.n_bits)
+    weights = 2.0 ** np.arange(spec.n_bits - 1, -1, -1)
+    return bits @ weights
+
+
+def encode_counter(spec: MemorySpec, t: int) -> np.ndarray:
+    """One-hot ``t mod period`` counter (paper 003, Def. 5.8); empty when no period is set."""
+    out = np.zeros(spec.counter_size, dtype=np.float32)
+    if spec.period:
+        out[int(t) % int(spec.period)] = 1.0
+    return out
+
+
+def counterfactual_memories(
+    spec: MemorySpec,
+    memory: Any,
+    offsets: tuple[float, ...] = (1.0, 2.0),
+    max_members: int | None = None,
+    rng: np.random.Generator | None = None,
+) -> np.ndarray:
+    """The counterfactual memory set ``M'_t`` of FairQCM (paper 003, Eq. 2, Alg. 1, A.4.1).
+
+    The default is the paper's set: every memory ``m'`` with ``m'_i in {m_i + 1, m_i + 2}`` for each
+    entry i (``2^n`` members, 32 for n = 5), entries capped at ``max_value``, normalised as the
+    memory kind requires (``min`` subtracts the minimum; ``reset`` zeroes equal vectors),
+    duplicates and ``m_t`` itself removed (``M'_t ⊆ M \\ {m_t}``). For large n the product is
+    not enumerated: ``max_members`` members are drawn at random instead.
+
+    The set depends only on ``m_t`` (and ``rng``), never on the step's outcome, so it is chosen
+    before the outcome is seen, as Thm. 5.7 requires.
+
+    :return: an array of shape ``(k, spec.size)``.
+    """
+    m = np.asarray(memory, dtype=np.float64).reshape(spec.size)
+    offs = np.asarray(offsets, dtype=np.float64)
+    if offs.size == 0:
+        return np.zeros((0, spec.size))
+    n_total = offs.size**spec.size
+    if max_members is not None and n_total > max_members:
+        if rng is None:
+            rng = np.random.default_rng()
+        choice = rng.integers(0, offs.size, size=(max_members, spec.size))
+        cand = m[None, :] + offs[choice]
+    else:
+        cand = m[None, :] + np.array(list(itertools.product(offs, repeat=spec.size)), dtype=np.float64)
+    if spec.max_value is not None:
+        cand = np.minimum(cand, float(spec.max_value))
+    if spec.kind == "min":
+        cand = cand - cand.min(axis=1, keepdims=True)
+    elif spec.kind == "reset":
+        cand = np.where(np.all(cand == cand[:, :1], axis=1, keepdims=True), 0.0, cand)
+    cand = np.unique(cand, axis=0)
+    keep = ~np.all(cand == m[None, :], axis=1)
+    return cand[keep]

@@ -1,0 +1,324 @@
+"""FairDQN: DQN with counterfactual memory replay (FairQCM, paper 003 §5.2, Eq. 2, Alg. 1)."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, TypeVar
+
+import numpy as np
+import torch as th
+from gymnasium import spaces
+from stable_baselines3 import DQN
+from stable_baselines3.common.buffers import ReplayBuffer
+from stable_baselines3.common.callbacks import BaseCallback, CallbackList, ConvertCallback
+from stable_baselines3.common.type_aliases import GymEnv, MaybeCallback
+from stable_baselines3.common.vec_env import VecEnv, VecNormalize
+from torch.nn import functional as F
+
+from sb3_fair.common.buffers import CounterfactualReplayBuffer
+from sb3_fair.common.callbacks import FairnessCallback
+from sb3_fair.common.fairness_reward import RewardSpec, fairness_reward
+from sb3_fair.common.memory import MemorySpec, counterfactual_memories, decode_memory, encode_memory, update_memory
+from sb3_fair.common.stakeholders import check_choice
+from sb3_fair.dqn.policies import CnnPolicy, DQNPolicy, MlpPolicy, MultiInputPolicy
+from sb3_fair.dqn.presets import preset_kwargs
+from sb3_fair.wrappers.monitor import FairnessMonitor
+
+SelfFairDQN = TypeVar("SelfFairDQN", bound="FairDQN")
+
+LOSSES = ("huber", "mse")
+
+
+def _env_attr(env: VecEnv, name: str) -> Any:
+    """An attribute of the first sub-env, looked up through its wrappers; ``None`` if absent."""
+    try:
+        return env.get_attr(name, indices=[0])[0]
+    except AttributeError:
+        return None
+
+
+class FairDQN(DQN):
+    """Deep Q-Network with FairQCM counterfactual memory replay (paper 003, §5.2, Eq. 2, Alg. 1).
+
+    Constructed exactly like SB3's :class:`~stable_baselines3.DQN`, plus fairness keyword
+    arguments. The env must honour the stakeholder contract (``env.unwrapped.stakeholders`` and
+    ``info["benefits"]``); a gym env is wrapped in :class:`~sb3_fair.wrappers.FairnessMonitor`
+    automatically, and ``fairness/<metric>`` is logged next to ``rollout/ep_rew_mean``.
+
+    With ``counterfactual=True`` the env must carry a :class:`~sb3_fair.wrappers.MemoryAugmentation`
+    and a :class:`~sb3_fair.wrappers.FairnessReward`. For each real transition
+    ``(<s,m>, a, <s',m'>, r)`` FairDQN also stores, for every memory ``m~`` in a set ``M'_t`` chosen
+    before the step's outcome is seen (Thm. 5.7) and excluding ``m_t``, the counterfactual transition
+    ``(<s,m~>, a, <s', mu(m~, a, s')>, R(<s', mu(m~, a, s')>))`` (Eq. 2). The memory update ``mu`` and
+    the reward ``R`` are :func:`~sb3_fair.common.memory.update_memory` and
+    :func:`~sb3_fair.common.fairness_reward.fairness_reward`, the very functions the wrappers apply
+    to real transitions; the filter B and task penalties that do not depend on memory carry over
+    from the real step. The default ``M'_t`` is the paper's ``{m_i + 1, m_i + 2}^n`` (A.4.1; 32
+    memories for n = 5); with more than ``max_counterfactuals`` members, that many are drawn at
+    random before the step.
+
+    With ``counterfactual=False`` (and ``loss="huber"``) FairDQN behaves exactly like DQN: same seed,
+    same actions, same losses.
+
+    :param policy: as in DQN (``"MlpPolicy"``, ...).
+    :param env: as in DQN.
+    :param counterfactual: add FairQCM counterfactual transitions to the replay buffer.
+    :param counterfactual_offsets: the per-entry offsets of the counterfactual set
+        (paper: ``(1, 2)``; the lending preset uses ``(0, 1, 2, 3, 4, 5)`` with min-memory, which gives
+        the paper's ``<0, x +- k>``, k = 1..5).
+    :param max_counterfactuals: cap on the counterfactual memories per real step; above it, that many
+        are sampled (``None``: the whole set).
+    :param loss: TD loss, ``"huber"`` (SB3's default) or ``"mse"`` (paper 003's choice).
+    :param fairness_window: episodes averaged in ``fairness/*`` (default: ``stats_window_size``).
+    :param wandb: stream the logs to Weights & Biases: ``True`` or a dict of :func:`wandb.init`
+        arguments (offline without credentials; a W&B failure never stops training).
+    :param kwargs: every other DQN argument.
+    """
+
+    policy_aliases: ClassVar[dict[str, type[DQNPolicy]]] = {
+        "MlpPolicy": MlpPolicy,
+        "CnnPolicy": CnnPolicy,
+        "MultiInputPolicy": MultiInputPolicy,
+    }
+
+    def __init__(
+        self,
+        policy: str | type[DQNPolicy],
+        env: GymEnv | str,
+        *args: Any,
+        counterfactual: bool = False,
+        counterfactual_offsets: tuple[float, ...] = (1.0, 2.0),
+        max_counterfactuals: int | None = None,
+        loss: str = "huber",
+        fairness_window: int | None = None,
+        wandb: bool | dict[str, Any] = False,
+        **kwargs: Any,
+    ) -> None:
+        check_choice(loss, "loss", LOSSES)
+        offsets = tuple(float(o) for o in counterfactual_offsets)
+        if counterfactual and (len(offsets) == 0 or not all(np.isfinite(offsets))):
+            raise ValueError(f"counterfactual_offsets must be a non-empty tuple of finite numbers, got {counterfactual_offsets!r}")
+        if max_counterfactuals is not None and int(max_counterfactuals) < 1:
+            raise ValueError(f"max_counterfactuals must be an int >= 1 or None, got {max_counterfactuals!r}")
+        self.counterfactual = bool(counterfactual)
+        self.counterfactual_offsets = offsets
+        self.max_counterfactuals = None if max_counterfactuals is None else int(max_counterfactuals)
+        self.loss = loss
+        self.fairness_window = fairness_window
+        self.wandb = wandb
+        if self.counterfactual:
+            if kwargs.get("replay_buffer_class") not in (None, CounterfactualReplayBuffer):
+                raise ValueError("counterfactual=True needs replay_buffer_class=CounterfactualReplayBuffer (or None)")
+            if kwargs.get("n_steps", 1) != 1:
+                raise ValueError("counterfactual=True supports n_steps=1 only")
+            kwargs["replay_buffer_class"] = CounterfactualReplayBuffer
+        self.memory_spec: MemorySpec | None = None
+        self.reward_spec: RewardSpec | None = None
+        self._cf_sets: list[np.ndarray] | None = None
+        self._cf_count = 0
+        self._cf_steps = 0
+        super().__init__(policy, env, *args, **kwargs)
+
+    # ------------------------------------------------------------------ set-up and checks
+    @classmethod
+    def from_preset(cls: type[SelfFairDQN], name: str, env: GymEnv | str, counterfactual: bool = True, **overrides: Any) -> SelfFairDQN:
+        """A FairDQN with paper 003's hyperparameters (Tables 1-2) for ``"donut"`` or ``"lending"``.
+
+        ``counterfactual=False`` gives the paper's DQN baselines (Full, Min, Reset differ only in the
+        env's memory). See :func:`sb3_fair.dqn.presets.preset_kwargs`; ``overrides`` win.
+        """
+        kwargs = preset_kwargs(name, counterfactual)
+        kwargs.update(overrides)
+        return cls("MlpPolicy", env, counterfactual=counterfactual, **kwargs)
+
+    @staticmethod
+    def _wrap_env(env: GymEnv, verbose: int = 0, monitor_wrapper: bool = True) -> VecEnv:
+        if not isinstance(env, VecEnv) and monitor_wrapper:
+            if not _has_wrapper(env, FairnessMonitor):
+                env = FairnessMonitor(env)
+        return DQN._wrap_env(env, verbose, monitor_wrapper)
+
+    def _setup_model(self) -> None:
+        super()._setup_model()
+        if self.env is not None:
+            self._setup_fairness(self.env)
+
+    def set_env(self, env: GymEnv, force_reset: bool = True) -> None:
+        super().set_env(env, force_reset)
+        self._setup_fairness(self.env)  # type: ignore[arg-type]
+
+    def _setup_fairness(self, env: VecEnv) -> None:
+        """Check the env against the stakeholder contract and read the memory and reward specs."""
+        if _env_attr(env, "stakeholders") is None:
+            raise ValueError(
+                "env: FairDQN needs an env honouring the stakeholder contract: `env.unwrapped.stakeholders` "
+                "(an sb3_fair.Stakeholders) and `info['benefits']` at every step"
+            )
+        if not self.counterfactual:
+            return
+        memory_spec = _env_attr(env, "memory_spec")
+        reward_spec = _env_attr(env, "reward_spec")
+        if memory_spec is None:
+            raise ValueError(
+                "counterfactual=True needs an env with memory: wrap it in sb3_fair.wrappers.MemoryAugmentation "
+                "(or use counterfactual=False)"
+            )
+        if reward_spec is None:
+            raise ValueError(
+                "counterfactual=True needs the reward to be a function of the memory: wrap the env in "
+                "sb3_fair.wrappers.FairnessReward"
+            )
+        if isinstance(env, VecNormalize) or not isinstance(self.observation_space, spaces.Box):
+            raise ValueError("counterfactual=True needs a flat Box observation and no VecNormalize")
+        if memory_spec.kind == "reset":
+            raise ValueError("counterfactual=True cannot use memory kind 'reset': the status is not a function of that memory; use 'full' or 'min'")
+        if memory_spec.kind == "min" and reward_spec.welfare != "parity":
+            raise ValueError(
+                f"memory kind 'min' loses the level of the status, so only the shift-invariant welfare 'parity' "
+                f"can be recomputed from it; got welfare={reward_spec.welfare!r}. Use memory kind 'full'"
+            )
+        if memory_spec.groups is not None and reward_spec.aggregate != "group":
+            raise ValueError("a per-group memory needs a FairnessReward with aggregate='group'")
+        self.memory_spec = memory_spec
+        self.reward_spec = reward_spec
+        base = _env_attr(env, "base_obs_size")
+        self._memory_slice = slice(base, base + memory_spec.encoded_size)
+        self._cf_rng = np.random.default_rng(self.seed)
+
+    def _excluded_save_params(self) -> list[str]:
+        return [*super()._excluded_save_params(), "memory_spec", "reward_spec", "_cf_sets", "_cf_rng"]
+
+    def fairness_config(self) -> dict[str, Any]:
+        """The fairness hyperparameters (stored in the W&B run config)."""
+        config: dict[str, Any] = {
+            "counterfactual": self.counterfactual,
+            "counterfactual_offsets": list(self.counterfactual_offsets),
+            "max_counterfactuals": self.max_counterfactuals,
+            "loss": self.loss,
+        }
+        if self.memory_spec is not None:
+            config.update({f"memory_{k}": v for k, v in vars(self.memory_spec).items() if k != "groups"})
+        if self.reward_spec is not None:
+            config.update({f"reward_{k}": v for k, v in vars(self.reward_spec).items() if k in ("welfare", "aggregate", "scheme", "period", "fairness_coef", "task_coef")})
+        return config
+
+    # ------------------------------------------------------------------ counterfactual replay
+    def _sample_action(self, learning_starts: int, action_noise: Any = None, n_envs: int = 1) -> tuple[np.ndarray, np.ndarray]:
+        action, buffer_action = super()._sample_action(learning_starts, action_noise, n_envs)
+        if self.counterfactual:
+            # M'_t is chosen here, from m_t only, before the step's outcome is seen (paper 003, Thm. 5.7).
+            memories = decode_memory(self.memory_spec, np.asarray(self._last_obs)[:, self._memory_slice])  # type: ignore[arg-type]
+            self._cf_sets = [
+                counterfactual_memories(self.memory_spec, m, self.counterfactual_offsets, self.max_counterfactuals, self._cf_rng)  # type: ignore[arg-type]
+                for m in memories
+            ]
+        return action, buffer_action
+
+    def _store_transition(
+        self,
+        replay_buffer: ReplayBuffer,
+        buffer_action: np.ndarray,
+        new_obs: np.ndarray | dict[str, np.ndarray],
+        reward: np.ndarray,
+        dones: np.ndarray,
+        infos: list[dict[str, Any]],
+    ) -> None:
+        last_obs = self._last_obs
+        super()._store_transition(replay_buffer, buffer_action, new_obs, reward, dones, infos)
+        if not self.counterfactual or self._cf_sets is None:
+            return
+        assert isinstance(replay_buffer, CounterfactualReplayBuffer)
+        for i, info in enumerate(infos):
+            next_obs = info["terminal_observation"] if dones[i] and info.get("terminal_observation") is not None else new_obs[i]  # type: ignore[index]
+            timeout = bool(info.get("TimeLimit.truncated", False)) and replay_buffer.handle_timeout_termination
+            batch = self.counterfactual_transitions(last_obs[i], next_obs, info, self._cf_sets[i])  # type: ignore[index]
+            obs_cf, next_cf, rew_cf = batch
+            k = len(obs_cf)
+            done_cf = np.full(k, float(dones[i] and not timeout), dtype=np.float32)
+            act_cf = np.repeat(np.asarray(buffer_action)[i : i + 1], k, axis=0)
+            replay_buffer.add_batch(obs_cf, next_cf, act_cf, rew_cf, done_cf)
+            self._cf_count += k
+        self._cf_steps += len(infos)
+        self._cf_sets = None
+
+    def counterfactual_transitions(
+        self, obs: np.ndarray, next_obs: np.ndarray, info: dict[str, Any], memories: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Paper 003's Eq. 2 for one real transition and a set of counterfactual memories ``m~``.
+
+        :return: observations ``<s, m~>``, next observations ``<s', mu(m~, a, s')>`` and rewards
+            ``R(<s', mu(m~, a, s')>)``, one row per memory.
+        """
+        spec, rspec = self.memory_spec, self.reward_spec
+        assert spec is not None and rspec is not None
+        benefits = np.asarray(info["benefits"], dtype=np.float64)
+        terms = info.get("fairness_terms")
+        if terms is None:
+            raise RuntimeError("info['fairness_terms'] is missing: the env's FairnessReward wrapper must be present")
+        next_mem = update_memory(spec, memories, benefits)
+        if spec.max_value is not None:
+            ok = np.all(next_mem <= spec.max_value, axis=1)
+            memories, next_mem = memories[ok], next_mem[ok]
+        k = len(memories)
+        obs_cf = np.repeat(np.asarray(obs, dtype=np.float32)[None], k, axis=0)
+        next_cf = np.repeat(np.asarray(next_obs, dtype=np.float32)[None], k, axis=0)
+        obs_cf[:, self._memory_slice] = encode_memory(spec, memories)
+        next_cf[:, self._memory_slice] = encode_memory(spec, next_mem)
+        rewards = np.asarray(fairness_reward(rspec, next_mem, bool(terms["active"]), terms["task_reward"]), dtype=np.float32).reshape(k)
+        return obs_cf, next_cf, rewards
+
+    # ------------------------------------------------------------------ training
+    def train(self, gradient_steps: int, batch_size: int = 100) -> None:
+        """DQN's update (SB3's code path), with the TD loss chosen by ``loss``."""
+        self.policy.set_training_mode(True)
+        self._update_learning_rate(self.policy.optimizer)
+        loss_fn = F.smooth_l1_loss if self.loss == "huber" else F.mse_loss
+        losses = []
+        for _ in range(gradient_steps):
+            replay_data = self.replay_buffer.sample(batch_size, env=self._vec_normalize_env)  # type: ignore[union-attr]
+            discounts = replay_data.discounts if replay_data.discounts is not None else self.gamma
+            with th.no_grad():
+                next_q_values, _ = self.q_net_target(replay_data.next_observations).max(dim=1)
+                next_q_values = next_q_values.reshape(-1, 1)
+                target_q_values = replay_data.rewards + (1 - replay_data.dones) * discounts * next_q_values
+            current_q_values = th.gather(self.q_net(replay_data.observations), dim=1, index=replay_data.actions.long())
+            loss = loss_fn(current_q_values, target_q_values)
+            losses.append(loss.item())
+            self.policy.optimizer.zero_grad()
+            loss.backward()
+            th.nn.utils.clip_grad_norm_(self.policy.parameters(), self.max_grad_norm)
+            self.policy.optimizer.step()
+        self._n_updates += gradient_steps
+        self.logger.record("train/n_updates", self._n_updates, exclude="tensorboard")
+        self.logger.record("train/loss", np.mean(losses))
+        if self.counterfactual and self._cf_steps:
+            self.logger.record("fairness/counterfactuals_per_step", self._cf_count / self._cf_steps)
+
+    def learn(
+        self: SelfFairDQN,
+        total_timesteps: int,
+        callback: MaybeCallback = None,
+        log_interval: int = 4,
+        tb_log_name: str = "FairDQN",
+        reset_num_timesteps: bool = True,
+        progress_bar: bool = False,
+    ) -> SelfFairDQN:
+        fairness_cb = FairnessCallback(window=self.fairness_window, wandb=self.wandb)
+        callbacks: list[BaseCallback] = [fairness_cb]
+        if isinstance(callback, list):
+            callbacks.extend(callback)
+        elif isinstance(callback, BaseCallback):
+            callbacks.append(callback)
+        elif callback is not None:
+            callbacks.append(ConvertCallback(callback))
+        return super().learn(total_timesteps, CallbackList(callbacks), log_interval, tb_log_name, reset_num_timesteps, progress_bar)
+
+
+def _has_wrapper(env: Any, wrapper_cls: type) -> bool:
+    while env is not None:
+        if isinstance(env, wrapper_cls):
+            return True
+        env = getattr(env, "env", None)
+    return False
+
+
+__all__ = ["FairDQN"]

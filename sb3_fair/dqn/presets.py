@@ -1,0 +1,54 @@
+"""Paper 003's DQN hyperparameters (Tables 1-2, A.4) as keyword arguments for FairDQN.
+
+Values the tables give: learning rate 1e-4, gamma 0.95, minimum exploration 0.2, replay buffer
+400 / 6400 (doughnuts, DQN / FairQCM) and 1000 / 8000 (lending), batch 64 / 2048 and 64 / 512.
+Values from the authors' code (facts only): MSE loss, one gradient step per env step, training
+starts once the buffer is full, target network synced every 1000 (doughnuts) / 100 (lending) updates,
+no gradient clipping, networks 32-16-8 (doughnuts) and 32-8 (lending) with ReLU.
+
+Deviations: the authors multiply epsilon by 0.999 per episode (from 1.0, floor 0.2); SB3 decays it
+linearly over ``exploration_fraction`` of training, which we set to 0.5 so that it reaches 0.2
+half-way. FairQCM's buffer counts real and counterfactual transitions; ``learning_starts`` counts
+real steps, so FairQCM starts after ``buffer / (1 + counterfactuals per step)`` real steps.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+_COMMON: dict[str, Any] = {
+    "learning_rate": 1e-4,
+    "gamma": 0.95,
+    "exploration_initial_eps": 1.0,
+    "exploration_final_eps": 0.2,
+    "exploration_fraction": 0.5,
+    "train_freq": 1,
+    "gradient_steps": 1,
+    "loss": "mse",
+    "max_grad_norm": float("inf"),
+}
+
+PRESETS: dict[str, dict[bool, dict[str, Any]]] = {
+    "donut": {
+        False: {"buffer_size": 400, "batch_size": 64, "learning_starts": 400, "target_update_interval": 1000,
+                "policy_kwargs": {"net_arch": [32, 16, 8]}},
+        True: {"buffer_size": 6400, "batch_size": 2048, "learning_starts": 200, "target_update_interval": 1000,
+               "policy_kwargs": {"net_arch": [32, 16, 8]}},
+    },
+    "lending": {
+        False: {"buffer_size": 1000, "batch_size": 64, "learning_starts": 1000, "target_update_interval": 100,
+                "policy_kwargs": {"net_arch": [32, 8]}},
+        True: {"buffer_size": 8000, "batch_size": 512, "learning_starts": 730, "target_update_interval": 100,
+               "policy_kwargs": {"net_arch": [32, 8]}, "counterfactual_offsets": (0, 1, 2, 3, 4, 5)},
+    },
+}
+
+
+def preset_kwargs(name: str, counterfactual: bool) -> dict[str, Any]:
+    """FairDQN keyword arguments of paper 003's ``name`` experiment (``"donut"`` or ``"lending"``)."""
+    if name not in PRESETS:
+        raise ValueError(f"preset must be one of {sorted(PRESETS)}, got {name!r}")
+    kwargs = dict(_COMMON)
+    kwargs.update(PRESETS[name][bool(counterfactual)])
+    kwargs["policy_kwargs"] = dict(kwargs["policy_kwargs"])
+    return kwargs

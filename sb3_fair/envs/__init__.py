@@ -1,0 +1,74 @@
+"""Environments of sb3-fair; importing this module registers them with Gymnasium.
+
+====================================== ===========================================================
+id                                     what ``gym.make`` returns
+====================================== ===========================================================
+``sb3_fair/DonutAllocation-v0``        paper 003's deep-RL doughnut task: 5 customers, p = 0.8,
+                                       T = 100, full memory (binary) in the observation, reward
+                                       log-Nash(U + 1), 0 when the doughnut is wasted
+``sb3_fair/DonutAllocationTabular-v0`` the same with n = 3, T = 12 (paper 003, A.2)
+``sb3_fair/LoanApplicants-v0``         paper 003's simulated lending: per-group loan counts
+                                       (binary) in the observation, reward -|U_A - U_B| for a valid
+                                       loan, -T for a loan to a non-applicant, -10T at the end
+                                       without the 10 % margin
+``sb3_fair/LoanApplicantsGaussian-v0`` the same with Gaussian credit changes (paper 003, A.3)
+====================================== ===========================================================
+
+Each factory takes ``memory`` (``"full"``, ``"min"``, ``"reset"`` or ``None`` for no memory),
+``encoding`` and the bare env's keyword arguments, e.g.
+``gym.make("sb3_fair/DonutAllocation-v0", memory="min", encoding="scaled")``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+
+from sb3_fair.envs.donut import DonutAllocationEnv, greedy_allocation
+from sb3_fair.envs.lending import LoanApplicantsEnv
+from sb3_fair.wrappers.memory import MemoryAugmentation
+from sb3_fair.wrappers.reward import FairnessReward
+
+
+def make_donut_allocation(
+    memory: str | None = "full", encoding: str = "binary", period: int | None = None, **env_kwargs: Any
+) -> gym.Env:
+    """Paper 003's doughnut task (§6.1): bare env + memory + log-Nash reward, 0 when wasted."""
+    env: gym.Env = DonutAllocationEnv(**env_kwargs)
+    if memory is not None:
+        env = MemoryAugmentation(env, kind=memory, encoding=encoding, period=period)
+    return FairnessReward(env, welfare="log_nash", scheme="bounded", filter="benefit")
+
+
+def make_loan_applicants(
+    memory: str | None = "full", encoding: str = "binary", period: int | None = None, **env_kwargs: Any
+) -> gym.Env:
+    """Paper 003's simulated lending (§6.2): per-group loan memory, reward -|U_A - U_B| plus penalties."""
+    env: gym.Env = LoanApplicantsEnv(**env_kwargs)
+    if memory is not None:
+        env = MemoryAugmentation(env, kind=memory, per_group=True, encoding=encoding, period=period)
+    return FairnessReward(env, welfare="parity", aggregate="group", scheme="bounded", filter="benefit", task_coef=1.0)
+
+
+def _register() -> None:
+    ids = {
+        "sb3_fair/DonutAllocation-v0": ("sb3_fair.envs:make_donut_allocation", {}),
+        "sb3_fair/DonutAllocationTabular-v0": ("sb3_fair.envs:make_donut_allocation", {"n_customers": 3, "horizon": 12}),
+        "sb3_fair/LoanApplicants-v0": ("sb3_fair.envs:make_loan_applicants", {}),
+        "sb3_fair/LoanApplicantsGaussian-v0": ("sb3_fair.envs:make_loan_applicants", {"credit_change": "gaussian"}),
+    }
+    for env_id, (entry, kwargs) in ids.items():
+        if env_id not in gym.registry:
+            gym.register(id=env_id, entry_point=entry, kwargs=kwargs)
+
+
+_register()
+
+__all__ = [
+    "DonutAllocationEnv",
+    "LoanApplicantsEnv",
+    "greedy_allocation",
+    "make_donut_allocation",
+    "make_loan_applicants",
+]

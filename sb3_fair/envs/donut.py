@@ -1,0 +1,101 @@
+"""Doughnut allocation (paper 003, §6.1 and A.4.1; tabular variant A.2)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from sb3_fair.common.stakeholders import Stakeholders
+
+
+class DonutAllocationEnv(gym.Env):
+    """A doughnut shop bakes one doughnut per step and a server hands it to one customer.
+
+    Paper 003 §6.1 / A.4.1: ``n_customers`` customers are each at the counter independently with
+    probability ``p`` at every step; the observation is the presence bit of each customer; action
+    ``i`` gives the doughnut to customer i, and it is wasted if i is absent. The episode ends after
+    ``horizon`` steps (``terminated``). Every customer is a stakeholder (a group of their own);
+    ``info["benefits"]`` is 1 for the customer who got the doughnut.
+
+    This is the *bare* environment: its own reward is the task reward, 1 per doughnut not wasted.
+    Paper 003's fairness reward (log-Nash welfare of the counts + 1, 0 when the doughnut is wasted)
+    and memory come from :class:`~sb3_fair.wrappers.FairnessReward` and
+    :class:`~sb3_fair.wrappers.MemoryAugmentation`, composed by ``gym.make("sb3_fair/DonutAllocation-v0")``.
+
+    Deviation from the authors' code: none in the dynamics; their reward adds 1e-4 inside the log,
+    which sb3-fair's reward does not (it does not change the optimal policy).
+
+    :param n_customers: number of customers n (paper: 5; tabular variant: 3).
+    :param p: presence probability, one float or one per customer (paper: 0.8).
+    :param horizon: episode length T (paper: 100; tabular variant: 12).
+    """
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+
+    def __init__(self, n_customers: int = 5, p: float | list[float] = 0.8, horizon: int = 100, render_mode: str | None = None) -> None:
+        if int(n_customers) < 2:
+            raise ValueError(f"n_customers must be an int >= 2, got {n_customers!r}")
+        probs = np.broadcast_to(np.asarray(p, dtype=np.float64), (int(n_customers),)).copy()
+        if np.any(~np.isfinite(probs)) or np.any(probs < 0) or np.any(probs > 1):
+            raise ValueError(f"p must be probabilities in [0, 1], got {p!r}")
+        if int(horizon) < 1:
+            raise ValueError(f"horizon must be an int >= 1, got {horizon!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
+        self.n = int(n_customers)
+        self.p = probs
+        self.horizon = int(horizon)
+        self.render_mode = render_mode
+        self.gamma = 0.95
+        self.stakeholders = Stakeholders.individuals(self.n, prefix="customer")
+        self.observation_space = spaces.MultiBinary(self.n)
+        self.action_space = spaces.Discrete(self.n)
+        self.counts = np.zeros(self.n, dtype=np.int64)
+        self.present = np.zeros(self.n, dtype=np.int8)
+        self.t = 0
+
+    def _sample_presence(self) -> np.ndarray:
+        return (self.np_random.random(self.n) < self.p).astype(np.int8)
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
+        super().reset(seed=seed)
+        self.counts = np.zeros(self.n, dtype=np.int64)
+        self.t = 0
+        self.present = self._sample_presence()
+        return self.present.copy(), {"counts": self.counts.copy()}
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        a = int(action)
+        if not 0 <= a < self.n:
+            raise ValueError(f"action must be in [0, {self.n}), got {action!r}")
+        benefits = np.zeros(self.n, dtype=np.float64)
+        delivered = bool(self.present[a])
+        if delivered:
+            benefits[a] = 1.0
+            self.counts[a] += 1
+        self.t += 1
+        self.present = self._sample_presence()
+        info = {"benefits": benefits, "wasted": not delivered, "counts": self.counts.copy()}
+        return self.present.copy(), float(delivered), self.t >= self.horizon, False, info
+
+    def render(self) -> str | None:
+        if self.render_mode == "ansi":
+            return f"t={self.t} present={self.present.tolist()} counts={self.counts.tolist()}"
+        return None
+
+
+def greedy_allocation(present: np.ndarray, counts: np.ndarray) -> int:
+    """Reference policy: give the doughnut to the present customer who has had the fewest so far.
+
+    Ties go to the lowest index; if nobody is present the doughnut goes to the customer with the
+    fewest (it is wasted either way). This is the "fewest-so-far among present customers" baseline
+    of sb3-fair's benchmark.
+    """
+    present = np.asarray(present).astype(bool)
+    c = np.asarray(counts, dtype=np.float64)
+    if not present.any():
+        return int(np.argmin(c))
+    return int(np.argmin(np.where(present, c, np.inf)))

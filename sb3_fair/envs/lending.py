@@ -1,0 +1,141 @@
+"""Simulated lending (paper 003, §6.2, A.4.2; Gaussian credit changes, A.3)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from sb3_fair.common.stakeholders import Stakeholders
+
+CREDIT_MIN, CREDIT_MAX = 0.2, 0.9
+
+
+class LoanApplicantsEnv(gym.Env):
+    """A bank grants one loan per step to one of a finite pool of applicants (paper 003, §6.2, A.4.2).
+
+    Four applicants: group A = {0, 1} (the protected group, ``groups = 1``) starts with credit 0.5,
+    group B = {2, 3} (``groups = 0``) with 0.9. Credit is the repayment probability and stays in
+    [0.2, 0.9]. Each applicant applies with probability 0.9 at every step. Action ``i`` grants a
+    loan to applicant i: if i applied, the bank gains 1 on repayment (and i's credit rises by 0.1)
+    or loses 1 on default (credit falls by 0.1); ``info["benefits"]`` is 1 for the borrower.
+
+    The bare env's reward holds the task penalties of the paper: ``-horizon`` for a loan to
+    someone who did not apply (the episode goes on) and ``-10 * horizon`` at the end unless
+    ``repaid - defaulted >= horizon / 10`` (the 10 % profit margin). The fairness part of the
+    paper's reward, ``-|U_A - U_B|`` for a valid loan, comes from
+    :class:`~sb3_fair.wrappers.FairnessReward` (``welfare="parity", aggregate="group"``), composed by
+    ``gym.make("sb3_fair/LoanApplicants-v0")``.
+
+    Observation: ``[applied (4), credit (4), (repaid - defaulted) / horizon]``.
+
+    Deviation from the authors' code, which uses integer credit levels 0..7 with repayment
+    probability (level + 2) / 10 and adds the end penalty by *replacing* the last reward: we follow
+    the paper's text (credit as probability in [0.2, 0.9], steps of 0.1) and *add* the end penalty
+    to the last step's reward.
+
+    :param horizon: episode length T (paper: 40).
+    :param apply_prob: probability that an applicant applies at a step (paper: 0.9).
+    :param initial_credit: credit of the four applicants at the start (paper: 0.5, 0.5, 0.9, 0.9).
+    :param credit_change: ``"fixed"`` (+-0.1, §6.2) or ``"gaussian"`` (A.3: N(+0.05, 0.1) on
+        repayment, N(-0.05, 0.1) on default).
+    """
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+
+    def __init__(
+        self,
+        horizon: int = 40,
+        apply_prob: float = 0.9,
+        initial_credit: tuple[float, ...] = (0.5, 0.5, 0.9, 0.9),
+        credit_change: str = "fixed",
+        render_mode: str | None = None,
+    ) -> None:
+        if int(horizon) < 1:
+            raise ValueError(f"horizon must be an int >= 1, got {horizon!r}")
+        if not 0.0 <= float(apply_prob) <= 1.0:
+            raise ValueError(f"apply_prob must be in [0, 1], got {apply_prob!r}")
+        credit = np.asarray(initial_credit, dtype=np.float64)
+        if credit.shape != (4,) or np.any(credit < CREDIT_MIN) or np.any(credit > CREDIT_MAX):
+            raise ValueError(f"initial_credit must be 4 values in [{CREDIT_MIN}, {CREDIT_MAX}], got {initial_credit!r}")
+        if credit_change not in ("fixed", "gaussian"):
+            raise ValueError(f"credit_change must be one of ['fixed', 'gaussian'], got {credit_change!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
+        self.horizon = int(horizon)
+        self.apply_prob = float(apply_prob)
+        self.initial_credit = credit
+        self.credit_change = credit_change
+        self.render_mode = render_mode
+        self.gamma = 0.95
+        self.n = 4
+        self.stakeholders = Stakeholders(
+            names=("A0", "A1", "B0", "B1"), groups=np.array([1, 1, 0, 0]), group_names={1: "A", 0: "B"}
+        )
+        low = np.concatenate([np.zeros(4), np.full(4, CREDIT_MIN), [-1.0]]).astype(np.float32)
+        high = np.concatenate([np.ones(4), np.full(4, CREDIT_MAX), [1.0]]).astype(np.float32)
+        self.observation_space = spaces.Box(low=low, high=high, dtype=np.float32)
+        self.action_space = spaces.Discrete(4)
+        self.credit = credit.copy()
+        self.applied = np.zeros(4, dtype=np.int8)
+        self.repaid = 0
+        self.defaulted = 0
+        self.t = 0
+
+    @property
+    def profit(self) -> int:
+        """Repaid minus defaulted loans so far (each worth +-1 to the bank)."""
+        return self.repaid - self.defaulted
+
+    def _obs(self) -> np.ndarray:
+        return np.concatenate([self.applied, self.credit, [self.profit / self.horizon]]).astype(np.float32)
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
+        super().reset(seed=seed)
+        self.credit = self.initial_credit.copy()
+        self.repaid = self.defaulted = self.t = 0
+        self.applied = (self.np_random.random(4) < self.apply_prob).astype(np.int8)
+        return self._obs(), {"profit": 0}
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        a = int(action)
+        if not 0 <= a < 4:
+            raise ValueError(f"action must be in [0, 4), got {action!r}")
+        benefits = np.zeros(4, dtype=np.float64)
+        reward = 0.0
+        repaid = None
+        if self.applied[a]:
+            benefits[a] = 1.0
+            repaid = bool(self.np_random.random() < self.credit[a])
+            if self.credit_change == "fixed":
+                delta = 0.1 if repaid else -0.1
+            else:
+                delta = self.np_random.normal(0.05 if repaid else -0.05, 0.1)
+            self.credit[a] = float(np.clip(np.round(self.credit[a] + delta, 10), CREDIT_MIN, CREDIT_MAX))
+            if repaid:
+                self.repaid += 1
+            else:
+                self.defaulted += 1
+        else:
+            reward -= self.horizon
+        self.t += 1
+        terminated = self.t >= self.horizon
+        margin_met = self.profit >= self.horizon / 10
+        if terminated and not margin_met:
+            reward -= 10.0 * self.horizon
+        self.applied = (self.np_random.random(4) < self.apply_prob).astype(np.int8)
+        info = {
+            "benefits": benefits,
+            "valid_loan": repaid is not None,
+            "repaid": repaid,
+            "profit": self.profit,
+            "margin_met": margin_met,
+        }
+        return self._obs(), reward, terminated, False, info
+
+    def render(self) -> str | None:
+        if self.render_mode == "ansi":
+            return f"t={self.t} applied={self.applied.tolist()} credit={np.round(self.credit, 2).tolist()} profit={self.profit}"
+        return None

@@ -1,0 +1,515 @@
+"""Fairness metrics and welfare functions: pure NumPy, the single source of truth.
+
+Every wrapper, algorithm, logger and the CLI calls these functions; none re-derives them.
+Nothing here imports torch or Stable-Baselines3.
+
+Conventions
+-----------
+* ``returns`` (or ``u``) is a 1-D array with one entry per stakeholder: the undiscounted sum of
+  the stakeholder's benefits over an episode (``info["benefits"]``), unless stated otherwise.
+* ``groups`` is an int array of the same length: each stakeholder's protected attribute.
+  By default group ``1`` is the *protected* group and ``0`` the unprotected one.
+* ``factors`` is an int array of the same length: each stakeholder's legitimate factor
+  (the stratum of conditional statistical parity).
+
+Papers are cited by their number in ``shared/papers`` (000 La Malfa et al. 2024, 001 fair-PPO,
+002 Grupen et al., 003 Alamdari et al. "Remembering to be fair", 004 Hu et al. F-PPO).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "WELFARE_FUNCTIONS",
+    "TEMPORAL_AGGREGATIONS",
+    "utilitarian",
+    "egalitarian",
+    "nash",
+    "log_nash",
+    "alpha_fair",
+    "generalized_gini",
+    "parity",
+    "gini",
+    "welfare",
+    "unfairness",
+    "overall_unfairness",
+    "temporal_aggregate",
+    "fairness_score",
+    "group_means",
+    "demographic_parity",
+    "demographic_parity_pairwise",
+    "normalized_demographic_parity",
+    "conditional_statistical_parity",
+    "counterfactual_fairness",
+    "team_fairness",
+    "capture_success",
+    "price_of_fairness",
+    "wasserstein_1",
+    "l2_distribution_gap",
+    "equal_opportunity_gap",
+]
+
+
+def _as_vector(u: Any, name: str = "u") -> np.ndarray:
+    arr = np.asarray(u, dtype=np.float64)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be a 1-D array with one entry per stakeholder, got shape {arr.shape}")
+    return arr
+
+
+def _as_groups(groups: Any, n: int, name: str = "groups") -> np.ndarray:
+    g = np.asarray(groups)
+    if g.shape != (n,):
+        raise ValueError(f"{name} must have one entry per stakeholder ({n}), got shape {g.shape}")
+    if not np.issubdtype(g.dtype, np.integer):
+        if not np.all(np.equal(np.mod(g, 1), 0)):
+            raise ValueError(f"{name} must hold integers, got {g!r}")
+        g = g.astype(np.int64)
+    return g
+
+
+# --------------------------------------------------------------------------------------------
+# Welfare (social welfare / aggregation functions W: R^n -> R), paper 003 §2 and §4
+# --------------------------------------------------------------------------------------------
+
+
+def utilitarian(u: Any) -> float:
+    """Utilitarian welfare ``Util(u) = sum_i u_i`` (paper 003, §2)."""
+    return float(np.sum(_as_vector(u)))
+
+
+def egalitarian(u: Any) -> float:
+    """Rawlsian (egalitarian) welfare ``Rawls(u) = min_i u_i`` (paper 003, §2)."""
+    return float(np.min(_as_vector(u)))
+
+
+def nash(u: Any) -> float:
+    """Nash welfare ``Nash(u) = prod_i u_i`` (paper 003, §2)."""
+    return float(np.prod(_as_vector(u)))
+
+
+def log_nash(u: Any) -> float:
+    """Log-Nash welfare of ``u + 1``: ``log Nash(u + 1) = sum_i log(u_i + 1)``.
+
+    This is the per-timepoint aggregation of paper 003's doughnut experiment (§6.1, A.4.1).
+    Requires ``u_i > -1``.
+    """
+    v = _as_vector(u)
+    if np.any(v <= -1):
+        raise ValueError(f"log_nash needs every u_i > -1, got {v}")
+    return float(np.sum(np.log1p(v)))
+
+
+def alpha_fair(u: Any, alpha: float = 1.0) -> float:
+    """Alpha-fair welfare (Mo & Walrand 2000), a standard extension of paper 003's §2 list.
+
+    ``W_alpha(u) = sum_i u_i^(1-alpha) / (1-alpha)`` for ``alpha != 1`` and ``sum_i log u_i``
+    for ``alpha = 1``. ``alpha = 0`` is utilitarian; ``alpha -> inf`` approaches egalitarian.
+    Requires ``u_i > 0`` (``u_i >= 0`` when ``alpha < 1``).
+    """
+    if not np.isfinite(alpha) or alpha < 0:
+        raise ValueError(f"alpha must be a finite number >= 0, got {alpha}")
+    v = _as_vector(u)
+    if alpha == 1.0:
+        if np.any(v <= 0):
+            raise ValueError("alpha_fair with alpha=1 needs every u_i > 0")
+        return float(np.sum(np.log(v)))
+    if np.any(v < 0) or (alpha > 1 and np.any(v == 0)):
+        raise ValueError(f"alpha_fair with alpha={alpha} needs positive utilities, got {v}")
+    return float(np.sum(v ** (1.0 - alpha) / (1.0 - alpha)))
+
+
+def generalized_gini(u: Any, weights: Sequence[float] | None = None) -> float:
+    """Generalised Gini social welfare (GGF, Weymark 1981; used by Siddique et al. 2020, cited in 003 §2).
+
+    ``GGF_w(u) = sum_i w_i * u_(i)`` where ``u_(1) <= ... <= u_(n)`` is ``u`` sorted increasingly and
+    ``w_1 >= ... >= w_n >= 0`` puts more weight on the worse-off. Default weights ``w_i = 2^-(i-1)``.
+    """
+    v = np.sort(_as_vector(u))
+    n = v.size
+    w = 0.5 ** np.arange(n) if weights is None else np.asarray(weights, dtype=np.float64)
+    if w.shape != (n,):
+        raise ValueError(f"weights must have one entry per stakeholder ({n}), got shape {w.shape}")
+    if np.any(~np.isfinite(w)) or np.any(w < 0):
+        raise ValueError(f"weights must be finite and >= 0, got {w}")
+    if np.any(np.diff(w) > 0):
+        raise ValueError("weights must be non-increasing (more weight on the worse-off)")
+    return float(np.dot(w, v))
+
+
+def parity(u: Any) -> float:
+    """Negative spread ``-(max_i u_i - min_i u_i)``; 0 when everyone is equal.
+
+    With two entries (e.g. the loan totals of groups A and B) this is paper 003's *relaxed
+    demographic parity score* ``W(U) = -|sum_{i in A} U_i - sum_{i in B} U_i|`` (§6.2, A.4.2).
+    It is shift-invariant, so it can be computed from a min-normalised memory.
+    """
+    v = _as_vector(u)
+    return float(-(np.max(v) - np.min(v)))
+
+
+def gini(u: Any) -> float:
+    """Gini coefficient ``sum_i sum_j |u_i - u_j| / (2 n^2 mean(u))`` in [0, 1 - 1/n]; 0 = equal.
+
+    Returns 0 for an all-zero vector. Requires ``u_i >= 0``.
+    """
+    v = _as_vector(u)
+    if np.any(v < 0):
+        raise ValueError("gini needs non-negative utilities")
+    n = v.size
+    total = v.sum()
+    if total == 0:
+        return 0.0
+    s = np.sort(v)
+    # sum_{i<j} (s_j - s_i) computed in O(n log n)
+    idx = np.arange(1, n + 1)
+    abs_diff_sum = 2.0 * np.sum((2 * idx - n - 1) * s)
+    return float(abs_diff_sum / (2.0 * n * total))
+
+
+WELFARE_FUNCTIONS: dict[str, Callable[..., float]] = {
+    "utilitarian": utilitarian,
+    "egalitarian": egalitarian,
+    "rawls": egalitarian,
+    "nash": nash,
+    "log_nash": log_nash,
+    "alpha_fair": alpha_fair,
+    "ggf": generalized_gini,
+    "parity": parity,
+    "neg_gini": lambda u: -gini(u),
+}
+
+
+def welfare(u: Any, name: str = "log_nash", **kwargs: Any) -> float:
+    """Apply the welfare function called ``name`` (a key of :data:`WELFARE_FUNCTIONS`) to ``u``."""
+    if name not in WELFARE_FUNCTIONS:
+        raise ValueError(f"unknown welfare {name!r}; accepted values: {sorted(WELFARE_FUNCTIONS)}")
+    return WELFARE_FUNCTIONS[name](u, **kwargs)
+
+
+# --------------------------------------------------------------------------------------------
+# Individual unfairness and temporal aggregation, paper 003 §4
+# --------------------------------------------------------------------------------------------
+
+
+def unfairness(u: Any) -> np.ndarray:
+    """Unfairness to each stakeholder at one timepoint (paper 003, Defs. 4.10-4.11).
+
+    ``unfairness_i = U_i - mean(U)``: negative means the trace is unfair *to* stakeholder i,
+    positive means it is unfair *in favour of* i. Paper 003's example: (6, 8, 10) gives
+    (-2, 0, +2), unfair to A by -2 and in favour of C by +2.
+    """
+    v = _as_vector(u)
+    return v - v.mean()
+
+
+def overall_unfairness(statuses: Any) -> np.ndarray:
+    """Overall unfairness to each stakeholder over a trace (paper 003, Def. 4.11).
+
+    ``statuses`` is a ``(T, n)`` array of status vectors ``U(tau_t)``; the result is
+    ``sum_t (U(tau_t)_i - mean(U(tau_t)))`` for each i.
+    """
+    s = np.asarray(statuses, dtype=np.float64)
+    if s.ndim != 2:
+        raise ValueError(f"statuses must be a (T, n) array, got shape {s.shape}")
+    return np.sum(s - s.mean(axis=1, keepdims=True), axis=0)
+
+
+TEMPORAL_AGGREGATIONS = ("long_term", "sum", "mean", "discounted", "min")
+
+
+def temporal_aggregate(values: Any, how: str = "sum", gamma: float = 1.0) -> float:
+    """Temporal aggregation ``W_temporal(w_1..w_k)`` of per-timepoint welfare (paper 003, Def. 4.9).
+
+    :param values: the per-timepoint welfare values ``w_1..w_k`` (already filtered).
+    :param how: ``"long_term"`` (last value, Def. 4.1), ``"sum"``, ``"mean"``,
+        ``"discounted"`` (``sum_t gamma^(t-1) w_t``) or ``"min"`` (Rawlsian with respect to time).
+    :param gamma: discount factor for ``"discounted"``.
+    """
+    w = np.asarray(values, dtype=np.float64).reshape(-1)
+    if how not in TEMPORAL_AGGREGATIONS:
+        raise ValueError(f"unknown temporal aggregation {how!r}; accepted values: {list(TEMPORAL_AGGREGATIONS)}")
+    if w.size == 0:
+        return 0.0
+    if how == "long_term":
+        return float(w[-1])
+    if how == "sum":
+        return float(w.sum())
+    if how == "mean":
+        return float(w.mean())
+    if how == "discounted":
+        return float(np.sum(gamma ** np.arange(w.size) * w))
+    return float(w.min())
+
+
+def fairness_score(
+    statuses: Any,
+    welfare_fn: str | Callable[[np.ndarray], float] = "log_nash",
+    scheme: str = "anytime",
+    period: int = 1,
+    mask: Any | None = None,
+    how: str = "sum",
+    gamma: float = 1.0,
+) -> float:
+    """Fairness score of a trace under a timepoint-first scheme (paper 003, Defs. 4.1-4.4, 4.7, 4.9).
+
+    :param statuses: ``(T, n)`` status vectors ``U(tau_1) .. U(tau_T)``.
+    :param welfare_fn: per-timepoint aggregation W (name from :data:`WELFARE_FUNCTIONS` or callable).
+    :param scheme: ``"long_term"`` (only ``U(tau_T)``, Def. 4.1), ``"anytime"`` (every timepoint,
+        Def. 4.3), ``"periodic"`` (timepoints ``p, 2p, ...``, Def. 4.2) or ``"bounded"`` (the
+        timepoints where ``mask`` is true, Def. 4.4).
+    :param period: the period ``p`` of ``"periodic"``.
+    :param mask: the filter ``B(tau_t)`` for ``"bounded"``, one boolean per timepoint.
+    :param how: temporal aggregation (see :func:`temporal_aggregate`).
+    """
+    s = np.asarray(statuses, dtype=np.float64)
+    if s.ndim != 2:
+        raise ValueError(f"statuses must be a (T, n) array, got shape {s.shape}")
+    T = s.shape[0]
+    if scheme == "long_term":
+        keep = np.zeros(T, dtype=bool)
+        keep[-1] = True
+    elif scheme == "anytime":
+        keep = np.ones(T, dtype=bool)
+    elif scheme == "periodic":
+        if int(period) < 1:
+            raise ValueError(f"period must be >= 1, got {period}")
+        keep = (np.arange(1, T + 1) % int(period)) == 0
+    elif scheme == "bounded":
+        if mask is None:
+            raise ValueError("scheme='bounded' needs a mask (the filter B)")
+        keep = np.asarray(mask, dtype=bool)
+        if keep.shape != (T,):
+            raise ValueError(f"mask must have one entry per timepoint ({T}), got shape {keep.shape}")
+    else:
+        raise ValueError(f"unknown scheme {scheme!r}; accepted values: ['anytime', 'bounded', 'long_term', 'periodic']")
+    fn = (lambda u: welfare(u, welfare_fn)) if isinstance(welfare_fn, str) else welfare_fn
+    values = [fn(s[t]) for t in np.flatnonzero(keep)]
+    return temporal_aggregate(values, how=how, gamma=gamma)
+
+
+# --------------------------------------------------------------------------------------------
+# Group fairness: papers 000 and 001
+# --------------------------------------------------------------------------------------------
+
+
+def group_means(returns: Any, groups: Any) -> dict[int, float]:
+    """Mean return of each group: ``{group: mean of returns[groups == group]}``."""
+    r = _as_vector(returns, "returns")
+    g = _as_groups(groups, r.size)
+    return {int(k): float(r[g == k].mean()) for k in np.unique(g)}
+
+
+def _two_groups(g: np.ndarray, protected: int) -> None:
+    if not np.any(g == protected) or not np.any(g != protected):
+        raise ValueError(
+            f"demographic parity needs stakeholders in the protected group ({protected}) and outside it; "
+            f"got groups {np.unique(g).tolist()}"
+        )
+
+
+def demographic_parity(returns: Any, groups: Any, protected: int = 1) -> float:
+    """Signed demographic-parity gap: mean return of the protected group minus that of the others.
+
+    Paper 000 Eq. 1 and paper 001 Eq. 2 compare the expected reward of agents with and without the
+    protected attribute; ``0`` is parity and a negative value means the protected group is worse
+    off. Use ``abs()`` of it for the unfairness figure.
+    """
+    r = _as_vector(returns, "returns")
+    g = _as_groups(groups, r.size)
+    _two_groups(g, protected)
+    return float(r[g == protected].mean() - r[g != protected].mean())
+
+
+def demographic_parity_pairwise(
+    returns: Any, groups: Any, attributes: Any | None = None, protected: int = 1
+) -> float:
+    """Pairwise form of demographic parity (paper 000, Eq. 1).
+
+    Mean of ``R_i - R_j`` over pairs (i, j) with i protected, j unprotected, and equal on every
+    other attribute (the columns of ``attributes``, shape ``(n, k)``; ``None`` = all pairs).
+    With ``attributes=None`` it equals :func:`demographic_parity`.
+    """
+    r = _as_vector(returns, "returns")
+    g = _as_groups(groups, r.size)
+    _two_groups(g, protected)
+    p_idx = np.flatnonzero(g == protected)
+    u_idx = np.flatnonzero(g != protected)
+    diffs = r[p_idx][:, None] - r[u_idx][None, :]
+    if attributes is not None:
+        a = np.asarray(attributes)
+        a = a.reshape(r.size, -1)
+        same = np.all(a[p_idx][:, None, :] == a[u_idx][None, :, :], axis=-1)
+        if not np.any(same):
+            raise ValueError("no protected/unprotected pair is equal on the other attributes")
+        return float(diffs[same].mean())
+    return float(diffs.mean())
+
+
+def normalized_demographic_parity(returns: Any, groups: Any, protected: int = 1) -> float:
+    """Normalised unfairness of fair-PPO's Table 1 (paper 001): ``(R_ns - R_s) / max(R_ns + R_s, 1)``.
+
+    ``R_s`` is the *total* return of the protected (sensitive) group, ``R_ns`` that of the others.
+    Positive means the protected group receives less.
+    """
+    r = _as_vector(returns, "returns")
+    g = _as_groups(groups, r.size)
+    _two_groups(g, protected)
+    r_s = float(r[g == protected].sum())
+    r_ns = float(r[g != protected].sum())
+    return (r_ns - r_s) / max(r_ns + r_s, 1.0)
+
+
+def conditional_statistical_parity(
+    returns: Any, groups: Any, factors: Any, protected: int = 1
+) -> dict[str, Any]:
+    """Conditional statistical parity (paper 000 Eq. 3, paper 001 Eq. 4).
+
+    The demographic-parity gap within each stratum of the legitimate factor. Strata that do not
+    contain both groups are skipped. Returns ``{"per_stratum": {factor: gap}, "mean": mean gap,
+    "mean_abs": mean |gap|}`` where the means are weighted by stratum size.
+    """
+    r = _as_vector(returns, "returns")
+    g = _as_groups(groups, r.size)
+    f = _as_groups(factors, r.size, "factors")
+    per: dict[int, float] = {}
+    sizes: list[int] = []
+    for k in np.unique(f):
+        sel = f == k
+        if np.any(g[sel] == protected) and np.any(g[sel] != protected):
+            per[int(k)] = demographic_parity(r[sel], g[sel], protected)
+            sizes.append(int(sel.sum()))
+    if not per:
+        raise ValueError("no stratum of the legitimate factor contains both groups")
+    gaps = np.array(list(per.values()))
+    w = np.array(sizes, dtype=np.float64) / np.sum(sizes)
+    return {"per_stratum": per, "mean": float(np.dot(w, gaps)), "mean_abs": float(np.dot(w, np.abs(gaps)))}
+
+
+def counterfactual_fairness(factual: Any, counterfactual: Any) -> float:
+    """Counterfactual fairness gap (paper 000 Eq. 2, paper 001 Eq. 3).
+
+    Mean over matched agents of ``R_i(factual) - R_i(counterfactual)`` where the counterfactual run
+    flips the protected attribute with everything else (seed, positions) equal; 0 is fair.
+    """
+    a = _as_vector(factual, "factual")
+    b = _as_vector(counterfactual, "counterfactual")
+    if a.shape != b.shape:
+        raise ValueError(f"factual and counterfactual must match agent for agent, got {a.shape} and {b.shape}")
+    return float(np.mean(a - b))
+
+
+# --------------------------------------------------------------------------------------------
+# Team fairness: paper 002
+# --------------------------------------------------------------------------------------------
+
+
+def _entropy_bits(p: np.ndarray) -> float:
+    p = p[p > 0]
+    return float(-np.sum(p * np.log2(p)))
+
+
+def team_fairness(credit: Any) -> float:
+    """Team unfairness ``I(R;Z)`` in bits from per-episode credit vectors (paper 002, Defs. 1-2).
+
+    ``credit`` is an ``(E, n)`` 0/1 array: which of the n agents was credited (e.g. captured the
+    evader) in each of E episodes. Z is the agent identity and R the reward; with A the number of
+    credited agents in an episode, ``I(R;Z) = H_uniform(V|A) - H(V|A)`` where V is the credit
+    vector, ``H_uniform(V|A=a) = log2 C(n, a)`` is the entropy if every set of a agents were equally
+    likely, and ``H(V|A=a)`` the empirical entropy. 0 means credit is independent of identity;
+    ``log2(n)`` means one agent is always the one credited.
+    """
+    c = np.asarray(credit)
+    if c.ndim != 2:
+        raise ValueError(f"credit must be an (episodes, agents) array, got shape {c.shape}")
+    c = (c > 0).astype(np.int64)
+    E, n = c.shape
+    if E == 0:
+        return 0.0
+    from math import comb, log2
+
+    counts = c.sum(axis=1)
+    total = 0.0
+    for a in np.unique(counts):
+        rows = c[counts == a]
+        p_a = rows.shape[0] / E
+        _, freq = np.unique(rows, axis=0, return_counts=True)
+        h_emp = _entropy_bits(freq / freq.sum())
+        h_uni = log2(comb(n, int(a)))
+        total += p_a * (h_uni - h_emp)
+    return float(max(total, 0.0))
+
+
+def capture_success(credit: Any) -> float:
+    """Fraction of episodes in which at least one agent was credited (capture success, paper 002 §5)."""
+    c = np.asarray(credit)
+    if c.ndim != 2:
+        raise ValueError(f"credit must be an (episodes, agents) array, got shape {c.shape}")
+    if c.shape[0] == 0:
+        return 0.0
+    return float(np.mean(np.any(c > 0, axis=1)))
+
+
+# --------------------------------------------------------------------------------------------
+# Price of fairness: paper 001 §6.2
+# --------------------------------------------------------------------------------------------
+
+
+def price_of_fairness(fair_return: Any, base_return: Any) -> Any:
+    """Price of fairness in percent (paper 001, §6.2): ``100 * (R_fair - R_base) / |R_base|``.
+
+    Negative values are a loss of return caused by the fairness constraint. Works elementwise
+    (e.g. per group). ``R_base = 0`` gives ``nan``.
+    """
+    f = np.asarray(fair_return, dtype=np.float64)
+    b = np.asarray(base_return, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.where(b != 0, 100.0 * (f - b) / np.abs(np.where(b != 0, b, 1.0)), np.nan)
+    return float(out) if out.ndim == 0 else out
+
+
+# --------------------------------------------------------------------------------------------
+# Long-term distribution gap and equal opportunity: paper 004
+# --------------------------------------------------------------------------------------------
+
+
+def wasserstein_1(support: Any, p: Any, q: Any) -> float:
+    """Exact 1-D Wasserstein-1 distance between two weighted distributions on one ordered support.
+
+    Paper 004, Def. 2 (the long-term fairness gap between the groups' credit distributions).
+    Computed with :func:`scipy.stats.wasserstein_distance`; weights need not be normalised.
+    """
+    from scipy.stats import wasserstein_distance
+
+    x = _as_vector(support, "support")
+    a = _as_vector(p, "p")
+    b = _as_vector(q, "q")
+    if a.shape != x.shape or b.shape != x.shape:
+        raise ValueError("support, p and q must have the same length")
+    if np.any(a < 0) or np.any(b < 0) or a.sum() <= 0 or b.sum() <= 0:
+        raise ValueError("p and q must be non-negative with positive mass")
+    return float(wasserstein_distance(x, x, u_weights=a, v_weights=b))
+
+
+def l2_distribution_gap(p: Any, q: Any) -> float:
+    """Euclidean distance between two probability mass functions (the distance paper 004's plots use)."""
+    a = _as_vector(p, "p")
+    b = _as_vector(q, "q")
+    if a.shape != b.shape:
+        raise ValueError("p and q must have the same length")
+    return float(np.linalg.norm(a - b))
+
+
+def equal_opportunity_gap(tp_pos: float, pos_pos: float, tp_neg: float, pos_neg: float) -> float:
+    """Equal-opportunity gap ``|TPR_+ - TPR_-|`` (paper 004, Eq. 8).
+
+    ``TPR_g = tp_g / pos_g``: the fraction of group g's qualified applicants (who would repay) that
+    were accepted. A group with no qualified applicant has TPR 0.
+    """
+    tpr_a = tp_pos / pos_pos if pos_pos > 0 else 0.0
+    tpr_b = tp_neg / pos_neg if pos_neg > 0 else 0.0
+    return float(abs(tpr_a - tpr_b))

@@ -1,0 +1,125 @@
+"""Memory augmentation wrapper (paper 003, Def. 5.2)."""
+
+from __future__ import annotations
+
+from typing import Any, SupportsFloat
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from sb3_fair.common.memory import (
+    MemorySpec,
+    decode_memory,
+    encode_counter,
+    encode_memory,
+    initial_memory,
+    update_memory,
+)
+from sb3_fair.common.stakeholders import get_benefits, get_stakeholders
+
+
+def default_max_value(env: gym.Env) -> float | None:
+    """The horizon of ``env`` if it declares one (``env.unwrapped.horizon`` or the TimeLimit)."""
+    horizon = getattr(env.unwrapped, "horizon", None)
+    if horizon is None and env.spec is not None:
+        horizon = env.spec.max_episode_steps
+    return None if horizon is None else float(horizon)
+
+
+class MemoryAugmentation(gym.ObservationWrapper):
+    """Append a memory of the stakeholders' status to the observation (paper 003, Def. 5.2).
+
+    The memory starts at zero and is updated after every step from ``info["benefits"]`` with
+    :func:`sb3_fair.common.memory.update_memory`, the same function FairDQN uses for counterfactual
+    memories. The observation becomes a flat ``Box``: the flattened original observation, then the
+    encoded memory, then (with ``period``) a one-hot ``t mod period`` counter, so ``MlpPolicy``
+    works unchanged. ``info["memory"]`` holds the raw memory after the step.
+
+    Example::
+
+        import gymnasium as gym
+        import sb3_fair  # registers the envs
+        from sb3_fair.envs import DonutAllocationEnv
+        from sb3_fair.wrappers import MemoryAugmentation
+
+        env = MemoryAugmentation(DonutAllocationEnv(), kind="min", encoding="binary")
+        obs, info = env.reset(seed=0)   # obs = 5 presence bits + 5 x 7 memory bits
+
+    :param env: an env honouring the stakeholder contract.
+    :param kind: ``"full"``, ``"min"`` or ``"reset"`` (see :class:`~sb3_fair.common.memory.MemorySpec`).
+    :param per_group: remember per-group totals instead of one entry per stakeholder.
+    :param encoding: ``"raw"``, ``"scaled"`` or ``"binary"``.
+    :param max_value: bound of an entry for ``"scaled"``/``"binary"``; default: the env's horizon.
+    :param period: append a ``t mod period`` counter (paper 003, Def. 5.8).
+    """
+
+    def __init__(
+        self,
+        env: gym.Env,
+        kind: str = "full",
+        per_group: bool = False,
+        encoding: str = "raw",
+        max_value: float | None = None,
+        period: int | None = None,
+    ) -> None:
+        super().__init__(env)
+        stakeholders = get_stakeholders(env)
+        if max_value is None:
+            max_value = default_max_value(env)
+        self.memory_spec = MemorySpec(
+            n_stakeholders=stakeholders.n,
+            kind=kind,
+            encoding=encoding,
+            max_value=max_value,
+            groups=tuple(int(g) for g in stakeholders.groups) if per_group else None,
+            period=period,
+        )
+        self._base_space = env.observation_space
+        self.base_obs_size = int(spaces.flatdim(env.observation_space))
+        base = spaces.flatten_space(env.observation_space)
+        spec = self.memory_spec
+        if spec.encoding == "raw":
+            m_low, m_high = np.full(spec.size, -np.inf), np.full(spec.size, np.inf)
+        else:
+            m_low, m_high = np.zeros(spec.encoded_size), np.ones(spec.encoded_size)
+        low = np.concatenate([base.low, m_low, np.zeros(spec.counter_size)]).astype(np.float32)
+        high = np.concatenate([base.high, m_high, np.ones(spec.counter_size)]).astype(np.float32)
+        self.observation_space = spaces.Box(low=low, high=high, dtype=np.float32)
+        self._memory = initial_memory(spec)
+        self._t = 0
+
+    @property
+    def memory_slice(self) -> slice:
+        """Where the encoded memory sits in the observation."""
+        return slice(self.base_obs_size, self.base_obs_size + self.memory_spec.encoded_size)
+
+    @property
+    def memory(self) -> np.ndarray:
+        """The current raw memory."""
+        return self._memory.copy()
+
+    def observation(self, observation: Any) -> np.ndarray:
+        flat = spaces.flatten(self._base_space, observation).astype(np.float32)
+        return np.concatenate(
+            [flat, encode_memory(self.memory_spec, self._memory), encode_counter(self.memory_spec, self._t)]
+        )
+
+    def decode(self, obs: np.ndarray) -> np.ndarray:
+        """The raw memory stored in an observation of this wrapper."""
+        return decode_memory(self.memory_spec, np.asarray(obs)[..., self.memory_slice])
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
+        obs, info = self.env.reset(seed=seed, options=options)
+        self._memory = initial_memory(self.memory_spec)
+        self._t = 0
+        info["memory"] = self.memory
+        return self.observation(obs), info
+
+    def step(self, action: Any) -> tuple[np.ndarray, SupportsFloat, bool, bool, dict[str, Any]]:
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        benefits = get_benefits(info, self.memory_spec.n_stakeholders)
+        self._memory = update_memory(self.memory_spec, self._memory, benefits)
+        self._t += 1
+        info["memory"] = self.memory
+        return self.observation(obs), reward, terminated, truncated, info
