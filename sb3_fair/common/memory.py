@@ -161,7 +161,7 @@ def counterfactual_memories(
     """The counterfactual memory set ``M'_t`` of FairQCM (paper 003, Eq. 2, Alg. 1, A.4.1).
 
     The default is the paper's set: every memory ``m'`` with ``m'_i in {m_i + 1, m_i + 2}`` for each
-    entry i (``2^n`` members, 32 for n = 5), entries capped at ``max_value``, normalised as the
+    entry i (``2^n`` members, 32 for n = 5), candidates with an entry at or above ``max_value`` dropped (as the authors do), normalised as the
     memory kind requires (``min`` subtracts the minimum; ``reset`` zeroes equal vectors),
     duplicates and ``m_t`` itself removed (``M'_t ⊆ M \\ {m_t}``). For large n the product is
     not enumerated: ``max_members`` members are drawn at random instead.
@@ -184,7 +184,8 @@ def counterfactual_memories(
     else:
         cand = m[None, :] + np.array(list(itertools.product(offs, repeat=spec.size)), dtype=np.float64)
     if spec.max_value is not None:
-        cand = np.minimum(cand, float(spec.max_value))
+        # a memory entry can only reach max_value at the last step: keep candidates below it
+        cand = cand[np.all(cand < float(spec.max_value), axis=1)]
     if spec.kind == "min":
         cand = cand - cand.min(axis=1, keepdims=True)
     elif spec.kind == "reset":

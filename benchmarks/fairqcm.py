@@ -1,0 +1,295 @@
+"""Reproduce paper 003's deep-RL comparisons: doughnut allocation (Fig. 2) and simulated lending (Fig. 3).
+
+DQN with full, min and reset memory against FairDQN (FairQCM) with the paper's hyperparameters
+(``FairDQN.from_preset``), over several seeds and the paper's budget of 1000 episodes, plus a
+random policy and the greedy "fewest-so-far among present customers" reference. Every
+``--eval-every`` training episodes the greedy (deterministic) policy is evaluated on
+``--eval-episodes`` fresh episodes; the score is the episode's undiscounted return, i.e. the
+accumulated Nash welfare (doughnuts) or accumulated relaxed DP score with penalties (lending), as
+in the paper's figures.
+
+It also times FairDQN(counterfactual=False) against SB3's DQN on the same env and settings, and the
+cost of counterfactual transitions per env step, in the same run.
+
+Usage::
+
+    python benchmarks/fairqcm.py                      # full run (about 45 min on 2 cores)
+    python benchmarks/fairqcm.py --quick              # smoke run (about 1 min)
+
+Writes ``benchmarks/out/fairqcm/*.json``, PNG curves beside ``benchmarks/RESULTS.md``, and the
+results section of ``benchmarks/RESULTS.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing as mp
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+OUT = HERE / "out" / "fairqcm"
+
+DONUT_METHODS = {
+    "DQN-Full": dict(memory="full", counterfactual=False),
+    "DQN-Min": dict(memory="min", counterfactual=False),
+    "DQN-Reset": dict(memory="reset", counterfactual=False),
+    "FairQCM": dict(memory="full", counterfactual=True),
+}
+LENDING_METHODS = {
+    "DQN-Full": dict(memory="full", counterfactual=False),
+    "DQN-Min": dict(memory="min", counterfactual=False),
+    "FairQCM": dict(memory="min", counterfactual=True),
+}
+HORIZON = {"donut": 100, "lending": 40}
+
+
+def make_env(task: str, memory: str | None, seed: int | None = None):
+    from sb3_fair.envs import make_donut_allocation, make_loan_applicants
+
+    return make_donut_allocation(memory=memory) if task == "donut" else make_loan_applicants(memory=memory)
+
+
+def evaluate(policy_fn, env, episodes: int, seed: int) -> list[float]:
+    """Undiscounted episode returns of ``policy_fn(obs, env)`` over ``episodes`` episodes."""
+    scores = []
+    for e in range(episodes):
+        obs, _ = env.reset(seed=seed + e)
+        done, total = False, 0.0
+        while not done:
+            obs, r, term, trunc, _ = env.step(policy_fn(obs, env))
+            total += float(r)
+            done = term or trunc
+        scores.append(total)
+    return scores
+
+
+def greedy_policy(task: str):
+    from sb3_fair.envs import greedy_allocation
+
+    def donut(obs, env):
+        base = env.unwrapped
+        return greedy_allocation(base.present, base.counts)
+
+    def lending(obs, env):
+        # loan to an applicant of the group with fewer loans so far (highest credit first)
+        base = env.unwrapped
+        status = env.get_wrapper_attr("_status")
+        groups = base.stakeholders.groups
+        totals = {g: status[groups == g].sum() for g in (0, 1)}
+        applicants = np.flatnonzero(base.applied)
+        if applicants.size == 0:
+            return 0
+        order = sorted(applicants, key=lambda i: (totals[groups[i]], -base.credit[i]))
+        return int(order[0])
+
+    return donut if task == "donut" else lending
+
+
+def run_job(job: dict[str, Any]) -> dict[str, Any]:
+    import torch as th
+
+    th.set_num_threads(1)
+    from sb3_fair import FairDQN
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    task, method, seed, episodes = job["task"], job["method"], job["seed"], job["episodes"]
+    spec = (DONUT_METHODS if task == "donut" else LENDING_METHODS)[method]
+    env = make_env(task, spec["memory"])
+    eval_env = make_env(task, spec["memory"])
+    model = FairDQN.from_preset(task, env, counterfactual=spec["counterfactual"], seed=seed)
+    curve: list[tuple[int, float]] = []
+    train_returns: list[float] = []
+
+    class EvalCallback(BaseCallback):
+        def _on_step(self) -> bool:
+            for info in self.locals["infos"]:
+                if "episode" in info:
+                    train_returns.append(float(info["episode"]["r"]))
+                    n = len(train_returns)
+                    if n % job["eval_every"] == 0:
+                        pol = lambda obs, _env: int(self.model.predict(obs, deterministic=True)[0])  # noqa: E731
+                        s = evaluate(pol, eval_env, job["eval_episodes"], seed=10_000 + 97 * n)
+                        curve.append((n, float(np.mean(s))))
+            return True
+
+    t0 = time.perf_counter()
+    model.learn(episodes * HORIZON[task], callback=EvalCallback())
+    elapsed = time.perf_counter() - t0
+    result = {**job, "curve": curve, "train_returns": train_returns, "seconds": elapsed,
+              "counterfactuals": int(getattr(model.replay_buffer, "n_counterfactual", 0))}
+    OUT.mkdir(parents=True, exist_ok=True)
+    (OUT / f"{task}_{method}_{seed}.json").write_text(json.dumps(result))
+    print(f"[done] {task} {method} seed={seed} {elapsed:.0f}s final={curve[-1][1] if curve else float('nan'):.2f}", flush=True)
+    return result
+
+
+def references(task: str, episodes: int) -> dict[str, float]:
+    env = make_env(task, "full")
+    rng = np.random.default_rng(0)
+    rand = evaluate(lambda obs, e: int(rng.integers(e.action_space.n)), env, episodes, seed=5000)
+    greedy = evaluate(greedy_policy(task), env, episodes, seed=5000)
+    return {"random": float(np.mean(rand)), "random_std": float(np.std(rand)),
+            "greedy": float(np.mean(greedy)), "greedy_std": float(np.std(greedy))}
+
+
+def throughput(steps: int) -> dict[str, float]:
+    """FairDQN(counterfactual=False) vs SB3 DQN steps/s, and the per-step cost of counterfactuals."""
+    import torch as th
+
+    th.set_num_threads(1)
+    from stable_baselines3 import DQN
+
+    from sb3_fair import FairDQN
+    from sb3_fair.envs import make_donut_allocation
+
+    kw = dict(learning_starts=400, buffer_size=6400, batch_size=64, train_freq=1, target_update_interval=1000, seed=0)
+
+    def timed(make_model) -> float:
+        model = make_model()
+        t0 = time.perf_counter()
+        model.learn(steps)
+        return steps / (time.perf_counter() - t0)
+
+    out: dict[str, list[float]] = {"dqn": [], "fairdqn": [], "fairdqn_cf": []}
+    for _ in range(3):  # interleave repeats to share machine noise
+        out["dqn"].append(timed(lambda: DQN("MlpPolicy", make_donut_allocation(), **kw)))
+        out["fairdqn"].append(timed(lambda: FairDQN("MlpPolicy", make_donut_allocation(), counterfactual=False, **kw)))
+        out["fairdqn_cf"].append(timed(lambda: FairDQN("MlpPolicy", make_donut_allocation(), counterfactual=True, **kw)))
+    med = {k: float(np.median(v)) for k, v in out.items()}
+    return {
+        "steps": steps,
+        "dqn_steps_per_s": med["dqn"],
+        "fairdqn_steps_per_s": med["fairdqn"],
+        "fairdqn_cf_steps_per_s": med["fairdqn_cf"],
+        "ratio_fairdqn_vs_dqn": med["fairdqn"] / med["dqn"],
+        "cf_cost_ms_per_step": 1000.0 * (1.0 / med["fairdqn_cf"] - 1.0 / med["fairdqn"]),
+    }
+
+
+def plot(task: str, results: list[dict], refs: dict[str, float], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    methods = sorted({r["method"] for r in results})
+    for method in methods:
+        runs = [r for r in results if r["method"] == method and r["curve"]]
+        if not runs:
+            continue
+        x = np.array([p[0] for p in runs[0]["curve"]])
+        ys = np.array([[p[1] for p in r["curve"]][: len(x)] for r in runs])
+        mean, se = ys.mean(0), ys.std(0) / np.sqrt(len(ys))
+        ax.plot(x, mean, label=f"{method} (n={len(ys)})")
+        ax.fill_between(x, mean - 1.96 * se, mean + 1.96 * se, alpha=0.2)
+    ax.axhline(refs["greedy"], color="k", ls="--", lw=1, label="greedy reference")
+    ax.axhline(refs["random"], color="gray", ls=":", lw=1, label="random")
+    ax.set_xlabel("training episode")
+    ax.set_ylabel("accumulated Nash welfare" if task == "donut" else "accumulated relaxed DP score")
+    ax.set_title(f"paper 003, {'Fig. 2 (doughnuts)' if task == 'donut' else 'Fig. 3 (lending)'}")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def episodes_to_reach(curve: list[tuple[int, float]], target: float) -> int | None:
+    for n, score in curve:
+        if score >= target:
+            return n
+    return None
+
+
+def summarise(task: str, results: list[dict], refs: dict[str, float], last_k: int) -> list[str]:
+    lines = [f"| method | seeds | final score (mean of last {last_k} evals, mean ± sd over seeds) | episodes to 95 % of greedy (per seed) | train time / seed (s) |",
+             "|---|---|---|---|---|"]
+    target = 0.95 * refs["greedy"]
+    for method in sorted({r["method"] for r in results}):
+        runs = [r for r in results if r["method"] == method]
+        finals = [np.mean([p[1] for p in r["curve"][-last_k:]]) for r in runs]
+        reach = [episodes_to_reach(r["curve"], target) for r in runs] if task == "donut" and refs["greedy"] > 0 else []
+        reach_s = ", ".join("—" if e is None else str(e) for e in reach) if reach else "n/a"
+        lines.append(f"| {method} | {len(runs)} | {np.mean(finals):.2f} ± {np.std(finals):.2f} | {reach_s} | {np.mean([r['seconds'] for r in runs]):.0f} |")
+    lines.append(f"| random policy | — | {refs['random']:.2f} ± {refs['random_std']:.2f} (per episode) | — | — |")
+    lines.append(f"| greedy reference | — | {refs['greedy']:.2f} ± {refs['greedy_std']:.2f} (per episode) | — | — |")
+    return lines
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seeds", type=int, default=5)
+    parser.add_argument("--episodes", type=int, default=1000)
+    parser.add_argument("--eval-every", type=int, default=20)
+    parser.add_argument("--eval-episodes", type=int, default=5)
+    parser.add_argument("--tasks", nargs="+", default=["donut", "lending"], choices=["donut", "lending"])
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--throughput-steps", type=int, default=5000)
+    parser.add_argument("--quick", action="store_true", help="tiny budget, to check the script runs")
+    parser.add_argument("--no-train", action="store_true", help="only re-summarise the JSON files already in benchmarks/out")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.seeds, args.episodes, args.eval_every, args.eval_episodes, args.throughput_steps = 1, 10, 5, 1, 500
+
+    jobs = []
+    for task in args.tasks:
+        methods = DONUT_METHODS if task == "donut" else LENDING_METHODS
+        for seed in range(args.seeds):
+            for method in methods:
+                jobs.append(dict(task=task, method=method, seed=seed, episodes=args.episodes,
+                                 eval_every=args.eval_every, eval_episodes=args.eval_episodes))
+    # longest jobs first so that the two workers finish together
+    jobs.sort(key=lambda j: (j["task"] != "donut", j["method"] != "FairQCM"))
+    t0 = time.perf_counter()
+    if not args.no_train:
+        with mp.get_context("spawn").Pool(args.workers) as pool:
+            pool.map(run_job, jobs, chunksize=1)
+        tp = throughput(args.throughput_steps)
+        (OUT / "throughput.json").write_text(json.dumps(tp))
+    tp = json.loads((OUT / "throughput.json").read_text())
+    wall = time.perf_counter() - t0
+
+    cmd = "python benchmarks/fairqcm.py" + (" --quick" if args.quick else "") + (
+        "" if args.quick or (args.seeds, args.episodes) == (5, 1000) else f" --seeds {args.seeds} --episodes {args.episodes}")
+    section = [f"## FairQCM (paper 003): `{cmd}`", "",
+               f"Measured on this project's 2-core CPU machine; {args.seeds} seeds x {args.episodes} episodes per method, "
+               f"greedy evaluation every {args.eval_every} training episodes on {args.eval_episodes} fresh episodes; "
+               f"wall time {wall / 60:.0f} min.", ""]
+    for task in args.tasks:
+        results = [json.loads(p.read_text()) for p in sorted(OUT.glob(f"{task}_*.json"))]
+        results = [r for r in results if r["episodes"] == args.episodes and r["seed"] < args.seeds]
+        refs = references(task, 200)
+        png = HERE / f"fairqcm_{task}.png"
+        plot(task, results, refs, png)
+        title = "Doughnut allocation (Fig. 2): accumulated log-Nash welfare per episode" if task == "donut" else \
+            "Simulated lending (Fig. 3): accumulated relaxed DP score (with penalties) per episode"
+        section += [f"### {title}", "", *summarise(task, results, refs, last_k=5), "", f"![{task}]({png.name})", ""]
+    section += ["### Throughput (doughnut env, one core, same settings: batch 64, buffer 6400, train every step)", "",
+                f"| SB3 DQN | FairDQN(counterfactual=False) | ratio | FairDQN(counterfactual=True) | cost of 32 counterfactuals per env step |",
+                "|---|---|---|---|---|",
+                f"| {tp['dqn_steps_per_s']:.0f} steps/s | {tp['fairdqn_steps_per_s']:.0f} steps/s | {tp['ratio_fairdqn_vs_dqn']:.3f} "
+                f"| {tp['fairdqn_cf_steps_per_s']:.0f} steps/s | {tp['cf_cost_ms_per_step']:.2f} ms |", ""]
+    write_section(HERE / "RESULTS.md", "FairQCM (paper 003)", "\n".join(section))
+    print("\n".join(section))
+
+
+def write_section(path: Path, key: str, text: str) -> None:
+    """Replace the section whose heading contains ``key`` in RESULTS.md (or append it)."""
+    head = "# Benchmark results\n\nEvery figure below was measured by the command in its heading.\n\n"
+    old = path.read_text() if path.exists() else head
+    parts = old.split("\n## ")
+    kept = [parts[0]] + [p for p in parts[1:] if key not in p.splitlines()[0]]
+    new = "\n## ".join(kept).rstrip() + "\n\n" + text.rstrip() + "\n"
+    path.write_text(new)
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(HERE.parent))
+    main()

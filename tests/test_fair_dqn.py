@@ -1,0 +1,138 @@
+"""FairDQN: counterfactual replay (paper 003), equivalence with DQN, presets, save/load, bad input."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+import pytest
+import torch as th
+from stable_baselines3 import DQN
+
+import sb3_fair  # noqa: F401
+from sb3_fair import FairDQN
+from sb3_fair.common.buffers import CounterfactualReplayBuffer
+from sb3_fair.envs import DonutAllocationEnv, LoanApplicantsEnv, make_donut_allocation, make_loan_applicants
+from sb3_fair.wrappers import FairnessReward, MemoryAugmentation
+
+SMALL = dict(learning_starts=50, buffer_size=2000, batch_size=32, train_freq=1, target_update_interval=100)
+
+
+def test_counterfactual_off_matches_dqn_exactly():
+    kwargs = dict(seed=3, **SMALL)
+    fair = FairDQN("MlpPolicy", make_donut_allocation(), counterfactual=False, **kwargs).learn(600)
+    base = DQN("MlpPolicy", make_donut_allocation(), **kwargs).learn(600)
+    for p, q in zip(fair.policy.parameters(), base.policy.parameters()):
+        assert th.equal(p, q)
+    obs = np.random.default_rng(0).integers(0, 2, size=(20, 40)).astype(np.float32)
+    np.testing.assert_array_equal(fair.predict(obs, deterministic=True)[0], base.predict(obs, deterministic=True)[0])
+
+
+def test_counterfactual_set_is_papers_default():
+    model = FairDQN("MlpPolicy", make_donut_allocation(), counterfactual=True, **SMALL)
+    model.learn(120)
+    buf = model.replay_buffer
+    assert isinstance(buf, CounterfactualReplayBuffer)
+    # 32 counterfactuals per step while no count is near the horizon (paper 003, A.4.1)
+    assert buf.n_counterfactual == 32 * 120
+    assert buf.full and buf.pos == (33 * 120) % buf.buffer_size
+
+
+def test_counterfactual_with_real_memory_reproduces_real_transition():
+    """Eq. 2 with m~ = m_t must give the real next observation and reward: one code path for both."""
+    env = make_donut_allocation()
+    model = FairDQN("MlpPolicy", env, counterfactual=True, **SMALL)
+    raw = model.env.envs[0]
+    obs, _ = raw.reset(seed=1)
+    mem_wrapper = raw.get_wrapper_attr("decode")
+    for _ in range(30):
+        action = raw.action_space.sample()
+        next_obs, reward, *_rest, info = raw.step(action)
+        m = mem_wrapper(obs)
+        o, n, r = model.counterfactual_transitions(obs, next_obs, info, m[None])
+        np.testing.assert_array_equal(o[0], obs)
+        np.testing.assert_array_equal(n[0], next_obs)
+        assert r[0] == pytest.approx(reward)
+        obs = next_obs
+
+
+def test_counterfactual_reward_uses_memory_and_filter():
+    model = FairDQN("MlpPolicy", make_donut_allocation(), counterfactual=True, **SMALL)
+    raw = model.env.envs[0]
+    obs, _ = raw.reset(seed=0)
+    present = raw.unwrapped.present
+    action = int(np.argmax(present))  # a present customer: the doughnut is not wasted
+    next_obs, reward, *_rest, info = raw.step(action)
+    m = np.array([[3.0, 1.0, 0.0, 2.0, 5.0]])
+    _, n, r = model.counterfactual_transitions(obs, next_obs, info, m)
+    expected_next = m[0].copy()
+    expected_next[action] += 1
+    np.testing.assert_array_equal(raw.get_wrapper_attr("decode")(n[0]), expected_next)
+    assert r[0] == pytest.approx(np.sum(np.log1p(expected_next)))
+    # a wasted doughnut: B = 0, so the counterfactual reward is 0 too
+    raw.reset(seed=0)
+    absent = np.flatnonzero(raw.unwrapped.present == 0)
+    if absent.size:
+        next_obs, reward, *_rest, info = raw.step(int(absent[0]))
+        _, _, r = model.counterfactual_transitions(obs, next_obs, info, m)
+        assert reward == 0.0 and r[0] == 0.0
+
+
+def test_lending_counterfactuals_keep_task_penalty_and_paper_set():
+    model = FairDQN.from_preset("lending", make_loan_applicants(memory="min"), counterfactual=True)
+    raw = model.env.envs[0]
+    obs, _ = raw.reset(seed=0)
+    # a loan to a non-applicant carries the -T penalty into every counterfactual
+    raw.unwrapped.applied[:] = 0
+    obs = raw.get_wrapper_attr("observation")(raw.unwrapped._obs())
+    next_obs, reward, *_rest, info = raw.step(0)
+    assert reward == -40.0
+    m = np.array([[0.0, 3.0], [2.0, 0.0]])
+    _, _, r = model.counterfactual_transitions(obs, next_obs, info, m)
+    np.testing.assert_allclose(r, [-40.0, -40.0])
+    # the paper's lending set: <0, x +- k>, k = 1..5 (10 members, A.4.2)
+    from sb3_fair.common.memory import counterfactual_memories
+
+    cf = counterfactual_memories(model.memory_spec, np.array([0.0, 7.0]), (0, 1, 2, 3, 4, 5))
+    assert len(cf) == 10
+    assert {tuple(row) for row in cf} == {(0.0, 7.0 + k) for k in range(-5, 6) if k != 0}
+
+
+def test_bad_input_fails_at_construction():
+    with pytest.raises(ValueError, match="MemoryAugmentation"):
+        FairDQN("MlpPolicy", make_donut_allocation(memory=None), counterfactual=True)
+    with pytest.raises(ValueError, match="FairnessReward"):
+        FairDQN("MlpPolicy", MemoryAugmentation(DonutAllocationEnv()), counterfactual=True)
+    with pytest.raises(ValueError, match="stakeholder contract"):
+        FairDQN("MlpPolicy", gym.make("CartPole-v1"))
+    with pytest.raises(ValueError, match="loss"):
+        FairDQN("MlpPolicy", make_donut_allocation(), loss="l1")
+    with pytest.raises(ValueError, match="reset"):
+        FairDQN("MlpPolicy", make_donut_allocation(memory="reset"), counterfactual=True)
+    with pytest.raises(ValueError, match="parity"):
+        FairDQN("MlpPolicy", make_donut_allocation(memory="min"), counterfactual=True)
+    with pytest.raises(ValueError, match="preset"):
+        FairDQN.from_preset("chess", make_donut_allocation())
+
+
+def test_save_load_keeps_configuration(tmp_path):
+    model = FairDQN.from_preset("donut", make_donut_allocation(), counterfactual=True, max_counterfactuals=8)
+    model.learn(60)
+    path = tmp_path / "fairdqn.zip"
+    model.save(path)
+    loaded = FairDQN.load(path, env=make_donut_allocation())
+    assert loaded.counterfactual is True
+    assert loaded.max_counterfactuals == 8
+    assert loaded.loss == "mse"
+    assert loaded.batch_size == 2048
+    assert loaded.memory_spec == model.memory_spec
+    loaded.learn(60, reset_num_timesteps=False)
+    assert loaded.replay_buffer.n_counterfactual <= 8 * 60
+
+
+def test_multiple_envs_counterfactuals():
+    from stable_baselines3.common.env_util import make_vec_env
+
+    venv = make_vec_env(make_donut_allocation, n_envs=2, seed=0)
+    model = FairDQN("MlpPolicy", venv, counterfactual=True, **SMALL)
+    model.learn(100)
+    assert model.replay_buffer.n_counterfactual == 2 * 32 * 50
