@@ -1,0 +1,77 @@
+"""fairness/* in SB3's logger (CSV, TensorBoard) and Weights & Biases in offline mode."""
+
+from __future__ import annotations
+
+import csv
+import warnings
+
+import pytest
+from stable_baselines3 import DQN
+from stable_baselines3.common.logger import configure
+
+from sb3_fair import FairDQN
+from sb3_fair.common.callbacks import FairnessCallback
+from sb3_fair.envs import make_donut_allocation, make_loan_applicants
+from sb3_fair.wrappers import FairnessMonitor
+
+SMALL = dict(learning_starts=50, buffer_size=1000, batch_size=16, train_freq=4, target_update_interval=100)
+
+
+def read_csv(path):
+    with open(path) as fh:
+        return list(csv.DictReader(fh))
+
+
+def test_plain_dqn_with_callback_logs_fairness_csv(tmp_path):
+    model = DQN("MlpPolicy", FairnessMonitor(make_loan_applicants()), **SMALL)
+    model.set_logger(configure(str(tmp_path), ["csv"]))
+    model.learn(40 * 6, callback=FairnessCallback(), log_interval=2)
+    rows = read_csv(tmp_path / "progress.csv")
+    assert rows and "fairness/abs_dp" in rows[0] and "rollout/ep_rew_mean" in rows[0]
+    assert any(row["fairness/abs_dp"] not in ("", None) for row in rows)
+    assert "fairness/group_1_mean" in rows[0]
+
+
+def test_fair_dqn_logs_fairness_and_counterfactual_rate(tmp_path):
+    model = FairDQN("MlpPolicy", make_donut_allocation(), counterfactual=True, tensorboard_log=str(tmp_path / "tb"), **SMALL)
+    model.learn(100 * 3, log_interval=1)
+    model.set_logger(configure(str(tmp_path / "csv"), ["csv"]))
+    model.learn(100 * 3, log_interval=1, reset_num_timesteps=False)
+    rows = read_csv(tmp_path / "csv" / "progress.csv")
+    last = rows[-1]
+    assert float(last["fairness/counterfactuals_per_step"]) > 0
+    assert float(last["fairness/log_nash"]) > 0
+    assert any(p.name.startswith("events.out.tfevents") for p in (tmp_path / "tb").rglob("*"))
+
+
+def test_wandb_offline_run_streams_metrics_and_config(tmp_path, monkeypatch):
+    wandb = pytest.importorskip("wandb")
+    monkeypatch.setenv("WANDB_MODE", "offline")
+    monkeypatch.setenv("WANDB_SILENT", "true")
+    model = FairDQN("MlpPolicy", make_donut_allocation(), counterfactual=True, wandb={"dir": str(tmp_path), "project": "sb3-fair-test"}, **SMALL)
+    model.learn(100 * 3, log_interval=1)
+    run = wandb.run
+    assert run is not None and run.settings.mode == "offline"
+    assert run.config["counterfactual"] is True
+    assert run.config["memory_kind"] == "full"
+    assert run.config["reward_welfare"] == "log_nash"
+    assert "fairness/log_nash" in run.summary.keys()
+    run.finish()
+    assert list(tmp_path.rglob("*.wandb")), "offline run file was not written"
+
+
+def test_wandb_failure_never_stops_training(tmp_path, monkeypatch):
+    wandb = pytest.importorskip("wandb")
+    monkeypatch.setenv("WANDB_MODE", "offline")
+    monkeypatch.setenv("WANDB_SILENT", "true")
+
+    def broken_init(*args, **kwargs):
+        raise RuntimeError("no W&B today")
+
+    monkeypatch.setattr(wandb, "init", broken_init)
+    model = FairDQN("MlpPolicy", make_donut_allocation(), wandb=True, **SMALL)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        model.learn(200)
+    assert model.num_timesteps == 200
+    assert any("Weights & Biases" in str(w.message) for w in caught)

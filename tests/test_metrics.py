@@ -1,0 +1,172 @@
+"""Known-answer tests for sb3_fair.metrics (papers 000-004)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy.stats import wasserstein_distance
+
+from sb3_fair import metrics as M
+
+
+# ---------------------------------------------------------------- paper 003's worked examples
+def test_vaccine_example_long_term_equal_but_not_monthly():
+    """Paper 003 Fig. 1: both processes deliver 40k to A and B; only the second is fair each month."""
+    shipments_1 = np.array([[20, 0], [20, 0], [0, 20], [0, 20]]) * 1000  # A, A, B, B
+    shipments_2 = np.array([[10, 10]] * 4) * 1000
+    status_1, status_2 = np.cumsum(shipments_1, 0), np.cumsum(shipments_2, 0)
+    # long-term fairness (Def. 4.1) with the parity welfare: both perfectly fair at the end
+    assert M.fairness_score(status_1, "parity", scheme="long_term") == 0.0
+    assert M.fairness_score(status_2, "parity", scheme="long_term") == 0.0
+    # monthly (periodic p=1 = anytime, Defs. 4.2-4.3), Rawlsian in time: process 1 is unfair for a while
+    assert M.fairness_score(status_2, "parity", scheme="periodic", period=1, how="min") == 0.0
+    assert M.fairness_score(status_1, "parity", scheme="anytime", how="min") == -40000.0
+    # process 1 favours A early: positive unfairness in favour of A in month 1-3 (Def. 4.10)
+    assert M.unfairness(status_1[0])[0] > 0 and M.unfairness(status_1[1])[0] > 0
+    assert M.overall_unfairness(status_1)[0] > 0
+    np.testing.assert_array_equal(M.overall_unfairness(status_2), [0, 0])
+
+
+def test_doughnut_example_unfair_to_a_in_favour_of_c():
+    """Paper 003 §4.2.1: (6, 8, 10) is unfair to A by -2 and in favour of C by +2."""
+    np.testing.assert_array_equal(M.unfairness([6, 8, 10]), [-2, 0, 2])
+    np.testing.assert_array_equal(M.unfairness([8, 8, 8]), [0, 0, 0])
+
+
+def test_overall_unfairness_sums_over_time():
+    statuses = [[1, 0, 0], [1, 1, 0], [1, 1, 1]]
+    np.testing.assert_allclose(M.overall_unfairness(statuses), [2 / 3 + 1 / 3, -1 / 3 + 1 / 3, -1 / 3 - 2 / 3], atol=1e-12)
+
+
+# ---------------------------------------------------------------- welfare functions
+def test_welfare_functions_hand_computed():
+    u = [1.0, 2.0, 4.0]
+    assert M.utilitarian(u) == 7.0
+    assert M.egalitarian(u) == 1.0
+    assert M.nash(u) == 8.0
+    assert M.log_nash(u) == pytest.approx(math.log(2) + math.log(3) + math.log(5))
+    assert M.alpha_fair(u, 0.0) == 7.0
+    assert M.alpha_fair(u, 1.0) == pytest.approx(math.log(8))
+    assert M.alpha_fair(u, 2.0) == pytest.approx(-(1 + 0.5 + 0.25))
+    assert M.generalized_gini(u) == pytest.approx(1 * 1 + 0.5 * 2 + 0.25 * 4)
+    assert M.generalized_gini(u, [1, 0, 0]) == 1.0  # all weight on the worst-off = Rawls
+    assert M.parity(u) == -3.0
+    assert M.parity([5, 5]) == 0.0
+    assert M.welfare(u, "rawls") == 1.0
+
+
+def test_gini_known_values():
+    assert M.gini([1, 1, 1, 1]) == 0.0
+    assert M.gini([0, 0, 0, 4]) == pytest.approx(0.75)  # 1 - 1/n when one has everything
+    assert M.gini([1, 3]) == pytest.approx(0.25)
+    assert M.gini([0, 0]) == 0.0
+
+
+def test_temporal_aggregations():
+    w = [1.0, 3.0, 2.0]
+    assert M.temporal_aggregate(w, "long_term") == 2.0
+    assert M.temporal_aggregate(w, "sum") == 6.0
+    assert M.temporal_aggregate(w, "mean") == 2.0
+    assert M.temporal_aggregate(w, "min") == 1.0
+    assert M.temporal_aggregate(w, "discounted", gamma=0.5) == pytest.approx(1 + 1.5 + 0.5)
+
+
+def test_fairness_score_schemes():
+    statuses = np.array([[1, 0], [1, 1], [2, 1], [2, 2]])
+    # parity welfare per timepoint: -1, 0, -1, 0
+    assert M.fairness_score(statuses, "parity", "anytime") == -2.0
+    assert M.fairness_score(statuses, "parity", "periodic", period=2) == 0.0
+    assert M.fairness_score(statuses, "parity", "long_term") == 0.0
+    assert M.fairness_score(statuses, "parity", "bounded", mask=[True, False, True, False]) == -2.0
+
+
+def test_bad_welfare_and_scheme_names():
+    with pytest.raises(ValueError, match="accepted values"):
+        M.welfare([1, 2], "happiness")
+    with pytest.raises(ValueError, match="accepted values"):
+        M.fairness_score([[1, 2]], scheme="sometimes")
+    with pytest.raises(ValueError, match="alpha"):
+        M.alpha_fair([1, 2], -1)
+    with pytest.raises(ValueError, match="weights"):
+        M.generalized_gini([1, 2], [-1, 0])
+
+
+# ---------------------------------------------------------------- group fairness (papers 000, 001)
+def test_demographic_parity_signed_gap():
+    returns = [1, 3, 5, 7]
+    groups = [1, 1, 0, 0]
+    assert M.demographic_parity(returns, groups) == -4.0  # protected mean 2 minus unprotected 6
+    assert M.demographic_parity_pairwise(returns, groups) == -4.0
+    # pairs restricted to equal attributes: (1 vs 5) and (3 vs 7)
+    assert M.demographic_parity_pairwise(returns, groups, attributes=[0, 1, 0, 1]) == -4.0
+    assert M.demographic_parity_pairwise([1, 3, 5, 9], groups, attributes=[0, 1, 0, 1]) == -5.0
+    with pytest.raises(ValueError, match="protected"):
+        M.demographic_parity([1, 2], [0, 0])
+
+
+def test_normalized_demographic_parity():
+    # R_s = 1 + 3 = 4 (protected), R_ns = 12: (12 - 4) / 16
+    assert M.normalized_demographic_parity([1, 3, 5, 7], [1, 1, 0, 0]) == 0.5
+    assert M.normalized_demographic_parity([0, 0, 0, 0], [1, 1, 0, 0]) == 0.0
+
+
+def test_conditional_statistical_parity_per_stratum():
+    returns = [1, 3, 5, 7, 2, 2]
+    groups = [1, 0, 1, 0, 1, 1]
+    factors = [0, 0, 1, 1, 2, 2]  # stratum 2 has no unprotected agent: skipped
+    out = M.conditional_statistical_parity(returns, groups, factors)
+    assert out["per_stratum"] == {0: -2.0, 1: -2.0}
+    assert out["mean"] == -2.0 and out["mean_abs"] == 2.0
+
+
+def test_counterfactual_fairness():
+    assert M.counterfactual_fairness([3, 4, 5], [1, 4, 6]) == pytest.approx(1 / 3)
+    with pytest.raises(ValueError, match="match"):
+        M.counterfactual_fairness([1, 2], [1, 2, 3])
+
+
+def test_price_of_fairness():
+    assert M.price_of_fairness(44, 100) == pytest.approx(-56.0)
+    np.testing.assert_allclose(M.price_of_fairness([44, 118], [100, 100]), [-56.0, 18.0])
+    assert M.price_of_fairness(-5, -10) == pytest.approx(50.0)  # less negative return = gain
+    assert np.isnan(M.price_of_fairness(1, 0))
+
+
+# ---------------------------------------------------------------- team fairness (paper 002)
+def test_team_fairness_uniform_credit_is_zero():
+    credit = np.eye(3)[np.arange(300) % 3]
+    assert M.team_fairness(credit) == pytest.approx(0.0)
+
+
+def test_team_fairness_one_agent_always_credited_is_log2_n():
+    credit = np.tile([0, 0, 1], (50, 1))
+    assert M.team_fairness(credit) == pytest.approx(math.log2(3))
+
+
+def test_team_fairness_partial_skew_and_capture_success():
+    # capture shares 2/3, 1/6, 1/6 among single captures: log2(3) - H(2/3, 1/6, 1/6) = 1/3 bit
+    credit = np.array([[1, 0, 0]] * 4 + [[0, 1, 0]] + [[0, 0, 1]])
+    assert M.team_fairness(credit) == pytest.approx(1 / 3)
+    # failures (no agent credited) carry no information about identity
+    credit_f = np.vstack([credit, np.zeros((6, 3))])
+    assert M.team_fairness(credit_f) == pytest.approx(0.5 * (1 / 3))
+    assert M.capture_success(credit_f) == 0.5
+
+
+# ---------------------------------------------------------------- paper 004
+def test_wasserstein_matches_scipy_and_hand_value():
+    support = [1, 2, 3]
+    assert M.wasserstein_1(support, [0, 0.5, 0.5], [0.5, 0.5, 0]) == pytest.approx(1.0)
+    rng = np.random.default_rng(0)
+    x = np.arange(1, 8)
+    for _ in range(5):
+        p, q = rng.random(7), rng.random(7)
+        assert M.wasserstein_1(x, p, q) == pytest.approx(wasserstein_distance(x, x, p, q))
+    assert M.l2_distribution_gap([1, 0], [0, 1]) == pytest.approx(math.sqrt(2))
+
+
+def test_equal_opportunity_gap():
+    assert M.equal_opportunity_gap(8, 10, 5, 10) == pytest.approx(0.3)
+    assert M.equal_opportunity_gap(0, 0, 5, 10) == pytest.approx(0.5)
