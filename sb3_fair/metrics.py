@@ -149,7 +149,7 @@ def parity(u: Any) -> float:
     It is shift-invariant, so it can be computed from a min-normalised memory.
     """
     v = _as_vector(u)
-    return float(-(np.max(v) - np.min(v)))
+    return float(np.min(v) - np.max(v))
 
 
 def gini(u: Any) -> float:

@@ -1,0 +1,21 @@
+"""Stream FairDQN's logs (reward, fairness/*, train/*) to Weights & Biases.
+
+Without credentials the run is written offline under ./wandb (upload later with `wandb sync`).
+
+    WANDB_MODE=offline python examples/wandb_offline.py
+"""
+
+import gymnasium as gym
+
+import sb3_fair  # noqa: F401
+from sb3_fair import FairDQN
+
+env = gym.make("sb3_fair/LoanApplicants-v0", memory="min")
+model = FairDQN.from_preset("lending", env, counterfactual=True, wandb={"project": "sb3-fair-examples"}, seed=0)
+model.learn(40 * 30)
+
+import wandb  # noqa: E402
+
+if wandb.run is not None:
+    print("W&B run:", wandb.run.name, "mode:", wandb.run.settings.mode, "config keys:", sorted(wandb.run.config.keys())[:6], "...")
+    wandb.run.finish()

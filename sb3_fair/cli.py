@@ -1,0 +1,201 @@
+"""The ``sb3-fair`` command: train, evaluate, and compare a baseline with its fair counterpart.
+
+Examples::
+
+    sb3-fair compare --task donut --seeds 2 --episodes 300      # DQN vs FairDQN, fairness table + PNG
+    sb3-fair train sb3_fair/DonutAllocation-v0 --preset donut --counterfactual --timesteps 50000 --save fairqcm.zip
+    sb3-fair evaluate fairqcm.zip sb3_fair/DonutAllocation-v0 --episodes 50
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+TASKS = {
+    # task: (env id, preset, horizon, figures shown in the table)
+    "donut": ("sb3_fair/DonutAllocation-v0", "donut", 100, ["episode_reward", "utilitarian", "egalitarian", "log_nash", "gini", "max_unfairness"]),
+    "lending": ("sb3_fair/LoanApplicants-v0", "lending", 40, ["episode_reward", "utilitarian", "group_0_mean", "group_1_mean", "dp", "abs_dp"]),
+}
+
+
+def _parse_kv(items: list[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for item in items or []:
+        if "=" not in item:
+            raise SystemExit(f"--env-kwargs takes key=value pairs, got {item!r}")
+        key, value = item.split("=", 1)
+        try:
+            out[key] = json.loads(value)
+        except json.JSONDecodeError:
+            out[key] = value
+    return out
+
+
+def _make_model(algo: str, env: Any, preset: str | None, counterfactual: bool, seed: int, wandb: bool, tensorboard_log: str | None, verbose: int = 0) -> Any:
+    from sb3_fair import FairDQN
+
+    if algo != "fairdqn":
+        raise SystemExit(f"--algo must be one of ['fairdqn'], got {algo!r}")
+    if preset:
+        return FairDQN.from_preset(preset, env, counterfactual=counterfactual, seed=seed, wandb=wandb,
+                                   tensorboard_log=tensorboard_log, verbose=verbose)
+    return FairDQN("MlpPolicy", env, counterfactual=counterfactual, seed=seed, wandb=wandb, tensorboard_log=tensorboard_log, verbose=verbose)
+
+
+def cmd_train(args: argparse.Namespace) -> None:
+    import gymnasium as gym
+
+    import sb3_fair  # noqa: F401
+    from sb3_fair.common.evaluation import evaluate_fairness
+
+    env = gym.make(args.env, **_parse_kv(args.env_kwargs))
+    model = _make_model(args.algo, env, args.preset, args.counterfactual, args.seed, args.wandb, args.tensorboard_log, verbose=args.verbose)
+    model.learn(args.timesteps, progress_bar=args.progress_bar)
+    if args.save:
+        model.save(args.save)
+        print(f"saved {args.save}")
+    result = evaluate_fairness(model, gym.make(args.env, **_parse_kv(args.env_kwargs)), n_episodes=args.eval_episodes)
+    _print_table({"model": result}, [k for k in result if k not in ("episodes",)], title=f"{args.env}: {args.eval_episodes} evaluation episodes")
+
+
+def cmd_evaluate(args: argparse.Namespace) -> None:
+    import gymnasium as gym
+
+    import sb3_fair  # noqa: F401
+    from sb3_fair import FairDQN
+    from sb3_fair.common.evaluation import evaluate_fairness
+
+    env = gym.make(args.env, **_parse_kv(args.env_kwargs))
+    model = FairDQN.load(args.model, env=env)
+    result = evaluate_fairness(model, gym.make(args.env, **_parse_kv(args.env_kwargs)), n_episodes=args.episodes)
+    _print_table({Path(args.model).stem: result}, [k for k in result if k != "episodes"], title=f"{args.env}: {args.episodes} episodes")
+
+
+def cmd_compare(args: argparse.Namespace) -> None:
+    import gymnasium as gym
+
+    import sb3_fair  # noqa: F401
+    from sb3_fair.common.evaluation import evaluate_fairness
+
+    env_id, preset, horizon, figures = TASKS[args.task]
+    variants = {"DQN (full memory)": False, "FairDQN (FairQCM)": True}
+    per_seed: dict[str, list[dict[str, Any]]] = {name: [] for name in variants}
+    t0 = time.perf_counter()
+    for seed in range(args.seeds):
+        for name, cf in variants.items():
+            print(f"training {name}, seed {seed}: {args.episodes} episodes of {env_id}", flush=True)
+            model = _make_model("fairdqn", gym.make(env_id), preset, cf, seed, args.wandb, args.tensorboard_log)
+            model.learn(args.episodes * horizon, progress_bar=args.progress_bar)
+            res = evaluate_fairness(model, gym.make(env_id), n_episodes=args.eval_episodes)
+            per_seed[name].append(res)
+            if args.wandb:
+                import wandb
+
+                if wandb.run is not None:
+                    wandb.run.summary.update({f"eval/{k}": v for k, v in res.items() if k != "episodes"})
+                    wandb.run.finish()
+    table = {name: {k: float(np.mean([r[k] for r in runs])) for k in figures} for name, runs in per_seed.items()}
+    spread = {name: {k: float(np.std([r[k] for r in runs])) for k in figures} for name, runs in per_seed.items()}
+    _print_table(table, figures, spread=spread,
+                 title=f"{env_id}: {args.seeds} seed(s) x {args.episodes} training episodes, {args.eval_episodes} greedy evaluation episodes each "
+                       f"({time.perf_counter() - t0:.0f} s)")
+    if args.plot:
+        _plot_tradeoff(per_seed, figures, Path(args.plot), env_id)
+        print(f"wrote {args.plot}")
+
+
+def _print_table(rows: dict[str, dict[str, Any]], columns: list[str], title: str, spread: dict[str, dict[str, float]] | None = None) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=title)
+    table.add_column("")
+    for col in columns:
+        table.add_column(col, justify="right")
+    for name, row in rows.items():
+        cells = []
+        for col in columns:
+            value = row.get(col, float("nan"))
+            cell = f"{value:.3f}" if isinstance(value, float) else str(value)
+            if spread is not None:
+                cell += f" ± {spread[name][col]:.2f}"
+            cells.append(cell)
+        table.add_row(name, *cells)
+    Console(width=200).print(table)
+
+
+def _plot_tradeoff(per_seed: dict[str, list[dict[str, Any]]], figures: list[str], path: Path, env_id: str) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    x_key, y_key = "utilitarian", figures[0]
+    fig, ax = plt.subplots(figsize=(5.5, 4))
+    for name, runs in per_seed.items():
+        ax.scatter([r[x_key] for r in runs], [r[y_key] for r in runs], label=name, s=40)
+    ax.set_xlabel("utility: total benefit per episode")
+    ax.set_ylabel(f"fairness score ({y_key})")
+    ax.set_title(f"fairness-utility trade-off, {env_id}")
+    ax.legend()
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="sb3-fair", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    def common(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--wandb", action="store_true", help="stream logs to Weights & Biases (offline without credentials)")
+        p.add_argument("--tensorboard-log", default=None, help="TensorBoard log folder")
+        p.add_argument("--progress-bar", action="store_true", help="show SB3's progress bar")
+
+    p = sub.add_parser("train", help="train a model and print its fairness table")
+    p.add_argument("env", help="a Gymnasium id, e.g. sb3_fair/DonutAllocation-v0")
+    p.add_argument("--algo", default="fairdqn", choices=["fairdqn"])
+    p.add_argument("--preset", choices=["donut", "lending"], default=None, help="paper 003's hyperparameters")
+    p.add_argument("--counterfactual", action="store_true", help="FairQCM counterfactual replay")
+    p.add_argument("--timesteps", type=int, default=20_000)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--save", default=None)
+    p.add_argument("--eval-episodes", type=int, default=20)
+    p.add_argument("--env-kwargs", nargs="*", default=[], metavar="KEY=VALUE")
+    p.add_argument("--verbose", type=int, default=0)
+    common(p)
+    p.set_defaults(func=cmd_train)
+
+    p = sub.add_parser("evaluate", help="evaluate a saved FairDQN and print its fairness table")
+    p.add_argument("model")
+    p.add_argument("env")
+    p.add_argument("--episodes", type=int, default=20)
+    p.add_argument("--env-kwargs", nargs="*", default=[], metavar="KEY=VALUE")
+    p.set_defaults(func=cmd_evaluate)
+
+    p = sub.add_parser("compare", help="baseline vs fair counterpart over seeds: table + trade-off plot")
+    p.add_argument("--task", choices=sorted(TASKS), default="donut")
+    p.add_argument("--seeds", type=int, default=2)
+    p.add_argument("--episodes", type=int, default=300, help="training episodes per run")
+    p.add_argument("--eval-episodes", type=int, default=20)
+    p.add_argument("--plot", default="sb3_fair_compare.png", help="PNG path for the fairness-utility plot ('' for none)")
+    common(p)
+    p.set_defaults(func=cmd_compare)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = build_parser().parse_args(argv)
+    args.func(args)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
