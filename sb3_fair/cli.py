@@ -38,15 +38,18 @@ def _parse_kv(items: list[str]) -> dict[str, Any]:
     return out
 
 
-def _make_model(algo: str, env: Any, preset: str | None, counterfactual: bool, seed: int, wandb: bool, tensorboard_log: str | None, verbose: int = 0) -> Any:
+def _make_model(algo: str, env: Any, preset: str | None, counterfactual: bool, seed: int, wandb: bool,
+                tensorboard_log: str | None, learning_rate: float | None = None, verbose: int = 0) -> Any:
     from sb3_fair import FairDQN
 
     if algo != "fairdqn":
         raise SystemExit(f"--algo must be one of ['fairdqn'], got {algo!r}")
+    kwargs: dict[str, Any] = dict(seed=seed, wandb=wandb, tensorboard_log=tensorboard_log, verbose=verbose)
+    if learning_rate is not None:
+        kwargs["learning_rate"] = learning_rate
     if preset:
-        return FairDQN.from_preset(preset, env, counterfactual=counterfactual, seed=seed, wandb=wandb,
-                                   tensorboard_log=tensorboard_log, verbose=verbose)
-    return FairDQN("MlpPolicy", env, counterfactual=counterfactual, seed=seed, wandb=wandb, tensorboard_log=tensorboard_log, verbose=verbose)
+        return FairDQN.from_preset(preset, env, counterfactual=counterfactual, **kwargs)
+    return FairDQN("MlpPolicy", env, counterfactual=counterfactual, **kwargs)
 
 
 def cmd_train(args: argparse.Namespace) -> None:
@@ -56,7 +59,8 @@ def cmd_train(args: argparse.Namespace) -> None:
     from sb3_fair.common.evaluation import evaluate_fairness
 
     env = gym.make(args.env, **_parse_kv(args.env_kwargs))
-    model = _make_model(args.algo, env, args.preset, args.counterfactual, args.seed, args.wandb, args.tensorboard_log, verbose=args.verbose)
+    model = _make_model(args.algo, env, args.preset, args.counterfactual, args.seed, args.wandb, args.tensorboard_log,
+                        learning_rate=args.learning_rate, verbose=args.verbose)
     model.learn(args.timesteps, progress_bar=args.progress_bar)
     if args.save:
         model.save(args.save)
@@ -91,7 +95,8 @@ def cmd_compare(args: argparse.Namespace) -> None:
     for seed in range(args.seeds):
         for name, cf in variants.items():
             print(f"training {name}, seed {seed}: {args.episodes} episodes of {env_id}", flush=True)
-            model = _make_model("fairdqn", gym.make(env_id), preset, cf, seed, args.wandb, args.tensorboard_log)
+            model = _make_model("fairdqn", gym.make(env_id), preset, cf, seed, args.wandb, args.tensorboard_log,
+                                learning_rate=args.learning_rate)
             model.learn(args.episodes * horizon, progress_bar=args.progress_bar)
             res = evaluate_fairness(model, gym.make(env_id), n_episodes=args.eval_episodes)
             per_seed[name].append(res)
@@ -170,6 +175,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--save", default=None)
     p.add_argument("--eval-episodes", type=int, default=20)
     p.add_argument("--env-kwargs", nargs="*", default=[], metavar="KEY=VALUE")
+    p.add_argument("--learning-rate", type=float, default=None, help="override the preset's learning rate")
     p.add_argument("--verbose", type=int, default=0)
     common(p)
     p.set_defaults(func=cmd_train)
@@ -186,6 +192,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seeds", type=int, default=2)
     p.add_argument("--episodes", type=int, default=300, help="training episodes per run")
     p.add_argument("--eval-episodes", type=int, default=20)
+    p.add_argument("--learning-rate", type=float, default=1e-3,
+                   help="for both models (paper 003: 1e-4, which learns nothing within 1000 episodes here)")
     p.add_argument("--plot", default="sb3_fair_compare.png", help="PNG path for the fairness-utility plot ('' for none)")
     common(p)
     p.set_defaults(func=cmd_compare)

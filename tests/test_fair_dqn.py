@@ -136,3 +136,11 @@ def test_multiple_envs_counterfactuals():
     model = FairDQN("MlpPolicy", venv, counterfactual=True, **SMALL)
     model.learn(100)
     assert model.replay_buffer.n_counterfactual == 2 * 32 * 50
+
+
+def test_large_n_samples_at_most_max_counterfactuals():
+    env = make_donut_allocation(n_customers=8, horizon=50)  # 2^8 = 256 members: sampled, not enumerated
+    model = FairDQN("MlpPolicy", env, counterfactual=True, **SMALL)
+    model.learn(50)
+    per_step = model.replay_buffer.n_counterfactual / 50
+    assert 20 < per_step <= 32

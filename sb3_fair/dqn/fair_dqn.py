@@ -65,8 +65,10 @@ class FairDQN(DQN):
     :param counterfactual_offsets: the per-entry offsets of the counterfactual set
         (paper: ``(1, 2)``; the lending preset uses ``(0, 1, 2, 3, 4, 5)`` with min-memory, which gives
         the paper's ``<0, x +- k>``, k = 1..5).
-    :param max_counterfactuals: cap on the counterfactual memories per real step; above it, that many
-        are sampled (``None``: the whole set).
+    :param max_counterfactuals: cap on the counterfactual memories per real step: when the set has
+        more members, this many are drawn at random (with replacement, duplicates dropped) before the
+        step. The default 32 keeps the paper's whole set for n <= 5 and samples for larger n;
+        ``None`` always enumerates the whole set.
     :param loss: TD loss, ``"huber"`` (SB3's default) or ``"mse"`` (paper 003's choice).
     :param fairness_window: episodes averaged in ``fairness/*`` (default: ``stats_window_size``).
     :param wandb: stream the logs to Weights & Biases: ``True`` or a dict of :func:`wandb.init`
@@ -87,7 +89,7 @@ class FairDQN(DQN):
         *args: Any,
         counterfactual: bool = False,
         counterfactual_offsets: tuple[float, ...] = (1.0, 2.0),
-        max_counterfactuals: int | None = None,
+        max_counterfactuals: int | None = 32,
         loss: str = "huber",
         fairness_window: int | None = None,
         wandb: bool | dict[str, Any] = False,
