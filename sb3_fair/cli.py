@@ -95,10 +95,12 @@ def cmd_compare(args: argparse.Namespace) -> None:
     for seed in range(args.seeds):
         for name, cf in variants.items():
             print(f"training {name}, seed {seed}: {args.episodes} episodes of {env_id}", flush=True)
-            model = _make_model("fairdqn", gym.make(env_id), preset, cf, seed, args.wandb, args.tensorboard_log,
+            # paper 003 runs FairQCM on lending with the min-normalised group memory (A.4.2)
+            env_kwargs = {"memory": "min"} if (cf and args.task == "lending") else {}
+            model = _make_model("fairdqn", gym.make(env_id, **env_kwargs), preset, cf, seed, args.wandb, args.tensorboard_log,
                                 learning_rate=args.learning_rate)
             model.learn(args.episodes * horizon, progress_bar=args.progress_bar)
-            res = evaluate_fairness(model, gym.make(env_id), n_episodes=args.eval_episodes)
+            res = evaluate_fairness(model, gym.make(env_id, **env_kwargs), n_episodes=args.eval_episodes)
             per_seed[name].append(res)
             if args.wandb:
                 import wandb

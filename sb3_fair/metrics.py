@@ -267,8 +267,8 @@ def fairness_score(
     :param how: temporal aggregation (see :func:`temporal_aggregate`).
     """
     s = np.asarray(statuses, dtype=np.float64)
-    if s.ndim != 2:
-        raise ValueError(f"statuses must be a (T, n) array, got shape {s.shape}")
+    if s.ndim != 2 or s.shape[0] == 0:
+        raise ValueError(f"statuses must be a non-empty (T, n) array, got shape {s.shape}")
     T = s.shape[0]
     if scheme == "long_term":
         keep = np.zeros(T, dtype=bool)
@@ -342,6 +342,8 @@ def demographic_parity_pairwise(
     diffs = r[p_idx][:, None] - r[u_idx][None, :]
     if attributes is not None:
         a = np.asarray(attributes)
+        if a.shape[:1] != (r.size,):
+            raise ValueError(f"attributes must have one row per agent ({r.size}), got shape {a.shape}")
         a = a.reshape(r.size, -1)
         same = np.all(a[p_idx][:, None, :] == a[u_idx][None, :, :], axis=-1)
         if not np.any(same):
@@ -408,11 +410,6 @@ def counterfactual_fairness(factual: Any, counterfactual: Any) -> float:
 # --------------------------------------------------------------------------------------------
 
 
-def _entropy_bits(p: np.ndarray) -> float:
-    p = p[p > 0]
-    return float(-np.sum(p * np.log2(p)))
-
-
 def team_fairness(credit: Any) -> float:
     """Team unfairness ``I(R;Z)`` in bits from per-episode credit vectors (paper 002, Defs. 1-2).
 
@@ -432,13 +429,15 @@ def team_fairness(credit: Any) -> float:
         return 0.0
     from math import comb, log2
 
+    from scipy.stats import entropy
+
     counts = c.sum(axis=1)
     total = 0.0
     for a in np.unique(counts):
         rows = c[counts == a]
         p_a = rows.shape[0] / E
         _, freq = np.unique(rows, axis=0, return_counts=True)
-        h_emp = _entropy_bits(freq / freq.sum())
+        h_emp = float(entropy(freq, base=2))
         h_uni = log2(comb(n, int(a)))
         total += p_a * (h_uni - h_emp)
     return float(max(total, 0.0))

@@ -113,3 +113,14 @@ def test_env_bad_input():
         LoanApplicantsEnv(credit_change="random")
     with pytest.raises(ValueError, match="initial_credit"):
         LoanApplicantsEnv(initial_credit=(0.1, 0.5, 0.9, 0.9))
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_rgb_array_render(env_id):
+    env = gym.make(env_id, render_mode="rgb_array")
+    env.reset(seed=0)
+    env.step(0)
+    frame = env.render()
+    assert frame.ndim == 3 and frame.shape[2] == 3 and frame.dtype == np.uint8 and frame.max() > 30
+    with pytest.raises(ValueError, match="render_mode"):
+        DonutAllocationEnv(render_mode="human")

@@ -144,3 +144,25 @@ def test_large_n_samples_at_most_max_counterfactuals():
     model.learn(50)
     per_step = model.replay_buffer.n_counterfactual / 50
     assert 20 < per_step <= 32
+
+
+def test_more_bad_input_fails_at_construction():
+    with pytest.raises(ValueError, match="counterfactual_offsets"):
+        FairDQN("MlpPolicy", make_donut_allocation(), counterfactual=True, counterfactual_offsets="12")
+    with pytest.raises(ValueError, match="integer counterfactual_offsets"):
+        FairDQN("MlpPolicy", make_donut_allocation(), counterfactual=True, counterfactual_offsets=(0.5, 1))
+    with pytest.raises(ValueError, match="fairness_window"):
+        FairDQN("MlpPolicy", make_donut_allocation(), fairness_window=0)
+    with pytest.raises(ValueError, match="max_counterfactuals"):
+        FairDQN("MlpPolicy", make_donut_allocation(), counterfactual=True, max_counterfactuals=0)
+    env = FairnessReward(MemoryAugmentation(LoanApplicantsEnv(), kind="min"), welfare="parity", aggregate="group")
+    with pytest.raises(ValueError, match="per-group memory"):
+        FairDQN("MlpPolicy", env, counterfactual=True)
+
+
+def test_env_ids_work_as_sb3_strings():
+    """SB3 builds string envs with render_mode='rgb_array'; the envs render it."""
+    model = FairDQN("MlpPolicy", "sb3_fair/DonutAllocation-v0", counterfactual=True, **SMALL)
+    model.env.reset()
+    frame = model.env.envs[0].render()
+    assert frame.ndim == 3 and frame.shape[2] == 3 and frame.dtype == np.uint8

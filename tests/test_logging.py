@@ -48,16 +48,43 @@ def test_wandb_offline_run_streams_metrics_and_config(tmp_path, monkeypatch):
     wandb = pytest.importorskip("wandb")
     monkeypatch.setenv("WANDB_MODE", "offline")
     monkeypatch.setenv("WANDB_SILENT", "true")
+    from wandb.sdk.wandb_run import Run
+
+    logged = []
+    original_log = Run.log
+
+    def spy(self, data, *args, **kwargs):
+        logged.append((kwargs.get("step"), dict(data)))
+        return original_log(self, data, *args, **kwargs)
+
+    monkeypatch.setattr(Run, "log", spy)
     model = FairDQN("MlpPolicy", make_donut_allocation(), counterfactual=True, wandb={"dir": str(tmp_path), "project": "sb3-fair-test"}, **SMALL)
     model.learn(100 * 3, log_interval=1)
-    run = wandb.run
+    run = model.fairness_callback.wandb_run
     assert run is not None and run.settings.mode == "offline"
     assert run.config["counterfactual"] is True
     assert run.config["memory_kind"] == "full"
     assert run.config["reward_welfare"] == "log_nash"
-    assert "fairness/log_nash" in run.summary.keys()
-    run.finish()
+    # metrics streamed during training, at increasing steps, next to the reward
+    fair_steps = [step for step, data in logged if "fairness/log_nash" in data]
+    assert len(fair_steps) >= 2 and fair_steps == sorted(fair_steps) and fair_steps[0] < 300
+    assert any("rollout/ep_rew_mean" in data and "fairness/counterfactuals_per_step" in data for _, data in logged)
+    assert wandb.run is None, "the run FairDQN started is finished when training ends"
     assert list(tmp_path.rglob("*.wandb")), "offline run file was not written"
+    # a second model gets its own run
+    model2 = FairDQN("MlpPolicy", make_donut_allocation(), wandb={"dir": str(tmp_path), "project": "sb3-fair-test"}, **SMALL)
+    model2.learn(200)
+    assert model2.fairness_callback.wandb_run.id != run.id
+
+
+def test_wandb_joins_a_run_the_user_started(tmp_path, monkeypatch):
+    wandb = pytest.importorskip("wandb")
+    monkeypatch.setenv("WANDB_SILENT", "true")
+    user_run = wandb.init(mode="offline", dir=str(tmp_path), project="sb3-fair-test")
+    model = FairDQN("MlpPolicy", make_loan_applicants(), wandb=True, **SMALL)
+    model.learn(40 * 3)
+    assert wandb.run is user_run and user_run.config["counterfactual"] is False
+    user_run.finish()
 
 
 def test_wandb_failure_never_stops_training(tmp_path, monkeypatch):

@@ -230,3 +230,18 @@ def test_stakeholders_validation():
         Stakeholders(names=("a", "b"), groups=np.array([0]))
     with pytest.raises(ValueError, match="integers"):
         Stakeholders(names=("a", "b"), groups=np.array([0.5, 1.0]))
+
+
+def test_more_bad_input_is_caught_early():
+    from sb3_fair import metrics as M
+
+    with pytest.raises(ValueError, match="welfare_kwargs"):
+        FairnessReward(ScriptedEnv(), welfare="alpha_fair", welfare_kwargs={"alhpa": 2})
+    with pytest.raises(ValueError, match="welfare_kwargs"):
+        FairnessReward(ScriptedEnv(), welfare="alpha_fair", welfare_kwargs={"alpha": -1})
+    with pytest.raises(ValueError, match="reserved"):
+        FairnessMonitor(ScriptedEnv(), metrics={"returns": lambda r, sh: 0.0})
+    with pytest.raises(ValueError, match="non-empty"):
+        M.fairness_score(np.zeros((0, 3)), scheme="long_term")
+    with pytest.raises(ValueError, match="one row per agent"):
+        M.demographic_parity_pairwise([1, 2, 3, 4], [1, 1, 0, 0], attributes=[0, 1])

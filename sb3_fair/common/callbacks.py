@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
-from sb3_fair.common.logging import WandbOutputFormat, start_wandb_run
+from sb3_fair.common.logging import WandbOutputFormat, active_wandb_run, start_wandb_run
 
 
 def _flatten_fairness(fairness: dict[str, Any]) -> dict[str, float]:
@@ -28,8 +28,10 @@ class FairnessCallback(BaseCallback):
     the last ``window`` episodes, next to SB3's ``rollout/ep_rew_mean``.
 
     Works with any SB3 algorithm whose env is wrapped in ``FairnessMonitor``; Fair* algorithms add
-    it themselves. With ``wandb`` set, it also starts (or joins) a W&B run whose config holds the
-    model's hyperparameters and fairness configuration, and streams every logger dump to it.
+    it themselves. With ``wandb`` set, it also starts a W&B run whose config holds the model's
+    hyperparameters and fairness configuration, and streams every logger dump to it; the run is
+    finished when training ends. If a run is already active (you called ``wandb.init``), it is joined
+    (its config updated) and left open for you to finish.
 
     Example::
 
@@ -53,15 +55,30 @@ class FairnessCallback(BaseCallback):
         self.config = dict(config or {})
         self.episodes: deque[dict[str, float]] = deque(maxlen=window or 100)
         self.wandb_run: Any = None
+        self._owns_run = False
+        self._output: WandbOutputFormat | None = None
 
     def _init_callback(self) -> None:
         if self.window is None:
             self.episodes = deque(self.episodes, maxlen=getattr(self.model, "_stats_window_size", 100))
         if self.wandb:
             init_kwargs = dict(self.wandb) if isinstance(self.wandb, dict) else {}
+            self._owns_run = active_wandb_run() is None
             self.wandb_run = start_wandb_run(run_config(self.model, self.config), **init_kwargs)
-            if self.wandb_run is not None and not any(isinstance(f, WandbOutputFormat) for f in self.logger.output_formats):
-                self.logger.output_formats.append(WandbOutputFormat(self.wandb_run))
+            if self.wandb_run is not None:
+                self._output = WandbOutputFormat(self.wandb_run)
+                self.logger.output_formats.append(self._output)
+
+    def _on_training_end(self) -> None:
+        if self._output is not None:
+            self.logger.dump(self.num_timesteps)  # the last records reach W&B before it closes
+            self.logger.output_formats.remove(self._output)
+            self._output = None
+        if self._owns_run and self.wandb_run is not None:
+            try:
+                self.wandb_run.finish()
+            except Exception:  # noqa: BLE001 - W&B must never stop training
+                pass
 
     def _on_step(self) -> bool:
         infos = self.locals.get("infos") or []

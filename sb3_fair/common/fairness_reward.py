@@ -71,6 +71,10 @@ class RewardSpec:
             raise ValueError(f"filter must be one of {list(NAMED_FILTERS)}, a callable or None, got {self.filter!r}")
         check_weights(self.fairness_coef, "fairness_coef")
         check_weights(self.task_coef, "task_coef")
+        try:  # bad welfare_kwargs fail here, not at the first step
+            metrics.welfare(np.ones(2), self.welfare, **self.welfare_kwargs)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"welfare_kwargs {self.welfare_kwargs!r} do not fit welfare {self.welfare!r}: {exc}") from None
 
     def welfare_of(self, status: np.ndarray) -> float:
         """W applied to one status vector (summed per group first when ``aggregate='group'``)."""

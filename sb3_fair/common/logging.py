@@ -33,6 +33,16 @@ def wandb_mode(mode: str | None = None) -> str:
     return os.environ.get("WANDB_MODE") or ("online" if wandb_has_credentials() else "offline")
 
 
+def active_wandb_run() -> Any | None:
+    """The W&B run active in this process, if any (``None`` also when wandb cannot be imported)."""
+    try:
+        import wandb
+
+        return wandb.run
+    except Exception:  # noqa: BLE001
+        return None
+
+
 def start_wandb_run(config: dict[str, Any], **init_kwargs: Any) -> Any | None:
     """Start (or reuse) a W&B run whose config holds ``config``; ``None`` if W&B fails.
 

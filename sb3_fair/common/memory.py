@@ -183,6 +183,8 @@ def counterfactual_memories(
         cand = m[None, :] + offs[choice]
     else:
         cand = m[None, :] + np.array(list(itertools.product(offs, repeat=spec.size)), dtype=np.float64)
+    if spec.encoding != "raw":
+        cand = cand[np.all(cand >= 0, axis=1)]  # scaled and binary memories hold non-negative entries
     if spec.max_value is not None:
         # a memory entry can only reach max_value at the last step: keep candidates below it
         cand = cand[np.all(cand < float(spec.max_value), axis=1)]

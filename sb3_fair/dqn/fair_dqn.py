@@ -11,7 +11,7 @@ from stable_baselines3 import DQN
 from stable_baselines3.common.buffers import ReplayBuffer
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList, ConvertCallback
 from stable_baselines3.common.type_aliases import GymEnv, MaybeCallback
-from stable_baselines3.common.vec_env import VecEnv, VecNormalize
+from stable_baselines3.common.vec_env import VecEnv
 from torch.nn import functional as F
 
 from sb3_fair.common.buffers import CounterfactualReplayBuffer
@@ -96,9 +96,13 @@ class FairDQN(DQN):
         **kwargs: Any,
     ) -> None:
         check_choice(loss, "loss", LOSSES)
+        if isinstance(counterfactual_offsets, (str, bytes)) or not np.iterable(counterfactual_offsets):
+            raise ValueError(f"counterfactual_offsets must be a tuple of numbers, got {counterfactual_offsets!r}")
         offsets = tuple(float(o) for o in counterfactual_offsets)
         if counterfactual and (len(offsets) == 0 or not all(np.isfinite(offsets))):
             raise ValueError(f"counterfactual_offsets must be a non-empty tuple of finite numbers, got {counterfactual_offsets!r}")
+        if fairness_window is not None and (not isinstance(fairness_window, (int, np.integer)) or fairness_window < 1):
+            raise ValueError(f"fairness_window must be an int >= 1 or None, got {fairness_window!r}")
         if max_counterfactuals is not None and int(max_counterfactuals) < 1:
             raise ValueError(f"max_counterfactuals must be an int >= 1 or None, got {max_counterfactuals!r}")
         self.counterfactual = bool(counterfactual)
@@ -113,6 +117,7 @@ class FairDQN(DQN):
             if kwargs.get("n_steps", 1) != 1:
                 raise ValueError("counterfactual=True supports n_steps=1 only")
             kwargs["replay_buffer_class"] = CounterfactualReplayBuffer
+        self.fairness_callback: FairnessCallback | None = None
         self.memory_spec: MemorySpec | None = None
         self.reward_spec: RewardSpec | None = None
         self._cf_sets: list[np.ndarray] | None = None
@@ -169,7 +174,7 @@ class FairDQN(DQN):
                 "counterfactual=True needs the reward to be a function of the memory: wrap the env in "
                 "sb3_fair.wrappers.FairnessReward"
             )
-        if isinstance(env, VecNormalize) or not isinstance(self.observation_space, spaces.Box):
+        if self._vec_normalize_env is not None or not isinstance(self.observation_space, spaces.Box):
             raise ValueError("counterfactual=True needs a flat Box observation and no VecNormalize")
         if memory_spec.kind == "reset":
             raise ValueError("counterfactual=True cannot use memory kind 'reset': the status is not a function of that memory; use 'full' or 'min'")
@@ -180,6 +185,10 @@ class FairDQN(DQN):
             )
         if memory_spec.groups is not None and reward_spec.aggregate != "group":
             raise ValueError("a per-group memory needs a FairnessReward with aggregate='group'")
+        if memory_spec.kind == "min" and reward_spec.aggregate == "group" and memory_spec.groups is None:
+            raise ValueError("memory kind 'min' with a group reward needs a per-group memory (MemoryAugmentation(per_group=True))")
+        if memory_spec.encoding == "binary" and not all(float(o).is_integer() for o in self.counterfactual_offsets):
+            raise ValueError(f"a binary-encoded memory needs integer counterfactual_offsets, got {self.counterfactual_offsets}")
         self.memory_spec = memory_spec
         self.reward_spec = reward_spec
         base = _env_attr(env, "base_obs_size")
@@ -187,7 +196,7 @@ class FairDQN(DQN):
         self._cf_rng = np.random.default_rng(self.seed)
 
     def _excluded_save_params(self) -> list[str]:
-        return [*super()._excluded_save_params(), "memory_spec", "reward_spec", "_cf_sets", "_cf_rng"]
+        return [*super()._excluded_save_params(), "memory_spec", "reward_spec", "_cf_sets", "_cf_rng", "fairness_callback"]
 
     def fairness_config(self) -> dict[str, Any]:
         """The fairness hyperparameters (stored in the W&B run config)."""
@@ -305,6 +314,7 @@ class FairDQN(DQN):
         progress_bar: bool = False,
     ) -> SelfFairDQN:
         fairness_cb = FairnessCallback(window=self.fairness_window, wandb=self.wandb)
+        self.fairness_callback = fairness_cb
         callbacks: list[BaseCallback] = [fairness_cb]
         if isinstance(callback, list):
             callbacks.extend(callback)

@@ -9,6 +9,7 @@ import numpy as np
 from gymnasium import spaces
 
 from sb3_fair.common.stakeholders import Stakeholders
+from sb3_fair.envs.rendering import RENDER_MODES, bars_rgb, check_render_mode
 
 
 class DonutAllocationEnv(gym.Env):
@@ -33,7 +34,7 @@ class DonutAllocationEnv(gym.Env):
     :param horizon: episode length T (paper: 100; tabular variant: 12).
     """
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+    metadata = {"render_modes": RENDER_MODES, "render_fps": 4}
 
     def __init__(self, n_customers: int = 5, p: float | list[float] = 0.8, horizon: int = 100, render_mode: str | None = None) -> None:
         if int(n_customers) < 2:
@@ -43,12 +44,10 @@ class DonutAllocationEnv(gym.Env):
             raise ValueError(f"p must be probabilities in [0, 1], got {p!r}")
         if int(horizon) < 1:
             raise ValueError(f"horizon must be an int >= 1, got {horizon!r}")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
         self.n = int(n_customers)
         self.p = probs
         self.horizon = int(horizon)
-        self.render_mode = render_mode
+        self.render_mode = check_render_mode(render_mode)
         self.gamma = 0.95
         self.stakeholders = Stakeholders.individuals(self.n, prefix="customer")
         self.observation_space = spaces.MultiBinary(self.n)
@@ -81,9 +80,11 @@ class DonutAllocationEnv(gym.Env):
         info = {"benefits": benefits, "wasted": not delivered, "counts": self.counts.copy()}
         return self.present.copy(), float(delivered), self.t >= self.horizon, False, info
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
         if self.render_mode == "ansi":
             return f"t={self.t} present={self.present.tolist()} counts={self.counts.tolist()}"
+        if self.render_mode == "rgb_array":
+            return bars_rgb(self.counts, max(self.horizon / self.n * 2, 1), self.stakeholders.groups, self.present)
         return None
 
 

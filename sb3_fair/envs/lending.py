@@ -9,6 +9,7 @@ import numpy as np
 from gymnasium import spaces
 
 from sb3_fair.common.stakeholders import Stakeholders
+from sb3_fair.envs.rendering import RENDER_MODES, bars_rgb, check_render_mode
 
 CREDIT_MIN, CREDIT_MAX = 0.2, 0.9
 
@@ -43,7 +44,7 @@ class LoanApplicantsEnv(gym.Env):
         repayment, N(-0.05, 0.1) on default).
     """
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+    metadata = {"render_modes": RENDER_MODES, "render_fps": 4}
 
     def __init__(
         self,
@@ -62,13 +63,11 @@ class LoanApplicantsEnv(gym.Env):
             raise ValueError(f"initial_credit must be 4 values in [{CREDIT_MIN}, {CREDIT_MAX}], got {initial_credit!r}")
         if credit_change not in ("fixed", "gaussian"):
             raise ValueError(f"credit_change must be one of ['fixed', 'gaussian'], got {credit_change!r}")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
         self.horizon = int(horizon)
         self.apply_prob = float(apply_prob)
         self.initial_credit = credit
         self.credit_change = credit_change
-        self.render_mode = render_mode
+        self.render_mode = check_render_mode(render_mode)
         self.gamma = 0.95
         self.n = 4
         self.stakeholders = Stakeholders(
@@ -135,7 +134,9 @@ class LoanApplicantsEnv(gym.Env):
         }
         return self._obs(), reward, terminated, False, info
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray | None:
         if self.render_mode == "ansi":
             return f"t={self.t} applied={self.applied.tolist()} credit={np.round(self.credit, 2).tolist()} profit={self.profit}"
+        if self.render_mode == "rgb_array":
+            return bars_rgb(self.credit, CREDIT_MAX, self.stakeholders.groups, self.applied)
         return None

@@ -83,6 +83,8 @@ class FairnessMonitor(gym.Wrapper):
             if applies(self.stakeholders):
                 selected[name] = fn
         for name, fn in extra.items():
+            if name in ("returns", "group_means"):
+                raise ValueError(f"metrics: {name!r} is reserved for the summary itself; choose another name")
             if not callable(fn):
                 raise ValueError(f"metrics[{name!r}] must be callable (returns, stakeholders) -> float")
             selected[name] = fn
