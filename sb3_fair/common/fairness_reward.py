@@ -76,10 +76,14 @@ class RewardSpec:
         except (TypeError, ValueError) as exc:
             raise ValueError(f"welfare_kwargs {self.welfare_kwargs!r} do not fit welfare {self.welfare!r}: {exc}") from None
 
-    def welfare_of(self, status: np.ndarray) -> float:
-        """W applied to one status vector (summed per group first when ``aggregate='group'``)."""
+    def welfare_of(self, status: np.ndarray, grouped: bool = False) -> float:
+        """W applied to one status vector.
+
+        :param status: one entry per stakeholder, or per group (sorted group ids) when ``grouped``.
+        :param grouped: ``status`` already holds per-group totals (a per-group memory).
+        """
         u = np.asarray(status, dtype=np.float64)
-        if self.aggregate == "group" and u.size == len(self.groups):  # type: ignore[arg-type]
+        if self.aggregate == "group" and not grouped:
             g = np.asarray(self.groups)
             u = np.array([u[g == k].sum() for k in np.unique(g)])
         return metrics.welfare(u, self.welfare, **self.welfare_kwargs)
@@ -102,19 +106,20 @@ def assessed(spec: RewardSpec, t: int, benefits: np.ndarray, episode_over: bool,
     return True
 
 
-def fairness_reward(spec: RewardSpec, status: Any, active: bool, task_reward: float) -> np.ndarray | float:
+def fairness_reward(spec: RewardSpec, status: Any, active: bool, task_reward: float, grouped: bool = False) -> np.ndarray | float:
     """``fairness_coef * W(status) * B + task_coef * task_reward`` (paper 003, Defs. 5.6, 5.8).
 
     ``status`` may be one vector or a batch ``(k, n)`` (counterfactual statuses); the result has
     the batch shape. ``active`` is the filter value B of the step and ``task_reward`` the env's
-    own reward for it, both shared by real and counterfactual transitions.
+    own reward for it, both shared by real and counterfactual transitions. ``grouped`` says that
+    the status holds per-group totals (see :meth:`RewardSpec.welfare_of`).
     """
     s = np.asarray(status, dtype=np.float64)
     task = spec.task_coef * float(task_reward)
     if s.ndim == 1:
-        w = spec.welfare_of(s) if active else 0.0
+        w = spec.welfare_of(s, grouped) if active else 0.0
         return spec.fairness_coef * w + task
     if not active:
         return np.full(s.shape[0], task)
-    w = np.array([spec.welfare_of(row) for row in s])
+    w = np.array([spec.welfare_of(row, grouped) for row in s])
     return spec.fairness_coef * w + task

@@ -274,7 +274,8 @@ class FairDQN(DQN):
         next_cf = np.repeat(np.asarray(next_obs, dtype=np.float32)[None], k, axis=0)
         obs_cf[:, self._memory_slice] = encode_memory(spec, memories)
         next_cf[:, self._memory_slice] = encode_memory(spec, next_mem)
-        rewards = np.asarray(fairness_reward(rspec, next_mem, bool(terms["active"]), terms["task_reward"]), dtype=np.float32).reshape(k)
+        grouped = spec.groups is not None
+        rewards = np.asarray(fairness_reward(rspec, next_mem, bool(terms["active"]), terms["task_reward"], grouped), dtype=np.float32).reshape(k)
         return obs_cf, next_cf, rewards
 
     # ------------------------------------------------------------------ training
