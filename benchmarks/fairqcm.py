@@ -221,9 +221,26 @@ def summarise(task: str, results: list[dict], refs: dict[str, float], last_k: in
         reach_s = ", ".join("—" if e is None else str(e) for e in reach) if reach else "n/a"
         lines.append(f"| {method} | {len(runs)} | {np.mean(finals):.2f} ± {np.std(finals):.2f} | {np.mean(areas):.2f} ± {np.std(areas):.2f} "
                      f"| {reach_s} | {np.mean([r['seconds'] for r in runs]):.0f} |")
+    for baseline in sorted({r["method"] for r in results} - {"FairQCM"}):
+        lines += paired(results, "FairQCM", baseline)
     lines.append(f"| random policy | — | {refs['random']:.2f} ± {refs['random_std']:.2f} (per episode) | — | — | — |")
     lines.append(f"| greedy reference | — | {refs['greedy']:.2f} ± {refs['greedy_std']:.2f} (per episode) | — | — | — |")
     return lines
+
+
+def paired(results: list[dict], a: str, b: str) -> list[str]:
+    """A table row comparing methods ``a`` and ``b`` seed by seed (same seed = same env draws at the start)."""
+    area = {(r["method"], r["seed"]): np.mean([p[1] for p in r["curve"]]) for r in results}
+    half = {(r["method"], r["seed"]): np.mean([p[1] for p in r["curve"][: max(1, len(r["curve"]) // 4)]]) for r in results}
+    seeds = sorted({s for (m, s) in area if m == a} & {s for (m, s) in area if m == b})
+    if not seeds:
+        return []
+    wins = sum(area[(a, s)] > area[(b, s)] for s in seeds)
+    wins_early = sum(half[(a, s)] > half[(b, s)] for s in seeds)
+    diff = np.mean([area[(a, s)] - area[(b, s)] for s in seeds])
+    diff_early = np.mean([half[(a, s)] - half[(b, s)] for s in seeds])
+    return [f"| {a} − {b}, seed by seed | {len(seeds)} | whole curve: {a} higher in {wins}/{len(seeds)} seeds, mean difference {diff:+.1f} "
+            f"| first quarter of training: higher in {wins_early}/{len(seeds)} seeds, mean difference {diff_early:+.1f} | — | — |"]
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -257,9 +274,10 @@ def main(argv: list[str] | None = None) -> None:
         with mp.get_context("spawn").Pool(args.workers) as pool:
             pool.map(run_job, jobs, chunksize=1)
         tp = throughput(args.throughput_steps)
+        tp["wall_seconds"] = time.perf_counter() - t0
         (OUT / "throughput.json").write_text(json.dumps(tp))
     tp = json.loads((OUT / "throughput.json").read_text())
-    wall = time.perf_counter() - t0
+    wall = tp.get("wall_seconds", time.perf_counter() - t0)
 
     cmd = "python benchmarks/fairqcm.py" + (" --quick" if args.quick else "") + (
         "" if args.quick or (args.seeds, args.episodes) == (5, 1000) else f" --seeds {args.seeds} --episodes {args.episodes}") + (
