@@ -19,7 +19,7 @@ class FairnessReward(gym.RewardWrapper):
     scheme's sum over time this makes a reward-like (or bounded reward-like) fairness scheme: the
     episode's undiscounted return is the fairness score of the trace (Def. 4.7).
     The pieces of the reward are put in ``info["fairness_terms"]`` (``status``, ``active``,
-    ``task_reward``, ``welfare``) so that counterfactual replay can recompute the reward for
+    ``task_reward``) so that counterfactual replay can recompute the reward for
     another memory with the same function.
 
     Example (paper 003's doughnut reward: log-Nash welfare of U + 1, 0 when the doughnut is wasted)::
@@ -86,7 +86,6 @@ class FairnessReward(gym.RewardWrapper):
             "status": self._status.copy(),
             "active": active,
             "task_reward": float(task_reward),
-            "welfare": self.reward_spec.welfare_of(self._status),
         }
         return obs, float(reward), terminated, truncated, info
 
