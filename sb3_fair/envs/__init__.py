@@ -12,6 +12,8 @@ id                                     what ``gym.make`` returns
                                        loan, -T for a loan to a non-applicant, -10T at the end
                                        without the 10 % margin
 ``sb3_fair/LoanApplicantsGaussian-v0`` the same with Gaussian credit changes (paper 003, A.3)
+``sb3_fair/PursuitEvasion-v0``         paper 002's toroidal pursuit-evasion: 3 pursuers (one joint
+                                       env), capture credit per pursuer as benefits
 ====================================== ===========================================================
 
 Each factory takes ``memory`` (``"full"``, ``"min"``, ``"reset"`` or ``None`` for no memory),
@@ -27,6 +29,7 @@ import gymnasium as gym
 
 from sb3_fair.envs.donut import DonutAllocationEnv, greedy_allocation
 from sb3_fair.envs.lending import LoanApplicantsEnv
+from sb3_fair.envs.pursuit import GreedyPursuitPolicy, PursuitEvasionEnv, SpeedCurriculum
 from sb3_fair.wrappers.memory import MemoryAugmentation
 from sb3_fair.wrappers.reward import FairnessReward
 
@@ -57,6 +60,7 @@ def _register() -> None:
         "sb3_fair/DonutAllocationTabular-v0": ("sb3_fair.envs:make_donut_allocation", {"n_customers": 3, "horizon": 12}),
         "sb3_fair/LoanApplicants-v0": ("sb3_fair.envs:make_loan_applicants", {}),
         "sb3_fair/LoanApplicantsGaussian-v0": ("sb3_fair.envs:make_loan_applicants", {"credit_change": "gaussian"}),
+        "sb3_fair/PursuitEvasion-v0": ("sb3_fair.envs.pursuit:PursuitEvasionEnv", {}),
     }
     for env_id, (entry, kwargs) in ids.items():
         if env_id not in gym.registry:
@@ -66,6 +70,9 @@ def _register() -> None:
 _register()
 
 __all__ = [
+    "GreedyPursuitPolicy",
+    "PursuitEvasionEnv",
+    "SpeedCurriculum",
     "DonutAllocationEnv",
     "LoanApplicantsEnv",
     "greedy_allocation",

@@ -1,0 +1,274 @@
+"""Toroidal pursuit-evasion (paper 002, §5 and App. C): n pursuers chase one evader on a torus."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+from stable_baselines3.common.callbacks import BaseCallback
+
+from sb3_fair.common.stakeholders import Stakeholders, check_choice
+from sb3_fair.common.symmetry import AgentSymmetry
+from sb3_fair.envs.rendering import RENDER_MODES, check_render_mode
+
+OBSERVATIONS = ("relative", "absolute")
+
+
+def torus_delta(src: np.ndarray, dst: np.ndarray, size: float) -> np.ndarray:
+    """Minimum-image displacement ``dst - src`` on a square torus of side ``size``."""
+    d = np.asarray(dst, dtype=np.float64) - np.asarray(src, dtype=np.float64)
+    return (d + size / 2.0) % size - size / 2.0
+
+
+def evader_heading(evader: np.ndarray, pursuers: np.ndarray, size: float) -> np.ndarray:
+    """The evader's unit heading: the closed-form minimiser of paper 002's Eq. 7.
+
+    ``U(theta_e) = sum_i (1 / r_i) cos(theta_e - theta_i)`` with ``r_i`` and ``theta_i`` the distance
+    and bearing from the evader to pursuer i. Writing ``Z = sum_i (1 / r_i) e^{i theta_i} =
+    sum_i d_i / r_i^2`` (``d_i`` the toroidal displacement to pursuer i), ``U = |Z| cos(theta_e -
+    arg Z)``, minimised by heading along ``-Z``: away from the pursuers, the nearer ones weighing
+    more. When ``Z = 0`` the evader stays put.
+    """
+    d = torus_delta(evader[None, :], pursuers, size)
+    r2 = np.maximum(np.sum(d * d, axis=1, keepdims=True), 1e-12)
+    z = np.sum(d / r2, axis=0)
+    norm = np.linalg.norm(z)
+    return -z / norm if norm > 1e-12 else np.zeros(2)
+
+
+class PursuitEvasionEnv(gym.Env):
+    """n pursuers (one joint Gymnasium env) chase an evader on a torus (paper 002, §5, App. C).
+
+    Each step every pursuer moves ``pursuer_speed * dt`` along its heading (the joint action holds
+    one 2-D heading vector per pursuer, normalised; a zero vector stands still) and the evader moves
+    ``evader_speed * dt`` along the closed-form minimiser of Eq. 7 (:func:`evader_heading`), both
+    from the positions at the start of the step. A pursuer within ``capture_radius`` (toroidal
+    distance) of the evader captures it: the episode ends, the team reward is ``+50`` (the mutual
+    reward of paper 002) on top of the ``-0.1`` paid every step, and ``info["benefits"]`` credits
+    each capturing pursuer with 1 (paper 002's reward vector r, e.g. ``[0, 0, 1]``). The episode is
+    truncated after ``max_steps``.
+
+    Observation (``observation="relative"``, default): for each pursuer i, in order, its egocentric
+    view: the toroidal displacement to the evader, then to the other pursuers i+1, i+2, ... (mod n),
+    all divided by ``size / 2`` so they lie in [-1, 1]. With ``"absolute"``: every pursuer's position,
+    then the evader's, divided by ``size``. ``env.unwrapped.symmetry`` describes how a permutation of
+    the pursuers acts on both (SPEC §2), and for relative observations which entries form each
+    pursuer's view (Fair-E).
+
+    Start: the evader at the centre (plus 1e-2 noise), pursuers uniform on the torus at least 0.5
+    away from it. Constants (6 x 6 torus, dt 0.1, capture 0.125, 500 steps, evader speed 1.0) follow
+    SPEC §6; the paper leaves them to its code. Deviation from that code: capture is measured across
+    the seam too (toroidal distance).
+
+    :param n_pursuers: number of pursuers (paper: 3).
+    :param pursuer_speed: pursuer speed ``|v_p|`` (the skill knob; paper trains from 1.2 to 0.4).
+    :param evader_speed: evader speed (paper: 1.0).
+    :param size: side of the torus.
+    :param dt: time step.
+    :param capture_radius: capture distance.
+    :param max_steps: episode length before truncation.
+    :param observation: ``"relative"`` or ``"absolute"``.
+    """
+
+    metadata = {"render_modes": RENDER_MODES, "render_fps": 10}
+
+    def __init__(
+        self,
+        n_pursuers: int = 3,
+        pursuer_speed: float = 1.2,
+        evader_speed: float = 1.0,
+        size: float = 6.0,
+        dt: float = 0.1,
+        capture_radius: float = 0.125,
+        max_steps: int = 500,
+        observation: str = "relative",
+        render_mode: str | None = None,
+    ) -> None:
+        if int(n_pursuers) < 2:
+            raise ValueError(f"n_pursuers must be an int >= 2, got {n_pursuers!r}")
+        for name, value in (("pursuer_speed", pursuer_speed), ("evader_speed", evader_speed), ("size", size),
+                            ("dt", dt), ("capture_radius", capture_radius)):
+            if not np.isfinite(value) or value < 0 or (name in ("size", "dt") and value == 0):
+                raise ValueError(f"{name} must be a finite number >= 0 (> 0 for size and dt), got {value!r}")
+        if int(max_steps) < 1:
+            raise ValueError(f"max_steps must be an int >= 1, got {max_steps!r}")
+        check_choice(observation, "observation", OBSERVATIONS)
+        self.n = int(n_pursuers)
+        self.pursuer_speed = float(pursuer_speed)
+        self.evader_speed = float(evader_speed)
+        self.size = float(size)
+        self.dt = float(dt)
+        self.capture_radius = float(capture_radius)
+        self.max_steps = int(max_steps)
+        self.observation = observation
+        self.render_mode = check_render_mode(render_mode)
+        self.stakeholders = Stakeholders(names=tuple(f"pursuer_{i}" for i in range(self.n)), groups=np.arange(self.n))
+        if observation == "relative":
+            obs_dim = 2 * self.n * self.n
+            self.observation_space = spaces.Box(-1.0, 1.0, (obs_dim,), np.float32)
+            agent_obs = np.arange(obs_dim).reshape(self.n, 2 * self.n)
+        else:
+            obs_dim = 2 * (self.n + 1)
+            self.observation_space = spaces.Box(0.0, 1.0, (obs_dim,), np.float32)
+            agent_obs = None
+        self.action_space = spaces.Box(-1.0, 1.0, (2 * self.n,), np.float32)
+        self.symmetry = AgentSymmetry(n_agents=self.n, obs_dim=obs_dim, action_dim=2 * self.n,
+                                      obs_index=self._obs_index, agent_obs=agent_obs)
+        self.pursuers = np.zeros((self.n, 2))
+        self.evader = np.zeros(2)
+        self.t = 0
+
+    # ---------------------------------------------------------------- symmetry
+    def _obs_index(self, perm: tuple[int, ...]) -> np.ndarray:
+        """``(perm . obs) = obs[index]`` where pursuer i of the new state stands where pursuer perm[i] stood."""
+        n = self.n
+        if self.observation == "absolute":
+            blocks = [np.arange(2 * p, 2 * p + 2) for p in perm] + [np.arange(2 * n, 2 * n + 2)]
+            return np.concatenate(blocks)
+        out = []
+        for i in range(n):
+            src = perm[i]  # the new pursuer i sees what old pursuer src saw ...
+            base = src * 2 * n
+            out.append(np.arange(base, base + 2))  # ... the evader
+            for k in range(1, n):
+                other = perm[(i + k) % n]  # ... and, as its k-th neighbour, old pursuer `other`
+                slot = (other - src) % n  # where `other` sits in src's view (1..n-1)
+                out.append(np.arange(base + 2 * slot, base + 2 * slot + 2))
+        return np.concatenate(out)
+
+    # ---------------------------------------------------------------- dynamics
+    def _obs(self) -> np.ndarray:
+        if self.observation == "absolute":
+            return (np.concatenate([self.pursuers.ravel(), self.evader]) / self.size).astype(np.float32)
+        half = self.size / 2.0
+        views = []
+        for i in range(self.n):
+            parts = [torus_delta(self.pursuers[i], self.evader, self.size)]
+            parts += [torus_delta(self.pursuers[i], self.pursuers[(i + k) % self.n], self.size) for k in range(1, self.n)]
+            views.append(np.concatenate(parts))
+        return np.clip(np.concatenate(views) / half, -1.0, 1.0).astype(np.float32)
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
+        super().reset(seed=seed)
+        self.t = 0
+        self.evader = np.full(2, self.size / 2.0) + self.np_random.normal(0.0, 1e-2, 2)
+        self.pursuers = np.zeros((self.n, 2))
+        for i in range(self.n):
+            while True:
+                p = self.np_random.uniform(0.0, self.size, 2)
+                if np.linalg.norm(torus_delta(p, self.evader, self.size)) >= 0.5:
+                    break
+            self.pursuers[i] = p
+        return self._obs(), {}
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        a = np.asarray(action, dtype=np.float64).reshape(self.n, 2)
+        norms = np.linalg.norm(a, axis=1, keepdims=True)
+        headings = np.where(norms > 1e-8, a / np.maximum(norms, 1e-8), 0.0)
+        e_heading = evader_heading(self.evader, self.pursuers, self.size)
+        self.pursuers = (self.pursuers + self.pursuer_speed * self.dt * headings) % self.size
+        self.evader = (self.evader + self.evader_speed * self.dt * e_heading) % self.size
+        self.t += 1
+        dist = np.linalg.norm(torus_delta(self.pursuers, self.evader[None, :], self.size), axis=1)
+        captured = dist < self.capture_radius
+        benefits = captured.astype(np.float64)
+        terminated = bool(captured.any())
+        reward = -0.1 + (50.0 if terminated else 0.0)
+        truncated = (not terminated) and self.t >= self.max_steps
+        return self._obs(), reward, terminated, truncated, {"benefits": benefits, "captured": terminated}
+
+    def render(self) -> str | np.ndarray | None:
+        if self.render_mode == "ansi":
+            return f"t={self.t} pursuers={np.round(self.pursuers, 2).tolist()} evader={np.round(self.evader, 2).tolist()}"
+        if self.render_mode == "rgb_array":
+            px = 120
+            img = np.full((px, px, 3), 245, dtype=np.uint8)
+            colours = [(66, 135, 245), (245, 130, 48), (60, 180, 75), (145, 30, 180), (240, 50, 230)]
+
+            def dot(pos: np.ndarray, colour: tuple[int, int, int], r: int = 3) -> None:
+                cx, cy = (np.asarray(pos) / self.size * px).astype(int)
+                ys, xs = np.ogrid[:px, :px]
+                img[(xs - cx) ** 2 + (ys - cy) ** 2 <= r * r] = colour
+
+            for i, p in enumerate(self.pursuers):
+                dot(p, colours[i % len(colours)])
+            dot(self.evader, (200, 30, 30), r=4)
+            return img
+        return None
+
+
+class GreedyPursuitPolicy:
+    """Paper 002's greedy baseline (App. C, Eqs. 12-13): every pursuer heads straight at the evader.
+
+    The attractive potential ``U_att = k/2 d(q_i, q_goal)^2`` with the evader as goal gives the force
+    ``F = -k (q_i - q_goal)``; the action is its direction (toroidal shortest way). It is equivariant,
+    hence fair, but does not coordinate. ``predict`` follows SB3's signature.
+
+    :param env: the :class:`PursuitEvasionEnv` (possibly wrapped) whose observations are read.
+    """
+
+    def __init__(self, env: gym.Env) -> None:
+        base = env.unwrapped
+        if not isinstance(base, PursuitEvasionEnv):
+            raise ValueError(f"env must be a PursuitEvasionEnv, got {type(base).__name__}")
+        self.env = base
+
+    def _single(self, obs: np.ndarray) -> np.ndarray:
+        n, size = self.env.n, self.env.size
+        if self.env.observation == "relative":
+            d = obs.reshape(n, 2 * n)[:, :2] * (size / 2.0)
+        else:
+            pos = obs * size
+            d = torus_delta(pos[: 2 * n].reshape(n, 2), pos[2 * n :][None, :], size)
+        norms = np.maximum(np.linalg.norm(d, axis=1, keepdims=True), 1e-12)
+        return (d / norms).ravel().astype(np.float32)
+
+    def predict(self, observation: np.ndarray, state: Any = None, episode_start: Any = None, deterministic: bool = True) -> tuple[np.ndarray, None]:
+        obs = np.asarray(observation, dtype=np.float64)
+        if obs.ndim == 1:
+            return self._single(obs), None
+        return np.stack([self._single(o) for o in obs]), None
+
+
+class SpeedCurriculum(BaseCallback):
+    """Lower the pursuers' speed linearly over training (paper 002 trains from ``|v_p| = 1.2`` to ``0.4``).
+
+    Sets ``pursuer_speed`` on every sub-env (through Gymnasium's ``set_wrapper_attr``, so wrapped envs
+    work) from ``start`` at the beginning of ``learn`` to ``end`` at its last step, in steps of at most
+    0.001; records ``fairness/pursuer_speed``.
+
+    :param start: speed at the start of training.
+    :param end: speed at the end of training.
+    """
+
+    def __init__(self, start: float = 1.2, end: float = 0.4, verbose: int = 0) -> None:
+        super().__init__(verbose)
+        for name, v in (("start", start), ("end", end)):
+            if not np.isfinite(v) or v < 0:
+                raise ValueError(f"{name} must be a finite speed >= 0, got {v!r}")
+        self.start, self.end = float(start), float(end)
+        self._first = 0
+        self._total = 1
+        self._current: float | None = None
+
+    def _set(self, v: float) -> None:
+        self.training_env.env_method("set_wrapper_attr", "pursuer_speed", v)
+        self._current = v
+
+    def _on_training_start(self) -> None:
+        self._first = self.num_timesteps
+        self._total = max(int(self.locals.get("total_timesteps", 1)) - self._first, 1)
+        self._set(self.start)
+
+    def speed(self) -> float:
+        frac = min(max((self.num_timesteps - self._first) / self._total, 0.0), 1.0)
+        return self.start + frac * (self.end - self.start)
+
+    def _on_step(self) -> bool:
+        v = self.speed()
+        if self._current is None or abs(v - self._current) >= 1e-3:
+            self._set(v)
+        self.logger.record("fairness/pursuer_speed", self._current)
+        return True
