@@ -9,34 +9,25 @@ import torch as th
 from gymnasium import spaces
 from stable_baselines3 import DQN
 from stable_baselines3.common.buffers import ReplayBuffer
-from stable_baselines3.common.callbacks import BaseCallback, CallbackList, ConvertCallback
 from stable_baselines3.common.type_aliases import GymEnv, MaybeCallback
 from stable_baselines3.common.vec_env import VecEnv
 from torch.nn import functional as F
 
 from sb3_fair.common.buffers import CounterfactualReplayBuffer
 from sb3_fair.common.callbacks import FairnessCallback
+from sb3_fair.common.fair_algorithm import FairAlgorithmMixin, check_fairness_window, env_attr
 from sb3_fair.common.fairness_reward import RewardSpec, fairness_reward
 from sb3_fair.common.memory import MemorySpec, counterfactual_memories, decode_memory, encode_memory, update_memory
 from sb3_fair.common.stakeholders import check_choice
 from sb3_fair.dqn.policies import CnnPolicy, DQNPolicy, MlpPolicy, MultiInputPolicy
 from sb3_fair.dqn.presets import preset_kwargs
-from sb3_fair.wrappers.monitor import FairnessMonitor
 
 SelfFairDQN = TypeVar("SelfFairDQN", bound="FairDQN")
 
 LOSSES = ("huber", "mse")
 
 
-def _env_attr(env: VecEnv, name: str) -> Any:
-    """An attribute of the first sub-env, looked up through its wrappers; ``None`` if absent."""
-    try:
-        return env.get_attr(name, indices=[0])[0]
-    except AttributeError:
-        return None
-
-
-class FairDQN(DQN):
+class FairDQN(FairAlgorithmMixin, DQN):
     """Deep Q-Network with FairQCM counterfactual memory replay (paper 003, §5.2, Eq. 2, Alg. 1).
 
     Constructed exactly like SB3's :class:`~stable_baselines3.DQN`, plus fairness keyword
@@ -101,8 +92,7 @@ class FairDQN(DQN):
         offsets = tuple(float(o) for o in counterfactual_offsets)
         if counterfactual and (len(offsets) == 0 or not all(np.isfinite(offsets))):
             raise ValueError(f"counterfactual_offsets must be a non-empty tuple of finite numbers, got {counterfactual_offsets!r}")
-        if fairness_window is not None and (not isinstance(fairness_window, (int, np.integer)) or fairness_window < 1):
-            raise ValueError(f"fairness_window must be an int >= 1 or None, got {fairness_window!r}")
+        check_fairness_window(fairness_window)
         if max_counterfactuals is not None and int(max_counterfactuals) < 1:
             raise ValueError(f"max_counterfactuals must be an int >= 1 or None, got {max_counterfactuals!r}")
         self.counterfactual = bool(counterfactual)
@@ -137,13 +127,6 @@ class FairDQN(DQN):
         kwargs.update(overrides)
         return cls("MlpPolicy", env, counterfactual=counterfactual, **kwargs)
 
-    @staticmethod
-    def _wrap_env(env: GymEnv, verbose: int = 0, monitor_wrapper: bool = True) -> VecEnv:
-        if not isinstance(env, VecEnv) and monitor_wrapper:
-            if not _has_wrapper(env, FairnessMonitor):
-                env = FairnessMonitor(env)
-        return DQN._wrap_env(env, verbose, monitor_wrapper)
-
     def _setup_model(self) -> None:
         super()._setup_model()
         if self.env is not None:
@@ -155,15 +138,11 @@ class FairDQN(DQN):
 
     def _setup_fairness(self, env: VecEnv) -> None:
         """Check the env against the stakeholder contract and read the memory and reward specs."""
-        if _env_attr(env, "stakeholders") is None:
-            raise ValueError(
-                "env: FairDQN needs an env honouring the stakeholder contract: `env.unwrapped.stakeholders` "
-                "(an sb3_fair.Stakeholders) and `info['benefits']` at every step"
-            )
+        self._check_stakeholders(env, "FairDQN")
         if not self.counterfactual:
             return
-        memory_spec = _env_attr(env, "memory_spec")
-        reward_spec = _env_attr(env, "reward_spec")
+        memory_spec = env_attr(env, "memory_spec")
+        reward_spec = env_attr(env, "reward_spec")
         if memory_spec is None:
             raise ValueError(
                 "counterfactual=True needs an env with memory: wrap it in sb3_fair.wrappers.MemoryAugmentation "
@@ -191,7 +170,7 @@ class FairDQN(DQN):
             raise ValueError(f"a binary-encoded memory needs integer counterfactual_offsets, got {self.counterfactual_offsets}")
         self.memory_spec = memory_spec
         self.reward_spec = reward_spec
-        base = _env_attr(env, "base_obs_size")
+        base = env_attr(env, "base_obs_size")
         self._memory_slice = slice(base, base + memory_spec.encoded_size)
         self._cf_rng = np.random.default_rng(self.seed)
 
@@ -314,24 +293,8 @@ class FairDQN(DQN):
         reset_num_timesteps: bool = True,
         progress_bar: bool = False,
     ) -> SelfFairDQN:
-        fairness_cb = FairnessCallback(window=self.fairness_window, wandb=self.wandb)
-        self.fairness_callback = fairness_cb
-        callbacks: list[BaseCallback] = [fairness_cb]
-        if isinstance(callback, list):
-            callbacks.extend(callback)
-        elif isinstance(callback, BaseCallback):
-            callbacks.append(callback)
-        elif callback is not None:
-            callbacks.append(ConvertCallback(callback))
-        return super().learn(total_timesteps, CallbackList(callbacks), log_interval, tb_log_name, reset_num_timesteps, progress_bar)
-
-
-def _has_wrapper(env: Any, wrapper_cls: type) -> bool:
-    while env is not None:
-        if isinstance(env, wrapper_cls):
-            return True
-        env = getattr(env, "env", None)
-    return False
+        callbacks = self._with_fairness_callback(callback)
+        return super().learn(total_timesteps, callbacks, log_interval, tb_log_name, reset_num_timesteps, progress_bar)
 
 
 __all__ = ["FairDQN"]
