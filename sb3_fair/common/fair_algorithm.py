@@ -47,6 +47,20 @@ class FairAlgorithmMixin:
             env = FairnessMonitor(env)
         return BaseAlgorithm._wrap_env(env, verbose, monitor_wrapper)
 
+    def _setup_model(self) -> None:
+        super()._setup_model()  # type: ignore[misc]
+        if self.env is not None:  # type: ignore[attr-defined]
+            self._check_stakeholders(self.env, type(self).__name__)  # type: ignore[attr-defined]
+            self._setup_fairness(self.env)  # type: ignore[attr-defined]
+
+    def set_env(self, env: GymEnv, force_reset: bool = True) -> None:
+        super().set_env(env, force_reset)  # type: ignore[misc]
+        self._check_stakeholders(self.env, type(self).__name__)  # type: ignore[attr-defined]
+        self._setup_fairness(self.env)  # type: ignore[attr-defined]
+
+    def _setup_fairness(self, env: VecEnv) -> None:
+        """Read the fairness configuration from the env (memory, reward, symmetry); raise on a misfit."""
+
     @staticmethod
     def _check_stakeholders(env: VecEnv, algo: str) -> None:
         if env_attr(env, "stakeholders") is None:

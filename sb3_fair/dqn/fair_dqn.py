@@ -127,18 +127,8 @@ class FairDQN(FairAlgorithmMixin, DQN):
         kwargs.update(overrides)
         return cls("MlpPolicy", env, counterfactual=counterfactual, **kwargs)
 
-    def _setup_model(self) -> None:
-        super()._setup_model()
-        if self.env is not None:
-            self._setup_fairness(self.env)
-
-    def set_env(self, env: GymEnv, force_reset: bool = True) -> None:
-        super().set_env(env, force_reset)
-        self._setup_fairness(self.env)  # type: ignore[arg-type]
-
     def _setup_fairness(self, env: VecEnv) -> None:
         """Check the env against the stakeholder contract and read the memory and reward specs."""
-        self._check_stakeholders(env, "FairDQN")
         if not self.counterfactual:
             return
         memory_spec = env_attr(env, "memory_spec")

@@ -51,8 +51,10 @@ class PursuitEvasionEnv(gym.Env):
     truncated after ``max_steps``.
 
     Observation (``observation="relative"``, default): for each pursuer i, in order, its egocentric
-    view: the toroidal displacement to the evader, then to the other pursuers i+1, i+2, ... (mod n),
-    all divided by ``size / 2`` so they lie in [-1, 1]. With ``"absolute"``: every pursuer's position,
+    view: the toroidal displacement to the evader, then to the other pursuers sorted by distance
+    (nearest first), all divided by ``size / 2`` so they lie in [-1, 1]. Sorting makes a view depend on
+    the geometry only, not on the other pursuers' labels, so permuting the pursuers permutes the views
+    as whole blocks (and a shared per-view network, Fair-E, is exactly equivariant). With ``"absolute"``: every pursuer's position,
     then the evader's, divided by ``size``. ``env.unwrapped.symmetry`` describes how a permutation of
     the pursuers acts on both (SPEC §2), and for relative observations which entries form each
     pursuer's view (Fair-E).
@@ -127,16 +129,9 @@ class PursuitEvasionEnv(gym.Env):
         if self.observation == "absolute":
             blocks = [np.arange(2 * p, 2 * p + 2) for p in perm] + [np.arange(2 * n, 2 * n + 2)]
             return np.concatenate(blocks)
-        out = []
-        for i in range(n):
-            src = perm[i]  # the new pursuer i sees what old pursuer src saw ...
-            base = src * 2 * n
-            out.append(np.arange(base, base + 2))  # ... the evader
-            for k in range(1, n):
-                other = perm[(i + k) % n]  # ... and, as its k-th neighbour, old pursuer `other`
-                slot = (other - src) % n  # where `other` sits in src's view (1..n-1)
-                out.append(np.arange(base + 2 * slot, base + 2 * slot + 2))
-        return np.concatenate(out)
+        # views list the others by distance, so the new pursuer i's view is old pursuer perm[i]'s view
+        view = 2 * n
+        return np.concatenate([np.arange(p * view, (p + 1) * view) for p in perm])
 
     # ---------------------------------------------------------------- dynamics
     def _obs(self) -> np.ndarray:
@@ -145,9 +140,9 @@ class PursuitEvasionEnv(gym.Env):
         half = self.size / 2.0
         views = []
         for i in range(self.n):
-            parts = [torus_delta(self.pursuers[i], self.evader, self.size)]
-            parts += [torus_delta(self.pursuers[i], self.pursuers[(i + k) % self.n], self.size) for k in range(1, self.n)]
-            views.append(np.concatenate(parts))
+            others = torus_delta(self.pursuers[i][None, :], np.delete(self.pursuers, i, axis=0), self.size)
+            order = np.argsort(np.sum(others * others, axis=1), kind="stable")
+            views.append(np.concatenate([torus_delta(self.pursuers[i], self.evader, self.size), others[order].ravel()]))
         return np.clip(np.concatenate(views) / half, -1.0, 1.0).astype(np.float32)
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
