@@ -146,3 +146,16 @@ def test_rgb_render():
     env.reset(seed=0)
     frame = env.render()
     assert frame.shape == (120, 120, 3) and frame.dtype == np.uint8
+
+
+def test_evaluate_team_fairness_with_greedy_baseline():
+    from sb3_fair.common.evaluation import evaluate_team_fairness
+
+    env = PursuitEvasionEnv(pursuer_speed=1.2, max_steps=200)
+    out = evaluate_team_fairness(GreedyPursuitPolicy(env), env, n_episodes=12)
+    assert out["capture_success"] == 1.0
+    assert out["credit"].shape == (12, 3) and np.all(out["credit"].sum(axis=1) >= 1)
+    assert 0.0 <= out["team_fairness"] <= np.log2(3) + 1e-9
+    slow = PursuitEvasionEnv(pursuer_speed=0.6, max_steps=50)
+    out_slow = evaluate_team_fairness(GreedyPursuitPolicy(slow), slow, n_episodes=3)
+    assert out_slow["capture_success"] == 0.0 and out_slow["team_fairness"] == 0.0

@@ -46,3 +46,44 @@ def evaluate_fairness(model: Any, env: gym.Env, n_episodes: int = 20, determinis
         out[key] = float(np.nanmean(values)) if values else float("nan")
     out["episodes"] = episodes
     return out
+
+
+def evaluate_team_fairness(policy: Any, env: gym.Env, n_episodes: int = 50, seed: int = 0, deterministic: bool = True) -> dict[str, Any]:
+    """Team fairness ``I(R;Z)`` and capture success of ``policy`` over ``n_episodes`` (paper 002, Defs. 1-2).
+
+    ``policy`` is anything with SB3's ``predict`` (a model, or
+    :class:`~sb3_fair.envs.GreedyPursuitPolicy`). An agent is credited in an episode when its summed
+    ``info["benefits"]`` is positive; the credit matrix goes to :func:`sb3_fair.metrics.team_fairness`
+    and :func:`sb3_fair.metrics.capture_success`.
+
+    :return: ``{"team_fairness": bits, "capture_success": fraction, "mean_return": float,
+        "mean_length": float, "credit": (n_episodes, n_agents) array}``.
+    """
+    from sb3_fair import metrics
+    from sb3_fair.common.stakeholders import get_benefits, get_stakeholders
+
+    if int(n_episodes) < 1:
+        raise ValueError(f"n_episodes must be an int >= 1, got {n_episodes!r}")
+    n = get_stakeholders(env).n
+    credit = np.zeros((int(n_episodes), n))
+    returns, lengths = [], []
+    for e in range(int(n_episodes)):
+        obs, _ = env.reset(seed=seed + e)
+        done, total, steps = False, 0.0, 0
+        while not done:
+            action, _ = policy.predict(obs, deterministic=deterministic)
+            obs, reward, terminated, truncated, info = env.step(action)
+            credit[e] += get_benefits(info, n)
+            total += float(reward)
+            steps += 1
+            done = terminated or truncated
+        returns.append(total)
+        lengths.append(steps)
+    credited = (credit > 0).astype(np.int64)
+    return {
+        "team_fairness": metrics.team_fairness(credited),
+        "capture_success": metrics.capture_success(credited),
+        "mean_return": float(np.mean(returns)),
+        "mean_length": float(np.mean(lengths)),
+        "credit": credited,
+    }

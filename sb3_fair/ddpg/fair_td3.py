@@ -54,7 +54,7 @@ class FairTD3(FairAlgorithmMixin, TD3):
     on who it is.
 
     ``equivariance_coef = 0`` behaves exactly like TD3 (same seed, same actions and weights); the
-    equivariance error is still measured, with a separate random generator. Logged under
+    equivariance error is still measured (on every 10th update), with a separate random generator. Logged under
     ``fairness/``: ``equivariance_error`` (mean ``d`` on the training batch) and ``equivariance_reg``
     (``lambda`` times it), next to the ``FairnessMonitor`` figures. ``policy="FairEPolicy"`` uses
     the Fair-E actor, equivariant by construction.
@@ -177,14 +177,14 @@ class FairTD3(FairAlgorithmMixin, TD3):
             if self._n_updates % self.policy_delay == 0:
                 actions = self.actor(replay_data.observations)
                 actor_loss = -self.critic.q1_forward(replay_data.observations, actions).mean()
-                if self.symmetry is not None:
-                    if self.equivariance_coef > 0:
-                        eqv = self.equivariance_term(replay_data.observations, actions).mean()
-                        actor_loss = actor_loss + self.equivariance_coef * eqv
-                    else:  # measured only: no gradient, no draw from torch's generator
-                        with th.no_grad():
-                            eqv = self.equivariance_term(replay_data.observations, actions).mean()
+                if self.symmetry is not None and self.equivariance_coef > 0:
+                    eqv = self.equivariance_term(replay_data.observations, actions).mean()
+                    actor_loss = actor_loss + self.equivariance_coef * eqv
                     eqv_errors.append(eqv.item())
+                elif self.symmetry is not None and self._n_updates % 10 == 0:
+                    # lambda = 0: measured on every 10th update only, without gradient or torch randomness
+                    with th.no_grad():
+                        eqv_errors.append(self.equivariance_term(replay_data.observations, actions).mean().item())
                 actor_losses.append(actor_loss.item())
                 self.actor.optimizer.zero_grad()
                 actor_loss.backward()

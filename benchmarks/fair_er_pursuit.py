@@ -1,0 +1,208 @@
+"""Paper 002's Figs. 3-5 at 2-core scale: capture success and I(R;Z) against pursuer speed.
+
+FairDDPG with the Fair-ER regulariser for lambda in {0, 0.1, 0.5, 0.9}, Fair-E (FairDDPG with the
+equivariant actor) and the greedy baseline, on ``sb3_fair/PursuitEvasion-v0`` (3 pursuers, 6 x 6
+torus). Each model is trained with the paper's speed curriculum (|v_p| from 1.2 down to 0.4, here
+linear over training) and evaluated greedily at fixed speeds.
+
+Scaling against the paper (125,000 training episodes of up to 500 steps): ``--steps`` env steps per
+run (default 50,000), episodes capped at ``--max-steps`` (default 200) in training and evaluation,
+``--eval-episodes`` per speed (default 30), ``--seeds`` seeds (default 3); DDPG with SB3's defaults
+except networks [128, 128] (the paper's width), batch 256, Gaussian action noise 0.2.
+
+Also times FairDDPG(lambda=0) and FairDDPG(lambda=0.5) against SB3's DDPG on the same env.
+
+Usage::
+
+    python benchmarks/fair_er_pursuit.py            # about 25 min on 2 cores (measured: see RESULTS.md)
+    python benchmarks/fair_er_pursuit.py --quick    # smoke run
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing as mp
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+OUT = HERE / "out" / "fair_er"
+SPEEDS = (1.2, 1.0, 0.8, 0.6, 0.4)
+VARIANTS = {
+    "lambda=0": dict(policy="MlpPolicy", equivariance_coef=0.0),
+    "lambda=0.1": dict(policy="MlpPolicy", equivariance_coef=0.1),
+    "lambda=0.5": dict(policy="MlpPolicy", equivariance_coef=0.5),
+    "lambda=0.9": dict(policy="MlpPolicy", equivariance_coef=0.9),
+    "Fair-E": dict(policy="FairEPolicy", equivariance_coef=0.0),
+}
+
+
+def model_kwargs(seed: int) -> dict[str, Any]:
+    from stable_baselines3.common.noise import NormalActionNoise
+
+    return dict(learning_rate=1e-3, batch_size=256, buffer_size=200_000, learning_starts=1000, gamma=0.99, tau=0.005,
+                action_noise=NormalActionNoise(np.zeros(6), 0.2 * np.ones(6)), policy_kwargs={"net_arch": [128, 128]}, seed=seed)
+
+
+def evaluate_speeds(policy: Any, max_steps: int, episodes: int, seed: int) -> dict[str, dict[str, float]]:
+    import gymnasium as gym
+
+    from sb3_fair.common.evaluation import evaluate_team_fairness
+
+    out = {}
+    for v in SPEEDS:
+        env = gym.make("sb3_fair/PursuitEvasion-v0", pursuer_speed=v, max_steps=max_steps)
+        pol = policy(env) if isinstance(policy, type) else policy
+        res = evaluate_team_fairness(pol, env, n_episodes=episodes, seed=seed)
+        out[str(v)] = {k: res[k] for k in ("team_fairness", "capture_success", "mean_length")}
+    return out
+
+
+def run_job(job: dict[str, Any]) -> dict[str, Any]:
+    import gymnasium as gym
+    import torch as th
+
+    th.set_num_threads(1)
+    import sb3_fair  # noqa: F401
+    from sb3_fair import FairDDPG
+    from sb3_fair.envs import SpeedCurriculum
+
+    spec = VARIANTS[job["variant"]]
+    env = gym.make("sb3_fair/PursuitEvasion-v0", max_steps=job["max_steps"])
+    model = FairDDPG(spec["policy"], env, equivariance_coef=spec["equivariance_coef"], **model_kwargs(job["seed"]))
+    t0 = time.perf_counter()
+    model.learn(job["steps"], callback=SpeedCurriculum(1.2, 0.4))
+    seconds = time.perf_counter() - t0
+    result = {**job, "seconds": seconds, "eval": evaluate_speeds(model, job["max_steps"], job["eval_episodes"], 10_000 + job["seed"])}
+    OUT.mkdir(parents=True, exist_ok=True)
+    (OUT / f"{job['variant']}_{job['seed']}.json").write_text(json.dumps(result))
+    print(f"[done] {job['variant']} seed={job['seed']} {seconds:.0f}s", flush=True)
+    return result
+
+
+def throughput(steps: int) -> dict[str, float]:
+    import gymnasium as gym
+    import torch as th
+
+    th.set_num_threads(1)
+    from stable_baselines3 import DDPG
+
+    import sb3_fair  # noqa: F401
+    from sb3_fair import FairDDPG
+
+    kw = dict(learning_starts=200, batch_size=256, policy_kwargs={"net_arch": [128, 128]}, seed=0)
+
+    def timed(make) -> float:
+        model = make()
+        t0 = time.perf_counter()
+        model.learn(steps)
+        return steps / (time.perf_counter() - t0)
+
+    env = lambda: gym.make("sb3_fair/PursuitEvasion-v0", max_steps=200)  # noqa: E731
+    runs: dict[str, list[float]] = {"ddpg": [], "fair0": [], "fair05": []}
+    for _ in range(3):
+        runs["ddpg"].append(timed(lambda: DDPG("MlpPolicy", env(), **kw)))
+        runs["fair0"].append(timed(lambda: FairDDPG("MlpPolicy", env(), equivariance_coef=0.0, **kw)))
+        runs["fair05"].append(timed(lambda: FairDDPG("MlpPolicy", env(), equivariance_coef=0.5, **kw)))
+    med = {k: float(np.median(v)) for k, v in runs.items()}
+    return {"steps": steps, **{f"{k}_steps_per_s": v for k, v in med.items()},
+            "ratio_lambda0": med["fair0"] / med["ddpg"], "ratio_lambda05": med["fair05"] / med["ddpg"]}
+
+
+def plot(results: list[dict], greedy: dict, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
+    for variant in VARIANTS:
+        runs = [r for r in results if r["variant"] == variant]
+        if not runs:
+            continue
+        for ax, key in zip(axes, ("capture_success", "team_fairness")):
+            ys = np.array([[r["eval"][str(v)][key] for v in SPEEDS] for r in runs])
+            ax.errorbar(SPEEDS, ys.mean(0), yerr=ys.std(0) / np.sqrt(len(ys)), label=f"{variant} (n={len(ys)})", capsize=2)
+    for ax, key in zip(axes, ("capture_success", "team_fairness")):
+        ax.plot(SPEEDS, [greedy[str(v)][key] for v in SPEEDS], "k--", label="greedy")
+        ax.set_xlabel("pursuer speed |v_p|")
+        ax.invert_xaxis()
+    axes[0].set_ylabel("capture success")
+    axes[1].set_ylabel("I(R;Z) (bits, lower = fairer)")
+    axes[0].legend(fontsize=7)
+    fig.suptitle("paper 002, Figs. 3-5 (scaled)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--steps", type=int, default=50_000)
+    parser.add_argument("--max-steps", type=int, default=200)
+    parser.add_argument("--eval-episodes", type=int, default=30)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--throughput-steps", type=int, default=3000)
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--no-train", action="store_true", help="only re-summarise benchmarks/out/fair_er")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.seeds, args.steps, args.eval_episodes, args.throughput_steps, args.max_steps = 1, 1500, 2, 400, 50
+    sys.path.insert(0, str(HERE.parent))
+    import sb3_fair  # noqa: F401
+    from sb3_fair.envs import GreedyPursuitPolicy
+
+    t0 = time.perf_counter()
+    if not args.no_train:
+        jobs = [dict(variant=v, seed=s, steps=args.steps, max_steps=args.max_steps, eval_episodes=args.eval_episodes)
+                for s in range(args.seeds) for v in VARIANTS]
+        with mp.get_context("spawn").Pool(args.workers) as pool:
+            pool.map(run_job, jobs, chunksize=1)
+        tp = throughput(args.throughput_steps)
+        tp["wall_seconds"] = time.perf_counter() - t0
+        (OUT / "throughput.json").write_text(json.dumps(tp))
+    tp = json.loads((OUT / "throughput.json").read_text())
+    results = [json.loads(p.read_text()) for p in sorted(OUT.glob("*_*.json")) if p.name != "throughput.json"]
+    results = [r for r in results if r["steps"] == args.steps and r["seed"] < args.seeds and r["max_steps"] == args.max_steps]
+    greedy = evaluate_speeds(GreedyPursuitPolicy, args.max_steps, args.eval_episodes, 10_000)
+    png = HERE / "fair_er_pursuit.png"
+    plot(results, greedy, png)
+
+    cmd = "python benchmarks/fair_er_pursuit.py" + (" --quick" if args.quick else "")
+    head = "| variant | seeds | " + " | ".join(f"capture @ {v}" for v in SPEEDS) + " | " + " | ".join(f"I(R;Z) @ {v}" for v in SPEEDS) + " |"
+    lines = [f"## Fair-ER / Fair-E (paper 002): `{cmd}`", "",
+             f"Measured on this project's 2-core CPU machine: FairDDPG trained {args.steps} env steps per run with the speed "
+             f"curriculum 1.2 -> 0.4, episodes capped at {args.max_steps} steps, evaluated greedily on {args.eval_episodes} "
+             f"episodes per speed; mean over {args.seeds} seeds (± sd). Paper: 125,000 episodes of up to 500 steps. "
+             f"Wall time {tp.get('wall_seconds', 0) / 60:.0f} min.", "", head, "|" + "---|" * (2 + 2 * len(SPEEDS))]
+    for variant in VARIANTS:
+        runs = [r for r in results if r["variant"] == variant]
+        if not runs:
+            continue
+        cells = []
+        for key in ("capture_success", "team_fairness"):
+            for v in SPEEDS:
+                vals = [r["eval"][str(v)][key] for r in runs]
+                cells.append(f"{np.mean(vals):.2f} ± {np.std(vals):.2f}")
+        lines.append(f"| {variant} | {len(runs)} | " + " | ".join(cells) + " |")
+    lines.append("| greedy (App. C) | — | " + " | ".join(f"{greedy[str(v)]['capture_success']:.2f}" for v in SPEEDS) + " | "
+                 + " | ".join(f"{greedy[str(v)]['team_fairness']:.2f}" for v in SPEEDS) + " |")
+    lines += ["", f"![fair-er]({png.name})", "",
+              f"Throughput ({tp['steps']} steps, one core, median of 3 interleaved runs): SB3 DDPG {tp['ddpg_steps_per_s']:.0f} steps/s, "
+              f"FairDDPG(lambda=0) {tp['fair0_steps_per_s']:.0f} ({tp['ratio_lambda0']:.2f}x), "
+              f"FairDDPG(lambda=0.5) {tp['fair05_steps_per_s']:.0f} ({tp['ratio_lambda05']:.2f}x; target >= 0.8x).", ""]
+    from fairqcm import write_section  # noqa: E402  (same folder)
+
+    write_section(HERE / "RESULTS.md", "Fair-ER / Fair-E (paper 002)", "\n".join(lines))
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(HERE))
+    main()
