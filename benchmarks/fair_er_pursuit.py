@@ -76,7 +76,7 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
     env = gym.make("sb3_fair/PursuitEvasion-v0", max_steps=job["max_steps"])
     model = FairDDPG(spec["policy"], env, equivariance_coef=spec["equivariance_coef"], **model_kwargs(job["seed"]))
     t0 = time.perf_counter()
-    model.learn(job["steps"], callback=SpeedCurriculum(1.2, 0.4))
+    model.learn(job["steps"], callback=SpeedCurriculum(job["curriculum"][0], job["curriculum"][1]))
     seconds = time.perf_counter() - t0
     result = {**job, "seconds": seconds, "eval": evaluate_speeds(model, job["max_steps"], job["eval_episodes"], 10_000 + job["seed"])}
     OUT.mkdir(parents=True, exist_ok=True)
@@ -149,6 +149,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--eval-episodes", type=int, default=30)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--throughput-steps", type=int, default=3000)
+    parser.add_argument("--curriculum", type=float, nargs=2, default=(1.2, 0.4), metavar=("START", "END"),
+                        help="pursuer speed at the start and end of training (paper: 1.2 0.4)")
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--no-train", action="store_true", help="only re-summarise benchmarks/out/fair_er")
     args = parser.parse_args(argv)
@@ -160,7 +162,8 @@ def main(argv: list[str] | None = None) -> None:
 
     t0 = time.perf_counter()
     if not args.no_train:
-        jobs = [dict(variant=v, seed=s, steps=args.steps, max_steps=args.max_steps, eval_episodes=args.eval_episodes)
+        jobs = [dict(variant=v, seed=s, steps=args.steps, max_steps=args.max_steps, eval_episodes=args.eval_episodes,
+                     curriculum=list(args.curriculum))
                 for s in range(args.seeds) for v in VARIANTS]
         with mp.get_context("spawn").Pool(args.workers) as pool:
             pool.map(run_job, jobs, chunksize=1)
@@ -169,16 +172,18 @@ def main(argv: list[str] | None = None) -> None:
         (OUT / "throughput.json").write_text(json.dumps(tp))
     tp = json.loads((OUT / "throughput.json").read_text())
     results = [json.loads(p.read_text()) for p in sorted(OUT.glob("*_*.json")) if p.name != "throughput.json"]
-    results = [r for r in results if r["steps"] == args.steps and r["seed"] < args.seeds and r["max_steps"] == args.max_steps]
+    results = [r for r in results if r["steps"] == args.steps and r["seed"] < args.seeds and r["max_steps"] == args.max_steps
+               and tuple(r.get("curriculum", (1.2, 0.4))) == tuple(args.curriculum)]
     greedy = evaluate_speeds(GreedyPursuitPolicy, args.max_steps, args.eval_episodes, 10_000)
     png = HERE / "fair_er_pursuit.png"
     plot(results, greedy, png)
 
-    cmd = "python benchmarks/fair_er_pursuit.py" + (" --quick" if args.quick else "")
+    cmd = "python benchmarks/fair_er_pursuit.py" + (" --quick" if args.quick else "") + (
+        "" if tuple(args.curriculum) == (1.2, 0.4) else f" --curriculum {args.curriculum[0]:g} {args.curriculum[1]:g}")
     head = "| variant | seeds | " + " | ".join(f"capture @ {v}" for v in SPEEDS) + " | " + " | ".join(f"I(R;Z) @ {v}" for v in SPEEDS) + " |"
     lines = [f"## Fair-ER / Fair-E (paper 002): `{cmd}`", "",
              f"Measured on this project's 2-core CPU machine: FairDDPG trained {args.steps} env steps per run with the speed "
-             f"curriculum 1.2 -> 0.4, episodes capped at {args.max_steps} steps, evaluated greedily on {args.eval_episodes} "
+             f"curriculum {args.curriculum[0]:g} -> {args.curriculum[1]:g}, episodes capped at {args.max_steps} steps, evaluated greedily on {args.eval_episodes} "
              f"episodes per speed; mean over {args.seeds} seeds (± sd). Paper: 125,000 episodes of up to 500 steps. "
              f"Wall time {tp.get('wall_seconds', 0) / 60:.0f} min.", "", head, "|" + "---|" * (2 + 2 * len(SPEEDS))]
     for variant in VARIANTS:
