@@ -10,6 +10,7 @@ from stable_baselines3.common.evaluation import evaluate_policy
 from stable_baselines3.common.monitor import Monitor
 
 from sb3_fair.common.callbacks import _flatten_fairness
+from sb3_fair.common.fair_algorithm import has_wrapper
 from sb3_fair.wrappers.monitor import FairnessMonitor
 
 
@@ -24,10 +25,7 @@ def evaluate_fairness(model: Any, env: gym.Env, n_episodes: int = 20, determinis
     """
     if int(n_episodes) < 1:
         raise ValueError(f"n_episodes must be an int >= 1, got {n_episodes!r}")
-    wrapped = env
-    while wrapped is not None and not isinstance(wrapped, FairnessMonitor):
-        wrapped = getattr(wrapped, "env", None)
-    if wrapped is None:
+    if not has_wrapper(env, FairnessMonitor):
         env = FairnessMonitor(env)
     env = Monitor(env)
     episodes: list[dict[str, float]] = []

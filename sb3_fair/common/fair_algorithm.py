@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList, ConvertCallback
 from stable_baselines3.common.type_aliases import GymEnv, MaybeCallback
@@ -84,7 +85,6 @@ class FairAlgorithmMixin:
 
 
 def check_fairness_window(fairness_window: Any) -> None:
-    import numpy as np
-
+    """Raise a clear error unless ``fairness_window`` is None or an int >= 1."""
     if fairness_window is not None and (not isinstance(fairness_window, (int, np.integer)) or fairness_window < 1):
         raise ValueError(f"fairness_window must be an int >= 1 or None, got {fairness_window!r}")

@@ -161,8 +161,8 @@ def counterfactual_memories(
     """The counterfactual memory set ``M'_t`` of FairQCM (paper 003, Eq. 2, Alg. 1, A.4.1).
 
     The default is the paper's set: every memory ``m'`` with ``m'_i in {m_i + 1, m_i + 2}`` for each
-    entry i (``2^n`` members, 32 for n = 5), candidates with an entry at or above ``max_value`` dropped (as the authors do), normalised as the
-    memory kind requires (``min`` subtracts the minimum; ``reset`` zeroes equal vectors),
+    entry i (``2^n`` members, 32 for n = 5), candidates with an entry at or above ``max_value``
+    dropped (as the authors do), normalised as the memory kind requires (``min`` subtracts the minimum; ``reset`` zeroes equal vectors),
     duplicates and ``m_t`` itself removed (``M'_t ⊆ M \\ {m_t}``). For large n the product is
     not enumerated: ``max_members`` members are drawn at random instead.
 
