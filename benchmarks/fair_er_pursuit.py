@@ -32,6 +32,7 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "out" / "fair_er"
+PAPER_CURRICULUM = (1.2, 0.4)
 SPEEDS = (1.2, 1.0, 0.8, 0.6, 0.4)
 VARIANTS = {
     "lambda=0": dict(policy="MlpPolicy", equivariance_coef=0.0),
@@ -49,13 +50,20 @@ def model_kwargs(seed: int) -> dict[str, Any]:
                 action_noise=NormalActionNoise(np.zeros(6), 0.2 * np.ones(6)), policy_kwargs={"net_arch": [128, 128]}, seed=seed)
 
 
-def evaluate_speeds(policy: Any, max_steps: int, episodes: int, seed: int) -> dict[str, dict[str, float]]:
+def out_dir(curriculum: tuple[float, float]) -> Path:
+    """Where the per-run JSON files of one curriculum live (the paper's curriculum keeps the top folder)."""
+    if tuple(curriculum) == PAPER_CURRICULUM:
+        return OUT
+    return OUT / f"curriculum_{curriculum[0]:g}_{curriculum[1]:g}"
+
+
+def evaluate_speeds(policy: Any, max_steps: int, episodes: int, seed: int, speeds: tuple[float, ...] = SPEEDS) -> dict[str, dict[str, float]]:
     import gymnasium as gym
 
     from sb3_fair.common.evaluation import evaluate_team_fairness
 
     out = {}
-    for v in SPEEDS:
+    for v in speeds:
         env = gym.make("sb3_fair/PursuitEvasion-v0", pursuer_speed=v, max_steps=max_steps)
         pol = policy(env) if isinstance(policy, type) else policy
         res = evaluate_team_fairness(pol, env, n_episodes=episodes, seed=seed)
@@ -78,9 +86,11 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
     t0 = time.perf_counter()
     model.learn(job["steps"], callback=SpeedCurriculum(job["curriculum"][0], job["curriculum"][1]))
     seconds = time.perf_counter() - t0
-    result = {**job, "seconds": seconds, "eval": evaluate_speeds(model, job["max_steps"], job["eval_episodes"], 10_000 + job["seed"])}
-    OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / f"{job['variant']}_{job['seed']}.json").write_text(json.dumps(result))
+    result = {**job, "seconds": seconds,
+              "eval": evaluate_speeds(model, job["max_steps"], job["eval_episodes"], 10_000 + job["seed"], tuple(job["speeds"]))}
+    out = out_dir(job["curriculum"])
+    out.mkdir(parents=True, exist_ok=True)
+    (out / f"{job['variant']}_{job['seed']}.json").write_text(json.dumps(result))
     print(f"[done] {job['variant']} seed={job['seed']} {seconds:.0f}s", flush=True)
     return result
 
@@ -114,7 +124,7 @@ def throughput(steps: int) -> dict[str, float]:
             "ratio_lambda0": med["fair0"] / med["ddpg"], "ratio_lambda05": med["fair05"] / med["ddpg"]}
 
 
-def plot(results: list[dict], greedy: dict, path: Path) -> None:
+def plot(results: list[dict], greedy: dict, path: Path, speeds: tuple[float, ...] = SPEEDS) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -126,10 +136,10 @@ def plot(results: list[dict], greedy: dict, path: Path) -> None:
         if not runs:
             continue
         for ax, key in zip(axes, ("capture_success", "team_fairness")):
-            ys = np.array([[r["eval"][str(v)][key] for v in SPEEDS] for r in runs])
-            ax.errorbar(SPEEDS, ys.mean(0), yerr=ys.std(0) / np.sqrt(len(ys)), label=f"{variant} (n={len(ys)})", capsize=2)
+            ys = np.array([[r["eval"][str(v)][key] for v in speeds] for r in runs])
+            ax.errorbar(speeds, ys.mean(0), yerr=ys.std(0) / np.sqrt(len(ys)), label=f"{variant} (n={len(ys)})", capsize=2)
     for ax, key in zip(axes, ("capture_success", "team_fairness")):
-        ax.plot(SPEEDS, [greedy[str(v)][key] for v in SPEEDS], "k--", label="greedy")
+        ax.plot(speeds, [greedy[str(v)][key] for v in speeds], "k--", label="greedy")
         ax.set_xlabel("pursuer speed |v_p|")
         ax.invert_xaxis()
     axes[0].set_ylabel("capture success")
@@ -149,8 +159,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--eval-episodes", type=int, default=30)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--throughput-steps", type=int, default=3000)
-    parser.add_argument("--curriculum", type=float, nargs=2, default=(1.2, 0.4), metavar=("START", "END"),
+    parser.add_argument("--curriculum", type=float, nargs=2, default=PAPER_CURRICULUM, metavar=("START", "END"),
                         help="pursuer speed at the start and end of training (paper: 1.2 0.4)")
+    parser.add_argument("--speeds", type=float, nargs="+", default=SPEEDS, help="pursuer speeds to evaluate at")
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--no-train", action="store_true", help="only re-summarise benchmarks/out/fair_er")
     args = parser.parse_args(argv)
@@ -163,48 +174,53 @@ def main(argv: list[str] | None = None) -> None:
     t0 = time.perf_counter()
     if not args.no_train:
         jobs = [dict(variant=v, seed=s, steps=args.steps, max_steps=args.max_steps, eval_episodes=args.eval_episodes,
-                     curriculum=list(args.curriculum))
+                     curriculum=list(args.curriculum), speeds=list(args.speeds))
                 for s in range(args.seeds) for v in VARIANTS]
         with mp.get_context("spawn").Pool(args.workers) as pool:
             pool.map(run_job, jobs, chunksize=1)
         tp = throughput(args.throughput_steps)
         tp["wall_seconds"] = time.perf_counter() - t0
-        (OUT / "throughput.json").write_text(json.dumps(tp))
-    tp = json.loads((OUT / "throughput.json").read_text())
-    results = [json.loads(p.read_text()) for p in sorted(OUT.glob("*_*.json")) if p.name != "throughput.json"]
+        (out_dir(args.curriculum) / "throughput.json").write_text(json.dumps(tp))
+    out = out_dir(args.curriculum)
+    speeds = tuple(args.speeds)
+    tp = json.loads((out / "throughput.json").read_text())
+    results = [json.loads(p.read_text()) for p in sorted(out.glob("*_*.json")) if p.name != "throughput.json"]
     results = [r for r in results if r["steps"] == args.steps and r["seed"] < args.seeds and r["max_steps"] == args.max_steps
-               and tuple(r.get("curriculum", (1.2, 0.4))) == tuple(args.curriculum)]
-    greedy = evaluate_speeds(GreedyPursuitPolicy, args.max_steps, args.eval_episodes, 10_000)
-    png = HERE / "fair_er_pursuit.png"
-    plot(results, greedy, png)
+               and tuple(r.get("curriculum", PAPER_CURRICULUM)) == tuple(args.curriculum) and all(str(v) in r["eval"] for v in speeds)]
+    greedy = evaluate_speeds(GreedyPursuitPolicy, args.max_steps, args.eval_episodes, 10_000, speeds)
+    default = tuple(args.curriculum) == PAPER_CURRICULUM
+    png = HERE / ("fair_er_pursuit.png" if default else f"fair_er_pursuit_curriculum_{args.curriculum[0]:g}_{args.curriculum[1]:g}.png")
+    plot(results, greedy, png, speeds)
 
     cmd = "python benchmarks/fair_er_pursuit.py" + (" --quick" if args.quick else "") + (
-        "" if tuple(args.curriculum) == (1.2, 0.4) else f" --curriculum {args.curriculum[0]:g} {args.curriculum[1]:g}")
-    head = "| variant | seeds | " + " | ".join(f"capture @ {v}" for v in SPEEDS) + " | " + " | ".join(f"I(R;Z) @ {v}" for v in SPEEDS) + " |"
+        "" if default else f" --curriculum {args.curriculum[0]:g} {args.curriculum[1]:g}") + (
+        "" if speeds == SPEEDS else " --speeds " + " ".join(f"{v:g}" for v in speeds)) + (
+        "" if args.steps == 50_000 or args.quick else f" --steps {args.steps}")
+    head = "| variant | seeds | " + " | ".join(f"capture @ {v}" for v in speeds) + " | " + " | ".join(f"I(R;Z) @ {v}" for v in speeds) + " |"
     lines = [f"## Fair-ER / Fair-E (paper 002): `{cmd}`", "",
              f"Measured on this project's 2-core CPU machine: FairDDPG trained {args.steps} env steps per run with the speed "
              f"curriculum {args.curriculum[0]:g} -> {args.curriculum[1]:g}, episodes capped at {args.max_steps} steps, evaluated greedily on {args.eval_episodes} "
              f"episodes per speed; mean over {args.seeds} seeds (± sd). Paper: 125,000 episodes of up to 500 steps. "
-             f"Wall time {tp.get('wall_seconds', 0) / 60:.0f} min.", "", head, "|" + "---|" * (2 + 2 * len(SPEEDS))]
+             f"Wall time {tp.get('wall_seconds', 0) / 60:.0f} min.", "", head, "|" + "---|" * (2 + 2 * len(speeds))]
     for variant in VARIANTS:
         runs = [r for r in results if r["variant"] == variant]
         if not runs:
             continue
         cells = []
         for key in ("capture_success", "team_fairness"):
-            for v in SPEEDS:
+            for v in speeds:
                 vals = [r["eval"][str(v)][key] for r in runs]
                 cells.append(f"{np.mean(vals):.2f} ± {np.std(vals):.2f}")
         lines.append(f"| {variant} | {len(runs)} | " + " | ".join(cells) + " |")
-    lines.append("| greedy (App. C) | — | " + " | ".join(f"{greedy[str(v)]['capture_success']:.2f}" for v in SPEEDS) + " | "
-                 + " | ".join(f"{greedy[str(v)]['team_fairness']:.2f}" for v in SPEEDS) + " |")
+    lines.append("| greedy (App. C) | — | " + " | ".join(f"{greedy[str(v)]['capture_success']:.2f}" for v in speeds) + " | "
+                 + " | ".join(f"{greedy[str(v)]['team_fairness']:.2f}" for v in speeds) + " |")
     lines += ["", f"![fair-er]({png.name})", "",
               f"Throughput ({tp['steps']} steps, one core, median of 3 interleaved runs): SB3 DDPG {tp['ddpg_steps_per_s']:.0f} steps/s, "
               f"FairDDPG(lambda=0) {tp['fair0_steps_per_s']:.0f} ({tp['ratio_lambda0']:.2f}x), "
               f"FairDDPG(lambda=0.5) {tp['fair05_steps_per_s']:.0f} ({tp['ratio_lambda05']:.2f}x; target >= 0.8x).", ""]
     from fairqcm import write_section  # noqa: E402  (same folder)
 
-    write_section(HERE / "RESULTS.md", "Fair-ER / Fair-E (paper 002)", "\n".join(lines))
+    write_section(HERE / "RESULTS.md", f"(paper 002): `{cmd}`", "\n".join(lines))
     print("\n".join(lines))
 
 
