@@ -45,6 +45,9 @@ __all__ = [
     "normalized_demographic_parity",
     "conditional_statistical_parity",
     "counterfactual_fairness",
+    "normalized_counterfactual_fairness",
+    "normalized_conditional_statistical_parity",
+    "group_contrasts",
     "team_fairness",
     "capture_success",
     "price_of_fairness",
@@ -403,6 +406,99 @@ def counterfactual_fairness(factual: Any, counterfactual: Any) -> float:
     if a.shape != b.shape:
         raise ValueError(f"factual and counterfactual must match agent for agent, got {a.shape} and {b.shape}")
     return float(np.mean(a - b))
+
+
+def normalized_counterfactual_fairness(factual: Any, counterfactual: Any) -> float:
+    """Normalised counterfactual unfairness of fair-PPO's Table 1 (paper 001 §5.1, §6).
+
+    ``(R_f - R_cf) / max(R_f + R_cf, 1)`` with ``R_f`` and ``R_cf`` the total returns of the factual
+    and the counterfactual run (in paper 001's evaluation nobody is impaired in the factual run and
+    everybody in the counterfactual one, so this is the normalised DP form across the two runs).
+    """
+    a = _as_vector(factual, "factual")
+    b = _as_vector(counterfactual, "counterfactual")
+    if a.shape != b.shape:
+        raise ValueError(f"factual and counterfactual must match agent for agent, got {a.shape} and {b.shape}")
+    r_f, r_cf = float(a.sum()), float(b.sum())
+    return (r_f - r_cf) / max(r_f + r_cf, 1.0)
+
+
+def normalized_conditional_statistical_parity(returns: Any, groups: Any, factors: Any, protected: int = 1) -> dict[int, float]:
+    """The normalised DP form of fair-PPO's Table 1 within each stratum of the legitimate factor.
+
+    Paper 001 reports CSP unfairness per berry preference ("G1/G2"):
+    ``{factor: normalized_demographic_parity(returns[stratum], groups[stratum])}`` for every stratum
+    that contains both groups.
+    """
+    r = _as_vector(returns, "returns")
+    g = _as_groups(groups, r.size)
+    f = _as_groups(factors, r.size, "factors")
+    out = {}
+    for k in np.unique(f):
+        sel = f == k
+        if np.any(g[sel] == protected) and np.any(g[sel] != protected):
+            out[int(k)] = normalized_demographic_parity(r[sel], g[sel], protected)
+    if not out:
+        raise ValueError("no stratum of the legitimate factor contains both groups")
+    return out
+
+
+def group_contrasts(
+    groups: Any, metric: str = "dp", factors: Any | None = None, twins: Any | None = None, protected: int = 1
+) -> np.ndarray:
+    """The signed gaps of DP, CSP or CF as rows of a matrix ``C``: ``C @ returns`` gives the gaps.
+
+    This is the linear form behind :func:`demographic_parity` (one row: ``+1/|G_1|`` on the
+    protected group, ``-1/|G_0|`` on the others; paper 001 Eq. 2 in group-mean form),
+    :func:`conditional_statistical_parity` (one such row per stratum of ``factors`` that holds both
+    groups, scaled by the stratum's share of the stakeholders, so that ``sum |C @ r|`` is the
+    ``mean_abs`` figure; Eq. 4) and :func:`counterfactual_fairness` (one row per agent ``x`` and its
+    twin ``twins[x]``, ``+1`` on the factual agent and ``-1`` on its twin, scaled by ``1 / pairs``;
+    Eq. 3). ``sum_k |C_k @ r|`` is the group penalty of paper 001 (Eqs. 5-7) in these forms, and
+    ``sign(C @ r) @ C`` its gradient with respect to ``r`` (used by :class:`sb3_fair.FairPPO`).
+
+    :param groups: protected attribute per stakeholder.
+    :param metric: ``"dp"``, ``"csp"`` or ``"cf"``.
+    :param factors: legitimate factor per stakeholder (``"csp"``).
+    :param twins: index of each stakeholder's counterfactual twin (``"cf"``); stakeholders whose
+        twin index is greater than their own are the factual side of the pair.
+    :return: ``(K, n)`` float array; ``K = 0`` when no row can be formed (e.g. one group only).
+    """
+    g = _as_groups(groups, np.asarray(groups).size)
+    n = g.size
+    if metric == "dp":
+        return _dp_row(g, protected)[None, :] if _has_both(g, protected) else np.zeros((0, n))
+    if metric == "csp":
+        if factors is None:
+            raise ValueError("metric 'csp' needs factors")
+        f = _as_groups(factors, n, "factors")
+        rows = []
+        for k in np.unique(f):
+            sel = f == k
+            if _has_both(g[sel], protected):
+                row = np.zeros(n)
+                row[sel] = _dp_row(g[sel], protected) * (sel.sum() / n)
+                rows.append(row)
+        return np.array(rows) if rows else np.zeros((0, n))
+    if metric == "cf":
+        if twins is None:
+            raise ValueError("metric 'cf' needs twins")
+        tw = _as_groups(twins, n, "twins")
+        factual = np.flatnonzero(tw > np.arange(n))
+        c = np.zeros((factual.size, n))
+        c[np.arange(factual.size), factual] = 1.0
+        c[np.arange(factual.size), tw[factual]] = -1.0
+        return c / max(factual.size, 1)
+    raise ValueError(f"metric must be one of ['dp', 'csp', 'cf'], got {metric!r}")
+
+
+def _has_both(g: np.ndarray, protected: int) -> bool:
+    return bool(np.any(g == protected) and np.any(g != protected))
+
+
+def _dp_row(g: np.ndarray, protected: int) -> np.ndarray:
+    prot = g == protected
+    return np.where(prot, 1.0 / max(prot.sum(), 1), -1.0 / max((~prot).sum(), 1))
 
 
 # --------------------------------------------------------------------------------------------

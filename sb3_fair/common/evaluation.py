@@ -85,3 +85,99 @@ def evaluate_team_fairness(policy: Any, env: gym.Env, n_episodes: int = 50, seed
         "mean_length": float(np.mean(lengths)),
         "credit": credited,
     }
+
+
+def group_fairness_figures(returns: Any, groups: Any, factors: Any | None = None, twins: Any | None = None,
+                           protected: int = 1) -> dict[str, float]:
+    """The group-fairness figures of one multi-agent episode (paper 001 §5.1), from :mod:`sb3_fair.metrics`.
+
+    :param returns: each agent's episode return.
+    :param groups: each agent's protected attribute.
+    :param factors: each agent's legitimate factor (adds conditional statistical parity).
+    :param twins: each agent's counterfactual twin (index), as :class:`~sb3_fair.wrappers.CounterfactualPair`
+        reports; adds counterfactual fairness (factual minus counterfactual) and its normalised form.
+    :return: ``group_<g>_mean`` for every group, and where both groups are present ``dp`` (signed,
+        protected minus the others), ``dp_abs``, ``dp_normalized`` (Table 1's form), with factors
+        ``csp_<k>`` (normalised, per stratum, Table 1's "G1/G2") and ``csp_mean_abs``, with twins
+        ``cf``, ``cf_abs`` and ``cf_normalized``.
+    """
+    from sb3_fair import metrics
+
+    r = np.asarray(returns, dtype=np.float64)
+    g = np.asarray(groups, dtype=np.int64)
+    out = {f"group_{k}_mean": v for k, v in metrics.group_means(r, g).items()}
+    if np.any(g == protected) and np.any(g != protected):
+        out["dp"] = metrics.demographic_parity(r, g, protected)
+        out["dp_abs"] = abs(out["dp"])
+        out["dp_normalized"] = metrics.normalized_demographic_parity(r, g, protected)
+        if factors is not None:
+            f = np.asarray(factors, dtype=np.int64)
+            try:
+                for k, v in metrics.normalized_conditional_statistical_parity(r, g, f, protected).items():
+                    out[f"csp_{k}"] = v
+                out["csp_mean_abs"] = metrics.conditional_statistical_parity(r, g, f, protected)["mean_abs"]
+            except ValueError:
+                pass
+    if twins is not None:
+        tw = np.asarray(twins, dtype=np.int64)
+        factual = np.flatnonzero(tw > np.arange(tw.size))
+        out["cf"] = metrics.counterfactual_fairness(r[factual], r[tw[factual]])
+        out["cf_abs"] = abs(out["cf"])
+        out["cf_normalized"] = metrics.normalized_counterfactual_fairness(r[factual], r[tw[factual]])
+    return out
+
+
+def evaluate_group_fairness(model: Any, env: Any, n_episodes: int = 10, deterministic: bool = False,
+                            seed: int = 0, protected: int = 1) -> dict[str, Any]:
+    """Run ``model`` on a PettingZoo parallel game for ``n_episodes`` and tabulate fairness per group.
+
+    One policy acts for every agent (parameter sharing, as FairPPO trains). Each episode's figures
+    come from :func:`group_fairness_figures` (DP, CSP when the infos carry ``"factor"``, CF when
+    ``env`` is a :class:`~sb3_fair.wrappers.CounterfactualPair`) and are averaged.
+
+    :param model: anything with SB3's ``predict`` taking a batch of observations.
+    :param env: a ``ParallelEnv`` whose infos carry ``"group"``.
+    :param n_episodes: episodes to run (seeds ``seed``, ``seed + 1``, ...).
+    :param deterministic: greedy actions.
+    :return: ``{"table": {group: {"mean_return", "std_return", "agents"}}, "<figure>": mean over
+        episodes, ..., "episode_return": mean total return per agent, "episodes": [figures]}``.
+    """
+    if int(n_episodes) < 1:
+        raise ValueError(f"n_episodes must be an int >= 1, got {n_episodes!r}")
+    episodes: list[dict[str, float]] = []
+    per_group: dict[int, list[float]] = {}
+    totals = []
+    for e in range(int(n_episodes)):
+        obs, infos = env.reset(seed=seed + e)
+        agents = list(env.possible_agents)
+        if any("group" not in infos.get(a, {}) for a in agents):
+            raise ValueError("env: every agent's info must carry 'group' (the protected attribute)")
+        groups = np.array([infos[a]["group"] for a in agents])
+        factors = np.array([infos[a]["factor"] for a in agents]) if all("factor" in infos[a] for a in agents) else None
+        twins = np.array([infos[a]["twin"] for a in agents]) if all("twin" in infos[a] for a in agents) else None
+        returns = np.zeros(len(agents))
+        while env.agents:
+            live = list(env.agents)
+            actions, _ = model.predict(np.stack([obs[a] for a in live]), deterministic=deterministic)
+            obs, rewards, _terms, _truncs, _infos = env.step(dict(zip(live, actions)))
+            for i, a in enumerate(agents):
+                returns[i] += rewards.get(a, 0.0)
+        episodes.append(group_fairness_figures(returns, groups, factors, twins, protected))
+        totals.append(float(returns.mean()))
+        for g in np.unique(groups):
+            per_group.setdefault(int(g), []).extend(returns[groups == g].tolist())
+    out: dict[str, Any] = {"table": {g: {"mean_return": float(np.mean(v)), "std_return": float(np.std(v)), "agents": len(v)}
+                                     for g, v in sorted(per_group.items())}}
+    for key in sorted({k for ep in episodes for k in ep}):
+        out[key] = float(np.nanmean([ep[key] for ep in episodes if key in ep]))
+    out["episode_return"] = float(np.mean(totals))
+    out["episodes"] = episodes
+    return out
+
+
+def price_of_fairness_table(fair: dict[str, Any], base: dict[str, Any]) -> dict[int, float]:
+    """Price of fairness per group (paper 001 §6.2) from two :func:`evaluate_group_fairness` results."""
+    from sb3_fair import metrics
+
+    return {g: float(metrics.price_of_fairness(fair["table"][g]["mean_return"], base["table"][g]["mean_return"]))
+            for g in fair["table"] if g in base["table"]}

@@ -16,6 +16,11 @@ id                                     what ``gym.make`` returns
                                        env), capture credit per pursuer as benefits
 ====================================== ===========================================================
 
+PettingZoo parallel games (not in Gymnasium's registry; turn them into an SB3 VecEnv with
+:func:`sb3_fair.wrappers.make_multiagent_vec_env`): :class:`AllelopathicHarvestEnv` (paper 001's
+Allelopathic Harvest; ``AllelopathicHarvestEnv.from_preset("paper" | "medium" | "small" | "tiny")``)
+and :class:`DisparityGame` (two groups, disparity set by one number; for tests and demos).
+
 Each factory takes ``memory`` (``"full"``, ``"min"``, ``"reset"`` or ``None`` for no memory),
 ``encoding`` and the bare env's keyword arguments, e.g.
 ``gym.make("sb3_fair/DonutAllocation-v0", memory="min", encoding="scaled")``.
@@ -27,7 +32,9 @@ from typing import Any
 
 import gymnasium as gym
 
+from sb3_fair.envs.disparity import DisparityGame
 from sb3_fair.envs.donut import DonutAllocationEnv, greedy_allocation
+from sb3_fair.envs.harvest import AllelopathicHarvestEnv
 from sb3_fair.envs.lending import LoanApplicantsEnv
 from sb3_fair.envs.pursuit import GreedyPursuitPolicy, PursuitEvasionEnv, SpeedCurriculum
 from sb3_fair.wrappers.memory import MemoryAugmentation
@@ -70,6 +77,8 @@ def _register() -> None:
 _register()
 
 __all__ = [
+    "AllelopathicHarvestEnv",
+    "DisparityGame",
     "GreedyPursuitPolicy",
     "PursuitEvasionEnv",
     "SpeedCurriculum",

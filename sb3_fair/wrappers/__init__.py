@@ -1,7 +1,10 @@
-"""Gymnasium wrappers: fairness monitor, memory augmentation and fairness-scheme rewards."""
+"""Gymnasium wrappers (fairness monitor, memory augmentation, fairness-scheme rewards) and the
+multi-agent adapters (PettingZoo -> SB3 VecEnv, counterfactual twin pair)."""
 
 from sb3_fair.wrappers.memory import MemoryAugmentation
 from sb3_fair.wrappers.monitor import FairnessMonitor
+from sb3_fair.wrappers.multiagent import CounterfactualPair, PettingZooVecEnv, make_multiagent_vec_env
 from sb3_fair.wrappers.reward import FairnessReward
 
-__all__ = ["FairnessMonitor", "FairnessReward", "MemoryAugmentation"]
+__all__ = ["CounterfactualPair", "FairnessMonitor", "FairnessReward", "MemoryAugmentation", "PettingZooVecEnv",
+           "make_multiagent_vec_env"]
