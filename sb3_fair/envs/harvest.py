@@ -22,8 +22,13 @@ from sb3_fair.envs.rendering import check_render_mode
 #: Action indices of :class:`AllelopathicHarvestEnv`.
 ACTIONS = ("stay", "up", "down", "left", "right", "ripen_or_eat", "recolour", "obstruct")
 STAY, UP, DOWN, LEFT, RIGHT, RIPEN_OR_EAT, RECOLOUR, OBSTRUCT = range(8)
-#: One-hot bush channels by state (0 none, 1 red unripe, 2 red ripe, 3 blue unripe, 4 blue ripe).
-_BUSH_ONEHOT = np.vstack([np.zeros((1, 4)), np.eye(4)]).astype(np.uint8)
+# Observation bytes: channel c of a cell is byte c of a uint64 (little-endian byte order of views).
+_BYTE = np.array([np.frombuffer(bytes([int(i == c) for i in range(8)]), dtype="<u8")[0] for c in range(8)], dtype=np.uint64)
+#: bush bytes by state (0 none, 1 red unripe, 2 red ripe, 3 blue unripe, 4 blue ripe)
+_BUSH_BYTES = np.array([0, _BYTE[0], _BYTE[1], _BYTE[2], _BYTE[3]], dtype=np.uint64)
+# masks for swapping own/other colour (bytes 0-1 with 2-3) and own/other team (byte 4 with 5)
+_M01, _M4, _M67 = _BYTE[0] | _BYTE[1], _BYTE[4], _BYTE[6] | _BYTE[7]
+_S8, _S16 = np.uint64(8), np.uint64(16)
 _MOVES = np.array([[0, 0], [-1, 0], [1, 0], [0, -1], [0, 1], [0, 0], [0, 0], [0, 0]], dtype=np.int64)
 #: Observation channels of the egocentric window, relative to the observing agent's preference.
 CHANNELS = ("own_colour_unripe", "own_colour_ripe", "other_colour_unripe", "other_colour_ripe",
@@ -156,11 +161,10 @@ class AllelopathicHarvestEnv(ParallelEnv):
         self._padded_width = self.width + 2 * r
         offs = np.arange(-r, r + 1)
         self._window = (offs[:, None] * self._padded_width + offs[None, :]).ravel()
-        self._layers = np.zeros((self.height + 2 * r, self._padded_width, 8), dtype=np.uint8)
-        self._layers[:, :, 6] = 1
-        self._layers[r : r + self.height, r : r + self.width, 6] = 0
-        # channel order for blue-preferring observers: swap own/other colour and own/other team
-        self._blue_perm = np.array([2, 3, 0, 1, 5, 4, 6, 7])
+        padded = np.full((self.height + 2 * r, self._padded_width), _BYTE[6], dtype=np.uint64)
+        padded[r : r + self.height, r : r + self.width] = 0
+        self._wall_table = padded.ravel()
+        self._inner = (np.arange(r, r + self.height)[:, None] * self._padded_width + np.arange(r, r + self.width)[None, :]).ravel()
         self._max_pos = np.array([self.height - 1, self.width - 1])
         self._np_random, _ = seeding.np_random(seed)
         self._seed_next = seed
@@ -309,20 +313,23 @@ class AllelopathicHarvestEnv(ParallelEnv):
         return out
 
     def _observe(self) -> np.ndarray:
-        r, H, W = self.view_radius, self.height, self.width
-        C = len(CHANNELS)
-        layers = self._layers  # uint8, 8 channels (the last is padding) so that a cell is one uint64
-        layers[:, :, :6] = 0
+        # Each cell of the padded grid is one uint64 whose byte c is channel c (byte 7 unused), so
+        # an agent's window is one gather; a blue-preferring observer reads a byte-swapped copy.
+        H, W, C = self.height, self.width, len(CHANNELS)
+        table = self._wall_table.copy()
         state = np.where(self.colour < 0, 0, 1 + 2 * self.colour + self.ripe)
-        layers[r : r + H, r : r + W, :4] = _BUSH_ONEHOT[state]
-        rr, cc = self.pos[:, 0] + r, self.pos[:, 1] + r
-        layers[rr, cc, 4 + self.preferences] = 1
-        # both channel orders side by side; a blue-preferring observer reads the swapped one
-        table = np.stack([layers, layers[:, :, self._blue_perm]], axis=2).view(np.uint64).ravel()
-        idx = 2 * ((rr * self._padded_width + cc)[:, None] + self._window) + self.preferences[:, None]
+        table[self._inner] = _BUSH_BYTES[state.ravel()]
+        at = (self.pos[:, 0] + self.view_radius) * self._padded_width + self.pos[:, 1] + self.view_radius
+        red_pref = self.preferences == 0
+        table[at[red_pref]] |= _BYTE[4]
+        table[at[~red_pref]] |= _BYTE[5]
+        swapped = (((table & _M01) << _S16) | ((table >> _S16) & _M01) | ((table & _M4) << _S8) | ((table >> _S8) & _M4)
+                   | (table & _M67))
+        both = np.concatenate([table, swapped])
+        idx = (at + table.size * self.preferences)[:, None] + self._window
         n = self.n_agents
         out = np.empty((n, self._obs_space.shape[0]), dtype=np.float32)
-        out[:, : -len(FEATURES)].reshape(n, -1, C)[...] = table[idx].view(np.uint8).reshape(n, -1, 8)[:, :, :C]
+        out[:, : -len(FEATURES)].reshape(n, -1, C)[...] = both[idx].view(np.uint8).reshape(n, -1, 8)[:, :, :C]
         feats = out[:, -len(FEATURES) :]
         feats[:, 0] = self.groups
         feats[:, 1] = (self.frozen_until <= self.t) & ((self.t % 2 == 0) | (self.groups == 0))
