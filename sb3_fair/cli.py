@@ -3,6 +3,7 @@
 Examples::
 
     sb3-fair compare --task donut --seeds 2 --episodes 300      # DQN vs FairDQN, fairness table + PNG
+    sb3-fair compare --task harvest --seeds 2 --episodes 60     # PPO vs FairPPO on Allelopathic Harvest
     sb3-fair train sb3_fair/DonutAllocation-v0 --preset donut --counterfactual --timesteps 50000 --save fairqcm.zip
     sb3-fair evaluate fairqcm.zip sb3_fair/DonutAllocation-v0 --episodes 50
 """
@@ -82,12 +83,71 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
     _print_table({Path(args.model).stem: result}, [k for k in result if k != "episodes"], title=f"{args.env}: {args.episodes} episodes")
 
 
+HARVEST_FIGURES = ["episode_return", "group_0_mean", "group_1_mean", "dp_normalized", "csp_mean_abs", "pof_group_0", "pof_group_1"]
+
+
+def _compare_harvest(args: argparse.Namespace) -> None:
+    """PPO vs FairPPO on Allelopathic Harvest (paper 001): one shared policy, 4 games side by side."""
+    from stable_baselines3 import PPO
+
+    from sb3_fair import FairPPO
+    from sb3_fair.common.evaluation import evaluate_group_fairness, price_of_fairness_table
+    from sb3_fair.envs import AllelopathicHarvestEnv
+    from sb3_fair.wrappers import CounterfactualPair, make_multiagent_vec_env
+
+    def game() -> Any:
+        return AllelopathicHarvestEnv.from_preset(args.preset)
+
+    def vec_env(cf: bool) -> Any:
+        return make_multiagent_vec_env(CounterfactualPair(game) if cf else game(), 2 if cf else 4)
+
+    base = game()
+    steps = args.episodes * base.max_steps * base.n_agents
+    kw: dict[str, Any] = dict(n_steps=150, batch_size=600, n_epochs=4, ent_coef=0.01, tensorboard_log=args.tensorboard_log)
+    if args.learning_rate is not None:
+        kw["learning_rate"] = args.learning_rate
+    name_fair = f"FairPPO ({args.fairness}, alpha={args.alpha:g}, beta={args.beta:g})"
+    per_seed: dict[str, list[dict[str, Any]]] = {"PPO": [], name_fair: []}
+    t0 = time.perf_counter()
+    for seed in range(args.seeds):
+        results = {}
+        for name in per_seed:
+            print(f"training {name}, seed {seed}: {args.episodes} games of Allelopathic Harvest ({args.preset})", flush=True)
+            if name == "PPO":
+                model = PPO("MlpPolicy", vec_env(False), seed=seed, **kw)
+            else:
+                model = FairPPO("MlpPolicy", vec_env(args.fairness == "cf"), fairness=args.fairness, alpha=args.alpha, beta=args.beta,
+                                seed=seed, wandb=args.wandb, **kw)
+            model.learn(steps, progress_bar=args.progress_bar)
+            results[name] = evaluate_group_fairness(model, game(), n_episodes=args.eval_episodes, seed=10_000 + seed)
+        pof = price_of_fairness_table(results[name_fair], results["PPO"])
+        for name, res in results.items():
+            row = {k: res.get(k, float("nan")) for k in HARVEST_FIGURES}
+            row["dp_normalized"] = abs(row["dp_normalized"])
+            row.update({f"pof_group_{g}": (pof[g] if name != "PPO" else 0.0) for g in (0, 1)})
+            per_seed[name].append(row)
+    table = {name: {k: float(np.mean([r[k] for r in runs])) for k in HARVEST_FIGURES} for name, runs in per_seed.items()}
+    spread = {name: {k: float(np.std([r[k] for r in runs])) for k in HARVEST_FIGURES} for name, runs in per_seed.items()}
+    _print_table(table, HARVEST_FIGURES, spread=spread,
+                 title=f"Allelopathic Harvest ({args.preset}): {args.seeds} seed(s) x {args.episodes} training games, {args.eval_episodes} "
+                       f"evaluation games each; dp_normalized = |Table 1 unfairness|, pof = price of fairness in % "
+                       f"({time.perf_counter() - t0:.0f} s)")
+    if args.plot:
+        _plot_tradeoff(per_seed, ["dp_normalized"], Path(args.plot), "Allelopathic Harvest", x_key="episode_return")
+        print(f"wrote {args.plot}")
+
+
 def cmd_compare(args: argparse.Namespace) -> None:
     import gymnasium as gym
 
     import sb3_fair  # noqa: F401
     from sb3_fair.common.evaluation import evaluate_fairness
 
+    if args.task == "harvest":
+        _compare_harvest(args)
+        return
+    if args.learning_rate is None:
+        args.learning_rate = 1e-3
     env_id, preset, horizon, figures = TASKS[args.task]
     variants = {"DQN (full memory)": False, "FairDQN (FairQCM)": True}
     per_seed: dict[str, list[dict[str, Any]]] = {name: [] for name in variants}
@@ -138,18 +198,18 @@ def _print_table(rows: dict[str, dict[str, Any]], columns: list[str], title: str
     Console(width=200).print(table)
 
 
-def _plot_tradeoff(per_seed: dict[str, list[dict[str, Any]]], figures: list[str], path: Path, env_id: str) -> None:
+def _plot_tradeoff(per_seed: dict[str, list[dict[str, Any]]], figures: list[str], path: Path, env_id: str, x_key: str = "utilitarian") -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    x_key, y_key = "utilitarian", figures[0]
+    y_key = figures[0]
     fig, ax = plt.subplots(figsize=(5.5, 4))
     for name, runs in per_seed.items():
         ax.scatter([r[x_key] for r in runs], [r[y_key] for r in runs], label=name, s=40)
-    ax.set_xlabel("utility: total benefit per episode")
-    ax.set_ylabel(f"fairness score ({y_key})")
+    ax.set_xlabel("utility: total benefit per episode" if x_key == "utilitarian" else f"utility ({x_key})")
+    ax.set_ylabel(f"fairness score ({y_key})" if x_key == "utilitarian" else f"unfairness ({y_key}, lower = fairer)")
     ax.set_title(f"fairness-utility trade-off, {env_id}")
     ax.legend()
     fig.tight_layout()
@@ -190,12 +250,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_evaluate)
 
     p = sub.add_parser("compare", help="baseline vs fair counterpart over seeds: table + trade-off plot")
-    p.add_argument("--task", choices=sorted(TASKS), default="donut")
+    p.add_argument("--task", choices=[*sorted(TASKS), "harvest"], default="donut",
+                   help="donut/lending: DQN vs FairDQN (paper 003); harvest: PPO vs FairPPO (paper 001)")
     p.add_argument("--seeds", type=int, default=2)
-    p.add_argument("--episodes", type=int, default=300, help="training episodes per run")
+    p.add_argument("--episodes", type=int, default=300, help="training episodes (harvest: games) per run")
     p.add_argument("--eval-episodes", type=int, default=20)
-    p.add_argument("--learning-rate", type=float, default=1e-3,
-                   help="for both models (paper 003: 1e-4, which learns nothing within 1000 episodes here)")
+    p.add_argument("--learning-rate", type=float, default=None,
+                   help="for both models (donut/lending default 1e-3; paper 003's 1e-4 learns nothing within 1000 episodes here)")
+    p.add_argument("--fairness", choices=["dp", "csp", "cf"], default="dp", help="harvest: FairPPO's penalty")
+    p.add_argument("--alpha", type=float, default=0.5, help="harvest: weight of the retrospective part")
+    p.add_argument("--beta", type=float, default=0.5, help="harvest: weight of the prospective part")
+    p.add_argument("--preset", choices=["tiny", "small", "medium", "paper"], default="small", help="harvest: game size")
     p.add_argument("--plot", default="sb3_fair_compare.png", help="PNG path for the fairness-utility plot ('' for none)")
     common(p)
     p.set_defaults(func=cmd_compare)

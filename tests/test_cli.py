@@ -21,3 +21,11 @@ def test_train_then_evaluate(tmp_path, capsys):
     main(["evaluate", str(path), "sb3_fair/DonutAllocationTabular-v0", "--episodes", "2"])
     out = capsys.readouterr().out
     assert "log_nash" in out and "gini" in out
+
+
+def test_compare_harvest(tmp_path, capsys):
+    plot = tmp_path / "harvest.png"
+    main(["compare", "--task", "harvest", "--preset", "tiny", "--seeds", "1", "--episodes", "4", "--eval-episodes", "1", "--plot", str(plot)])
+    out = capsys.readouterr().out
+    assert "FairPPO (dp" in out and "dp_normalized" in out and "pof_group_1" in out
+    assert plot.exists()
