@@ -9,6 +9,7 @@ conditional statistical parity).
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import numpy as np
@@ -22,8 +23,9 @@ from sb3_fair.envs.rendering import check_render_mode
 #: Action indices of :class:`AllelopathicHarvestEnv`.
 ACTIONS = ("stay", "up", "down", "left", "right", "ripen_or_eat", "recolour", "obstruct")
 STAY, UP, DOWN, LEFT, RIGHT, RIPEN_OR_EAT, RECOLOUR, OBSTRUCT = range(8)
-# Observation bytes: channel c of a cell is byte c of a uint64 (little-endian byte order of views).
-_BYTE = np.array([np.frombuffer(bytes([int(i == c) for i in range(8)]), dtype="<u8")[0] for c in range(8)], dtype=np.uint64)
+# Observation bytes: channel c of a cell is byte c of a uint64 viewed as 8 uint8 (little-endian
+# machines; the byte swap below shifts by whole bytes in that order).
+_BYTE = np.array([np.uint64(1) << np.uint64(8 * c) for c in range(8)], dtype=np.uint64)
 #: bush bytes by state (0 none, 1 red unripe, 2 red ripe, 3 blue unripe, 4 blue ripe)
 _BUSH_BYTES = np.array([0, _BYTE[0], _BYTE[1], _BYTE[2], _BYTE[3]], dtype=np.uint64)
 # masks for swapping own/other colour (bytes 0-1 with 2-3) and own/other team (byte 4 with 5)
@@ -132,6 +134,8 @@ class AllelopathicHarvestEnv(ParallelEnv):
                                  ("freeze_steps", freeze_steps, 1), ("view_radius", view_radius, 0)):
             if not isinstance(value, (int, np.integer)) or value < low:
                 raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
+        if sys.byteorder != "little":  # pragma: no cover
+            raise RuntimeError("AllelopathicHarvestEnv packs observation channels into uint64 bytes and needs a little-endian machine")
         if n_agents % 2:
             raise ValueError(f"n_agents must be even (half prefer red, half blue), got {n_agents}")
         if n_bushes > width * height:
