@@ -9,6 +9,7 @@ conditional statistical parity).
 
 from __future__ import annotations
 
+import operator
 import sys
 from typing import Any
 
@@ -159,6 +160,7 @@ class AllelopathicHarvestEnv(ParallelEnv):
         n_obs = len(CHANNELS) * side * side + len(FEATURES)
         self._obs_space = spaces.Box(0.0, 1.0, shape=(n_obs,), dtype=np.float32)
         self._act_space = spaces.Discrete(len(ACTIONS))
+        self._get_actions = operator.itemgetter(*self.possible_agents)
         self._obs_spaces = {a: self._obs_space for a in self.possible_agents}
         self._act_spaces = {a: self._act_space for a in self.possible_agents}
         r = self.view_radius
@@ -228,7 +230,7 @@ class AllelopathicHarvestEnv(ParallelEnv):
         self.agents = list(self.possible_agents)
         obs = self._observe()
         self._infos = [{"group": int(g), "factor": int(f)} for g, f in zip(self.groups, self.preferences)]
-        return dict(zip(self.agents, obs)), dict(zip(self.agents, (dict(i) for i in self._infos)))
+        return dict(zip(self.agents, obs)), dict(zip(self.agents, map(dict, self._infos)))
 
     def step_array(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
         """The game's step on arrays: ``actions`` (n_agents,) ints -> (observations, rewards, truncated).
@@ -307,11 +309,14 @@ class AllelopathicHarvestEnv(ParallelEnv):
         return self._observe(), rewards, self.t >= self.max_steps
 
     def step(self, actions: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
-        a = np.fromiter((actions.get(agent, STAY) for agent in self.possible_agents), dtype=np.int64, count=self.n_agents)
+        try:
+            a = np.array(self._get_actions(actions), dtype=np.int64)
+        except KeyError:  # some agents sent no action: they stay
+            a = np.array([actions.get(agent, STAY) for agent in self.possible_agents], dtype=np.int64)
         obs, rewards, truncated = self.step_array(a)
         agents = self.agents
         out = (dict(zip(agents, obs)), dict(zip(agents, rewards.tolist())), dict.fromkeys(agents, False),
-               dict.fromkeys(agents, truncated), dict(zip(agents, (dict(i) for i in self._infos))))
+               dict.fromkeys(agents, truncated), dict(zip(agents, map(dict, self._infos))))
         if truncated:
             self.agents = []
         return out
