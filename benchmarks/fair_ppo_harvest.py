@@ -4,7 +4,7 @@ FairPPO with the DP, CSP and CF penalties at paper 001's four fairest (alpha, be
 metric (Table 1) against PPO (alpha = beta = 0), on ``AllelopathicHarvestEnv.from_preset("small")``
 (8 agents, 10 x 8 grid, 14 bushes, 300 steps; the paper: 40 agents, 25 x 15, 60 bushes, 3000
 steps), one shared policy for all agents (the paper trains one policy per group). Each run trains
-``--steps`` agent-steps (default 150,000 = 62 games of 8 agents; the paper: 1000 games of 40) on 4
+``--steps`` agent-steps (default 1,000,000 = 417 games of 8 agents; the paper: 1000 games of 40) on 4
 game instances side by side (CF: 2 counterfactual pairs, the same 32 slots), then is evaluated on
 ``--eval-episodes`` fresh games: normalised DP, CSP per berry preference and CF (factual: nobody
 impaired, counterfactual: everybody, as paper 001 §5.1 tests) in Table 1's form
@@ -178,7 +178,7 @@ def plot(results: list[dict], path: Path) -> None:
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seeds", type=int, default=3)
-    parser.add_argument("--steps", type=int, default=150_000, help="agent-steps per training run")
+    parser.add_argument("--steps", type=int, default=1_000_000, help="agent-steps per training run")
     parser.add_argument("--eval-episodes", type=int, default=10)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--throughput-steps", type=int, default=20_000)

@@ -65,8 +65,8 @@ class FairPPO(FairAlgorithmMixin, PPO):
         from sb3_fair.wrappers import make_multiagent_vec_env
 
         vec_env = make_multiagent_vec_env(AllelopathicHarvestEnv.from_preset("small"), n_instances=4)
-        model = FairPPO("MlpPolicy", vec_env, fairness="dp", alpha=0.0, beta=0.25, verbose=1)
-        model.learn(50_000)
+        model = FairPPO("MlpPolicy", vec_env, fairness="dp", alpha=0.5, beta=0.5, verbose=1)
+        model.learn(1_000_000)
 
     :param policy: as in PPO (``"MlpPolicy"``, ...).
     :param env: a multi-agent VecEnv (one slot per agent).

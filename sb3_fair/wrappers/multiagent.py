@@ -128,7 +128,7 @@ def make_multiagent_vec_env(env: ParallelEnvLike, n_instances: int = 1, monitor:
         from sb3_fair.wrappers import make_multiagent_vec_env
 
         vec_env = make_multiagent_vec_env(AllelopathicHarvestEnv.from_preset("small"), n_instances=4)
-        model = FairPPO("MlpPolicy", vec_env, fairness="dp", alpha=0.0, beta=0.25).learn(10_000)
+        model = FairPPO("MlpPolicy", vec_env, fairness="dp", alpha=0.5, beta=0.5).learn(1_000_000)
 
     :param env: a ``ParallelEnv`` (copied per instance) or a function that builds one.
     :param n_instances: game instances side by side.
