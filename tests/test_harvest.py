@@ -146,6 +146,8 @@ def test_observation_matches_a_naive_reading():
                     want[a, b, 4] = 1
                 if np.any(env.preferences[here] != pref):
                     want[a, b, 5] = 1
+                if np.any(env.groups[here] == 1):
+                    want[a, b, 7] = 1
         np.testing.assert_array_equal(obs[i, : side * side * len(CHANNELS)], want.ravel())
         assert obs[i, -6] == env.groups[i]
 

@@ -27,15 +27,15 @@ STAY, UP, DOWN, LEFT, RIGHT, RIPEN_OR_EAT, RECOLOUR, OBSTRUCT = range(8)
 # Observation bytes: channel c of a cell is byte c of a uint64 viewed as 8 uint8 (little-endian
 # machines; the byte swap below shifts by whole bytes in that order).
 _BYTE = np.array([np.uint64(1) << np.uint64(8 * c) for c in range(8)], dtype=np.uint64)
-#: bush bytes by state (0 none, 1 red unripe, 2 red ripe, 3 blue unripe, 4 blue ripe)
-_BUSH_BYTES = np.array([0, _BYTE[0], _BYTE[1], _BYTE[2], _BYTE[3]], dtype=np.uint64)
+#: bush bytes by ``2 * colour + ripe + 2`` (0 no bush, 2 red unripe, 3 red ripe, 4 blue unripe, 5 blue ripe)
+_BUSH_BYTES = np.array([0, 0, _BYTE[0], _BYTE[1], _BYTE[2], _BYTE[3]], dtype=np.uint64)
 # masks for swapping own/other colour (bytes 0-1 with 2-3) and own/other team (byte 4 with 5)
 _M01, _M4, _M67 = _BYTE[0] | _BYTE[1], _BYTE[4], _BYTE[6] | _BYTE[7]
 _S8, _S16 = np.uint64(8), np.uint64(16)
 _MOVES = np.array([[0, 0], [-1, 0], [1, 0], [0, -1], [0, 1], [0, 0], [0, 0], [0, 0]], dtype=np.int64)
 #: Observation channels of the egocentric window, relative to the observing agent's preference.
 CHANNELS = ("own_colour_unripe", "own_colour_ripe", "other_colour_unripe", "other_colour_ripe",
-            "same_preference_agents", "other_preference_agents", "wall")
+            "same_preference_agents", "other_preference_agents", "wall", "impaired_agents")
 #: Per-agent scalar features appended after the window.
 FEATURES = ("impaired", "can_act_now", "frozen", "row", "col", "time")
 
@@ -47,6 +47,16 @@ PRESETS: dict[str, dict[str, Any]] = {
     "small": dict(n_agents=8, width=10, height=8, n_bushes=14, max_steps=300),
     "tiny": dict(n_agents=4, width=6, height=5, n_bushes=6, max_steps=60),
 }
+
+
+def _one_per_key(order: np.ndarray, key: np.ndarray, scratch: np.ndarray) -> np.ndarray:
+    """One member of ``order`` (indices into ``key``, in random order) per distinct key: the one whose
+    assignment to ``scratch`` stays. Whichever of the repeated assignments NumPy keeps, ``order``
+    is a random permutation, so the winner is uniform among those sharing the key. ``scratch`` is a
+    work array indexed by key."""
+    k = key[order]
+    scratch[k] = order  # with repeated keys the last assignment stays
+    return order[scratch[k] == order]
 
 
 class AllelopathicHarvestEnv(ParallelEnv):
@@ -172,6 +182,8 @@ class AllelopathicHarvestEnv(ParallelEnv):
         self._wall_table = padded.ravel()
         self._inner = (np.arange(r, r + self.height)[:, None] * self._padded_width + np.arange(r, r + self.width)[None, :]).ravel()
         self._max_pos = np.array([self.height - 1, self.width - 1])
+        self._cell_owner = np.zeros(self.width * self.height, dtype=np.int64)
+        self._agent_owner = np.zeros(self.n_agents, dtype=np.int64)
         self._np_random, _ = seeding.np_random(seed)
         self._seed_next = seed
         self.groups = np.zeros(self.n_agents, dtype=np.int64)
@@ -254,9 +266,7 @@ class AllelopathicHarvestEnv(ParallelEnv):
         # bush actions: one uniformly drawn winner per bush
         bush_idx = np.flatnonzero(((a == RIPEN_OR_EAT) | (a == RECOLOUR)) & (colour_here >= 0))
         if bush_idx.size:
-            order = rng.permutation(bush_idx)
-            _, first = np.unique(cell[order], return_index=True)
-            win = order[first]
+            win = _one_per_key(rng.permutation(bush_idx), cell, self._cell_owner)
             wc = cell[win]
             own = self.colour.flat[wc] == self.preferences[win]
             ripen = a[win] == RIPEN_OR_EAT
@@ -271,16 +281,15 @@ class AllelopathicHarvestEnv(ParallelEnv):
         # obstruction: nearest not-frozen opponent in range; one uniformly drawn winner per target
         obs_idx = np.flatnonzero(a == OBSTRUCT)
         if obs_idx.size:
-            d = np.max(np.abs(self.pos[obs_idx, None, :] - self.pos[None, :, :]), axis=2).astype(np.float64)
+            src_pos = self.pos[obs_idx]
+            d = np.maximum(np.abs(src_pos[:, 0, None] - self.pos[None, :, 0]), np.abs(src_pos[:, 1, None] - self.pos[None, :, 1])).astype(np.float64)
             valid = (self.preferences[None, :] != self.preferences[obs_idx, None]) & (self.frozen_until[None, :] <= t) & (d <= self.obstruct_range)
             d = np.where(valid, d + rng.random(d.shape) * 0.5, np.inf)
             target = np.argmin(d, axis=1)
             ok = np.isfinite(d[np.arange(obs_idx.size), target])
             src, target = obs_idx[ok], target[ok]
             if src.size:
-                order = rng.permutation(src.size)
-                _, first = np.unique(target[order], return_index=True)
-                win = order[first]
+                win = _one_per_key(rng.permutation(src.size), target, self._agent_owner)
                 rewards[src[win]] += 3.0
                 self.frozen_until[target[win]] = t + 1 + self.freeze_steps
 
@@ -322,23 +331,23 @@ class AllelopathicHarvestEnv(ParallelEnv):
         return out
 
     def _observe(self) -> np.ndarray:
-        # Each cell of the padded grid is one uint64 whose byte c is channel c (byte 7 unused), so
-        # an agent's window is one gather; a blue-preferring observer reads a byte-swapped copy.
-        H, W, C = self.height, self.width, len(CHANNELS)
+        # Each cell of the padded grid is one uint64 whose byte c is channel c, so an agent's
+        # window is one gather; a blue-preferring observer reads a byte-swapped copy.
+        H, W = self.height, self.width
         table = self._wall_table.copy()
-        state = np.where(self.colour < 0, 0, 1 + 2 * self.colour + self.ripe)
-        table[self._inner] = _BUSH_BYTES[state.ravel()]
+        table[self._inner] = _BUSH_BYTES[(2 * self.colour + self.ripe + 2).ravel()]
         at = (self.pos[:, 0] + self.view_radius) * self._padded_width + self.pos[:, 1] + self.view_radius
         red_pref = self.preferences == 0
         table[at[red_pref]] |= _BYTE[4]
         table[at[~red_pref]] |= _BYTE[5]
+        table[at[self.groups == 1]] |= _BYTE[7]
         swapped = (((table & _M01) << _S16) | ((table >> _S16) & _M01) | ((table & _M4) << _S8) | ((table >> _S8) & _M4)
                    | (table & _M67))
         both = np.concatenate([table, swapped])
         idx = (at + table.size * self.preferences)[:, None] + self._window
         n = self.n_agents
         out = np.empty((n, self._obs_space.shape[0]), dtype=np.float32)
-        out[:, : -len(FEATURES)].reshape(n, -1, C)[...] = both[idx].view(np.uint8).reshape(n, -1, 8)[:, :, :C]
+        out[:, : -len(FEATURES)] = both[idx].view(np.uint8).reshape(n, -1)
         feats = out[:, -len(FEATURES) :]
         feats[:, 0] = self.groups
         feats[:, 1] = (self.frozen_until <= self.t) & ((self.t % 2 == 0) | (self.groups == 0))
