@@ -50,21 +50,22 @@ def model_kwargs(seed: int) -> dict[str, Any]:
                 action_noise=NormalActionNoise(np.zeros(6), 0.2 * np.ones(6)), policy_kwargs={"net_arch": [128, 128]}, seed=seed)
 
 
-def out_dir(curriculum: tuple[float, float]) -> Path:
-    """Where the per-run JSON files of one curriculum live (the paper's curriculum keeps the top folder)."""
-    if tuple(curriculum) == PAPER_CURRICULUM:
-        return OUT
-    return OUT / f"curriculum_{curriculum[0]:g}_{curriculum[1]:g}"
+def out_dir(curriculum: tuple[float, float], size: float = 6.0) -> Path:
+    """Where the per-run JSON files of one setting live (the paper's curriculum and arena keep the top folder)."""
+    name = ("" if tuple(curriculum) == PAPER_CURRICULUM else f"curriculum_{curriculum[0]:g}_{curriculum[1]:g}") + (
+        "" if size == 6.0 else f"_size_{size:g}")
+    return OUT / name.lstrip("_") if name else OUT
 
 
-def evaluate_speeds(policy: Any, max_steps: int, episodes: int, seed: int, speeds: tuple[float, ...] = SPEEDS) -> dict[str, dict[str, float]]:
+def evaluate_speeds(policy: Any, max_steps: int, episodes: int, seed: int, speeds: tuple[float, ...] = SPEEDS,
+                    size: float = 6.0) -> dict[str, dict[str, float]]:
     import gymnasium as gym
 
     from sb3_fair.common.evaluation import evaluate_team_fairness
 
     out = {}
     for v in speeds:
-        env = gym.make("sb3_fair/PursuitEvasion-v0", pursuer_speed=v, max_steps=max_steps)
+        env = gym.make("sb3_fair/PursuitEvasion-v0", pursuer_speed=v, max_steps=max_steps, size=size)
         pol = policy(env) if isinstance(policy, type) else policy
         res = evaluate_team_fairness(pol, env, n_episodes=episodes, seed=seed)
         out[str(v)] = {k: res[k] for k in ("team_fairness", "capture_success", "mean_length")}
@@ -81,14 +82,14 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
     from sb3_fair.envs import SpeedCurriculum
 
     spec = VARIANTS[job["variant"]]
-    env = gym.make("sb3_fair/PursuitEvasion-v0", max_steps=job["max_steps"])
+    env = gym.make("sb3_fair/PursuitEvasion-v0", max_steps=job["max_steps"], size=job["size"])
     model = FairDDPG(spec["policy"], env, equivariance_coef=spec["equivariance_coef"], **model_kwargs(job["seed"]))
     t0 = time.perf_counter()
     model.learn(job["steps"], callback=SpeedCurriculum(job["curriculum"][0], job["curriculum"][1]))
     seconds = time.perf_counter() - t0
     result = {**job, "seconds": seconds,
-              "eval": evaluate_speeds(model, job["max_steps"], job["eval_episodes"], 10_000 + job["seed"], tuple(job["speeds"]))}
-    out = out_dir(job["curriculum"])
+              "eval": evaluate_speeds(model, job["max_steps"], job["eval_episodes"], 10_000 + job["seed"], tuple(job["speeds"]), job["size"])}
+    out = out_dir(job["curriculum"], job["size"])
     out.mkdir(parents=True, exist_ok=True)
     (out / f"{job['variant']}_{job['seed']}.json").write_text(json.dumps(result))
     print(f"[done] {job['variant']} seed={job['seed']} {seconds:.0f}s", flush=True)
@@ -162,6 +163,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--curriculum", type=float, nargs=2, default=PAPER_CURRICULUM, metavar=("START", "END"),
                         help="pursuer speed at the start and end of training (paper: 1.2 0.4)")
     parser.add_argument("--speeds", type=float, nargs="+", default=SPEEDS, help="pursuer speeds to evaluate at")
+    parser.add_argument("--size", type=float, default=6.0, help="side of the torus (paper: 6)")
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--no-train", action="store_true", help="only re-summarise benchmarks/out/fair_er")
     args = parser.parse_args(argv)
@@ -174,31 +176,33 @@ def main(argv: list[str] | None = None) -> None:
     t0 = time.perf_counter()
     if not args.no_train:
         jobs = [dict(variant=v, seed=s, steps=args.steps, max_steps=args.max_steps, eval_episodes=args.eval_episodes,
-                     curriculum=list(args.curriculum), speeds=list(args.speeds))
+                     curriculum=list(args.curriculum), speeds=list(args.speeds), size=args.size)
                 for s in range(args.seeds) for v in VARIANTS]
         with mp.get_context("spawn").Pool(args.workers) as pool:
             pool.map(run_job, jobs, chunksize=1)
         tp = throughput(args.throughput_steps)
         tp["wall_seconds"] = time.perf_counter() - t0
-        (out_dir(args.curriculum) / "throughput.json").write_text(json.dumps(tp))
-    out = out_dir(args.curriculum)
+        (out_dir(args.curriculum, args.size) / "throughput.json").write_text(json.dumps(tp))
+    out = out_dir(args.curriculum, args.size)
     speeds = tuple(args.speeds)
     tp = json.loads((out / "throughput.json").read_text())
     results = [json.loads(p.read_text()) for p in sorted(out.glob("*_*.json")) if p.name != "throughput.json"]
     results = [r for r in results if r["steps"] == args.steps and r["seed"] < args.seeds and r["max_steps"] == args.max_steps
-               and tuple(r.get("curriculum", PAPER_CURRICULUM)) == tuple(args.curriculum) and all(str(v) in r["eval"] for v in speeds)]
-    greedy = evaluate_speeds(GreedyPursuitPolicy, args.max_steps, args.eval_episodes, 10_000, speeds)
+               and tuple(r.get("curriculum", PAPER_CURRICULUM)) == tuple(args.curriculum) and all(str(v) in r["eval"] for v in speeds)
+               and r.get("size", 6.0) == args.size]
+    greedy = evaluate_speeds(GreedyPursuitPolicy, args.max_steps, args.eval_episodes, 10_000, speeds, args.size)
     default = tuple(args.curriculum) == PAPER_CURRICULUM
-    png = HERE / ("fair_er_pursuit.png" if default else f"fair_er_pursuit_curriculum_{args.curriculum[0]:g}_{args.curriculum[1]:g}.png")
+    png = HERE / ("fair_er_pursuit.png" if default and args.size == 6.0 else f"fair_er_pursuit_{out.name}.png")
     plot(results, greedy, png, speeds)
 
     cmd = "python benchmarks/fair_er_pursuit.py" + (" --quick" if args.quick else "") + (
         "" if default else f" --curriculum {args.curriculum[0]:g} {args.curriculum[1]:g}") + (
         "" if speeds == SPEEDS else " --speeds " + " ".join(f"{v:g}" for v in speeds)) + (
-        "" if args.steps == 50_000 or args.quick else f" --steps {args.steps}")
+        "" if args.steps == 50_000 or args.quick else f" --steps {args.steps}") + ("" if args.size == 6.0 else f" --size {args.size:g}")
     head = "| variant | seeds | " + " | ".join(f"capture @ {v}" for v in speeds) + " | " + " | ".join(f"I(R;Z) @ {v}" for v in speeds) + " |"
     lines = [f"## Fair-ER / Fair-E (paper 002): `{cmd}`", "",
-             f"Measured on this project's 2-core CPU machine: FairDDPG trained {args.steps} env steps per run with the speed "
+             f"Measured on this project's 2-core CPU machine: FairDDPG trained on a {args.size:g} x {args.size:g} torus (paper: 6 x 6), "
+             f"{args.steps} env steps per run with the speed "
              f"curriculum {args.curriculum[0]:g} -> {args.curriculum[1]:g}, episodes capped at {args.max_steps} steps, evaluated greedily on {args.eval_episodes} "
              f"episodes per speed; mean over {args.seeds} seeds (± sd). Paper: 125,000 episodes of up to 500 steps. "
              f"Wall time {tp.get('wall_seconds', 0) / 60:.0f} min.", "", head, "|" + "---|" * (2 + 2 * len(speeds))]
