@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from pettingzoo.test import parallel_api_test
+from pettingzoo.test import parallel_api_test, parallel_seed_test
 
 from sb3_fair.envs import AllelopathicHarvestEnv, DisparityGame
 from sb3_fair.envs.harvest import CHANNELS, OBSTRUCT, RECOLOUR, RIGHT, RIPEN_OR_EAT, STAY
@@ -59,6 +59,8 @@ def test_deterministic_under_seed():
     a, b, c = run(3), run(3), run(4)
     assert all(np.array_equal(x, y) for x, y in zip(a, b))
     assert not all(np.array_equal(x, y) for x, y in zip(a, c))
+    parallel_seed_test(lambda: AllelopathicHarvestEnv.from_preset("small"))
+    parallel_seed_test(lambda: CounterfactualPair(lambda: AllelopathicHarvestEnv.from_preset("tiny")))
 
 
 def test_ripen_eat_recolour_rewards():
