@@ -3,7 +3,7 @@
 One policy is shared by all 8 agents of 4 games played side by side; half of the agents are
 impaired (they act only every second step), which is the protected attribute.
 
-    python examples/fair_ppo_harvest.py        # about 3 minutes on 2 cores
+    python examples/fair_ppo_harvest.py        # about 2.5 minutes on 2 cores
 """
 
 from stable_baselines3 import PPO
