@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import deque
 from typing import Any, ClassVar, TypeVar
 
 import numpy as np
@@ -242,7 +241,6 @@ class _GroupTracker(BaseCallback):
             self._cur_twins = np.zeros(n_envs, dtype=np.int64)
             self._read(list(getattr(unwrap_vec_env(env), "reset_infos", None) or []), np.ones(n_envs, dtype=bool))
             self._started = True
-        self._recent: deque[dict[str, float]] = deque(maxlen=100)
 
     def _read(self, infos: list[dict], which: np.ndarray) -> None:
         for i in np.flatnonzero(which):
