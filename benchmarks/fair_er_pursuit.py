@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from bench_common import median_steps_per_s, write_section
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "out" / "fair_er"
@@ -116,19 +117,12 @@ def throughput(steps: int) -> dict[str, float]:
 
     kw = dict(learning_starts=200, batch_size=256, policy_kwargs={"net_arch": [128, 128]}, seed=0)
 
-    def timed(make) -> float:
-        model = make()
-        t0 = time.perf_counter()
-        model.learn(steps)
-        return steps / (time.perf_counter() - t0)
-
     env = lambda: gym.make("sb3_fair/PursuitEvasion-v0", max_steps=200)  # noqa: E731
-    runs: dict[str, list[float]] = {"ddpg": [], "fair0": [], "fair05": []}
-    for _ in range(3):
-        runs["ddpg"].append(timed(lambda: DDPG("MlpPolicy", env(), **kw)))
-        runs["fair0"].append(timed(lambda: FairDDPG("MlpPolicy", env(), equivariance_coef=0.0, **kw)))
-        runs["fair05"].append(timed(lambda: FairDDPG("MlpPolicy", env(), equivariance_coef=0.5, **kw)))
-    med = {k: float(np.median(v)) for k, v in runs.items()}
+    med = median_steps_per_s({
+        "ddpg": lambda: DDPG("MlpPolicy", env(), **kw),
+        "fair0": lambda: FairDDPG("MlpPolicy", env(), equivariance_coef=0.0, **kw),
+        "fair05": lambda: FairDDPG("MlpPolicy", env(), equivariance_coef=0.5, **kw),
+    }, steps)
     return {"steps": steps, **{f"{k}_steps_per_s": v for k, v in med.items()},
             "ratio_lambda0": med["fair0"] / med["ddpg"], "ratio_lambda05": med["fair05"] / med["ddpg"]}
 
@@ -237,8 +231,6 @@ def main(argv: list[str] | None = None) -> None:
               f"Throughput ({tp['steps']} steps, one core, median of 3 interleaved runs): SB3 DDPG {tp['ddpg_steps_per_s']:.0f} steps/s, "
               f"FairDDPG(lambda=0) {tp['fair0_steps_per_s']:.0f} ({tp['ratio_lambda0']:.2f}x), "
               f"FairDDPG(lambda=0.5) {tp['fair05_steps_per_s']:.0f} ({tp['ratio_lambda05']:.2f}x; target >= 0.8x).", ""]
-    from fairqcm import write_section  # noqa: E402  (same folder)
-
     write_section(HERE / "RESULTS.md", f"(paper 002): `{cmd}`", "\n".join(lines))
     print("\n".join(lines))
 

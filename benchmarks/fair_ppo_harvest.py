@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from bench_common import median_steps_per_s, write_section
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "out" / "fair_ppo"
@@ -126,17 +127,10 @@ def ppo_throughput(steps: int) -> dict[str, float]:
 
     from sb3_fair import FairPPO
 
-    def timed(make) -> float:
-        model = make()
-        t0 = time.perf_counter()
-        model.learn(steps)
-        return steps / (time.perf_counter() - t0)
-
-    runs: dict[str, list[float]] = {"ppo": [], "fair": []}
-    for _ in range(3):
-        runs["ppo"].append(timed(lambda: PPO("MlpPolicy", make_vec(False), **ppo_kwargs(0))))
-        runs["fair"].append(timed(lambda: FairPPO("MlpPolicy", make_vec(False), fairness="dp", alpha=0.5, beta=0.5, **ppo_kwargs(0))))
-    med = {k: float(np.median(v)) for k, v in runs.items()}
+    med = median_steps_per_s({
+        "ppo": lambda: PPO("MlpPolicy", make_vec(False), **ppo_kwargs(0)),
+        "fair": lambda: FairPPO("MlpPolicy", make_vec(False), fairness="dp", alpha=0.5, beta=0.5, **ppo_kwargs(0)),
+    }, steps)
     return {"steps": steps, "ppo_steps_per_s": med["ppo"], "fair_steps_per_s": med["fair"], "ratio": med["fair"] / med["ppo"]}
 
 
@@ -245,8 +239,6 @@ def main(argv: list[str] | None = None) -> None:
               f"not re-measured here).", "",
               f"Throughput ({ptp['steps']} steps, one core, median of 3 interleaved runs, same VecEnv): SB3 PPO "
               f"{ptp['ppo_steps_per_s']:.0f} steps/s, FairPPO(dp, 0.5, 0.5) {ptp['fair_steps_per_s']:.0f} ({ptp['ratio']:.2f}x; target >= 0.9x).", ""]
-    from fairqcm import write_section  # noqa: E402  (same folder)
-
     write_section(HERE / "RESULTS.md", f"(paper 001): `{cmd}`", "\n".join(lines))
     print("\n".join(lines))
 

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from bench_common import median_steps_per_s, write_section
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "out" / "fairqcm"
@@ -151,18 +152,11 @@ def throughput(steps: int) -> dict[str, float]:
 
     kw = dict(learning_starts=400, buffer_size=6400, batch_size=64, train_freq=1, target_update_interval=1000, seed=0)
 
-    def timed(make_model) -> float:
-        model = make_model()
-        t0 = time.perf_counter()
-        model.learn(steps)
-        return steps / (time.perf_counter() - t0)
-
-    out: dict[str, list[float]] = {"dqn": [], "fairdqn": [], "fairdqn_cf": []}
-    for _ in range(3):  # interleave repeats to share machine noise
-        out["dqn"].append(timed(lambda: DQN("MlpPolicy", make_donut_allocation(), **kw)))
-        out["fairdqn"].append(timed(lambda: FairDQN("MlpPolicy", make_donut_allocation(), counterfactual=False, **kw)))
-        out["fairdqn_cf"].append(timed(lambda: FairDQN("MlpPolicy", make_donut_allocation(), counterfactual=True, **kw)))
-    med = {k: float(np.median(v)) for k, v in out.items()}
+    med = median_steps_per_s({
+        "dqn": lambda: DQN("MlpPolicy", make_donut_allocation(), **kw),
+        "fairdqn": lambda: FairDQN("MlpPolicy", make_donut_allocation(), counterfactual=False, **kw),
+        "fairdqn_cf": lambda: FairDQN("MlpPolicy", make_donut_allocation(), counterfactual=True, **kw),
+    }, steps)
     return {
         "steps": steps,
         "dqn_steps_per_s": med["dqn"],
@@ -304,16 +298,6 @@ def main(argv: list[str] | None = None) -> None:
                 f"| {tp['fairdqn_cf_steps_per_s']:.0f} steps/s | {tp['cf_cost_ms_per_step']:.2f} ms |", ""]
     write_section(HERE / "RESULTS.md", "FairQCM (paper 003)", "\n".join(section))
     print("\n".join(section))
-
-
-def write_section(path: Path, key: str, text: str) -> None:
-    """Replace the section whose heading contains ``key`` in RESULTS.md (or append it)."""
-    head = "# Benchmark results\n\nEvery figure below was measured by the command in its heading.\n\n"
-    old = path.read_text() if path.exists() else head
-    parts = old.split("\n## ")
-    kept = [parts[0]] + [p for p in parts[1:] if key not in p.splitlines()[0]]
-    new = "\n## ".join(kept).rstrip() + "\n\n" + text.rstrip() + "\n"
-    path.write_text(new)
 
 
 if __name__ == "__main__":
