@@ -254,10 +254,7 @@ class AllelopathicHarvestEnv(ParallelEnv):
         if a.shape != (self.n_agents,):
             raise ValueError(f"actions must hold one action per agent ({self.n_agents}), got shape {a.shape}")
         t = self.t
-        acting = self.frozen_until <= t
-        if t % 2 == 1:
-            acting &= self.groups == 0
-        a = np.where(acting, a, STAY)
+        a = np.where(self._can_act(t), a, STAY)
         rewards = np.zeros(self.n_agents, dtype=np.float64)
         rows, cols = self.pos[:, 0], self.pos[:, 1]
         cell = rows * self.width + cols
@@ -330,6 +327,10 @@ class AllelopathicHarvestEnv(ParallelEnv):
             self.agents = []
         return out
 
+    def _can_act(self, t: int) -> np.ndarray:
+        """Which agents' actions count at step ``t``: not frozen, and impaired ones on even steps only."""
+        return (self.frozen_until <= t) & ((t % 2 == 0) | (self.groups == 0))
+
     def _observe(self) -> np.ndarray:
         # Each cell of the padded grid is one uint64 whose byte c is channel c, so an agent's
         # window is one gather; a blue-preferring observer reads a byte-swapped copy.
@@ -350,7 +351,7 @@ class AllelopathicHarvestEnv(ParallelEnv):
         out[:, : -len(FEATURES)] = both[idx].view(np.uint8).reshape(n, -1)
         feats = out[:, -len(FEATURES) :]
         feats[:, 0] = self.groups
-        feats[:, 1] = (self.frozen_until <= self.t) & ((self.t % 2 == 0) | (self.groups == 0))
+        feats[:, 1] = self._can_act(self.t)
         feats[:, 2] = self.frozen_until > self.t
         feats[:, 3] = self.pos[:, 0] / max(H - 1, 1)
         feats[:, 4] = self.pos[:, 1] / max(W - 1, 1)

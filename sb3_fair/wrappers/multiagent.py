@@ -57,6 +57,7 @@ class PettingZooVecEnv(VecEnv):
         self.render_mode = getattr(par, "render_mode", None)
         super().__init__(self.n_instances * self.agents_per_instance, markov.observation_space, markov.action_space)
         self._actions: np.ndarray | None = None
+        self._started = False
 
     @property
     def par_envs(self) -> list[ParallelEnv]:
@@ -65,7 +66,7 @@ class PettingZooVecEnv(VecEnv):
 
     def reset(self) -> VecEnvObs:
         seed = self._seeds[0] if self._seeds and self._seeds[0] is not None else None
-        if seed is None and not hasattr(self, "_started"):
+        if seed is None and not self._started:
             # never share one random stream between the instances' copies
             seed = int(np.random.randint(0, 2**31 - 1))
         self._started = True
