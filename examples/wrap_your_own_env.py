@@ -33,7 +33,9 @@ class WaterTanks(gym.Env):
         benefits[action] = float(success)
         obs = self.np_random.random(3).astype(np.float32)
         # The contract, part 2: what each stakeholder received at this step.
-        return obs, float(success), self.t >= self.horizon, False, {"benefits": benefits}
+        # The horizon is a time limit the observation does not show: report it as truncated (not
+        # terminated) so that SB3 bootstraps the last step instead of treating it as an end state.
+        return obs, float(success), False, self.t >= self.horizon, {"benefits": benefits}
 
 
 env = WaterTanks()

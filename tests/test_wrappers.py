@@ -177,10 +177,11 @@ def test_paper_rewards_reproduced():
         applicants = np.flatnonzero(base.applied)
         a = int(applicants[0]) if applicants.size else 0
         valid = bool(base.applied[a])
-        _, r, term, _, info = env.step(a)
+        _, r, term, trunc, info = env.step(a)
+        assert not term and trunc == (t == 39)
         loans[a] += valid
         expected = -abs(loans[:2].sum() - loans[2:].sum()) if valid else -40.0
-        if term and base.profit < 4:
+        if trunc and base.profit < 4:
             expected -= 400.0
         assert r == pytest.approx(expected)
 

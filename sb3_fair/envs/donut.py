@@ -18,8 +18,12 @@ class DonutAllocationEnv(gym.Env):
     Paper 003 §6.1 / A.4.1: ``n_customers`` customers are each at the counter independently with
     probability ``p`` at every step; the observation is the presence bit of each customer; action
     ``i`` gives the doughnut to customer i, and it is wasted if i is absent. The episode ends after
-    ``horizon`` steps (``terminated``). Every customer is a stakeholder (a group of their own);
-    ``info["benefits"]`` is 1 for the customer who got the doughnut.
+    ``horizon`` steps with ``truncated=True`` (and ``terminated=False``): the horizon is a time
+    limit, not a terminal state. The observation carries no clock, so a learner that treated step T
+    as terminal would be asked to value the same observation as "ends here" and "goes on"; the
+    authors' code bootstraps the last transition like every other (no done flag in its replay
+    memory), which is what SB3 does for a truncated episode. Every customer is a stakeholder (a
+    group of their own); ``info["benefits"]`` is 1 for the customer who got the doughnut.
 
     This is the *bare* environment: its own reward is the task reward, 1 per doughnut not wasted.
     Paper 003's fairness reward (log-Nash welfare of the counts + 1, 0 when the doughnut is wasted)
@@ -78,7 +82,7 @@ class DonutAllocationEnv(gym.Env):
         self.t += 1
         self.present = self._sample_presence()
         info = {"benefits": benefits, "wasted": not delivered, "counts": self.counts.copy()}
-        return self.present.copy(), float(delivered), self.t >= self.horizon, False, info
+        return self.present.copy(), float(delivered), False, self.t >= self.horizon, info
 
     def render(self) -> str | np.ndarray | None:
         if self.render_mode == "ansi":

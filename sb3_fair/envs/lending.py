@@ -32,6 +32,11 @@ class LoanApplicantsEnv(gym.Env):
 
     Observation: ``[applied (4), credit (4), (repaid - defaulted) / horizon]``.
 
+    The episode ends after ``horizon`` steps with ``truncated=True`` (``terminated=False``): the
+    observation carries no clock, and the authors' code bootstraps the last transition like every
+    other (its replay memory has no done flag), so the horizon is a time limit in Gymnasium's terms.
+    The end penalty stays in the last step's reward.
+
     Deviation from the authors' code, which uses integer credit levels 0..7 with repayment
     probability (level + 2) / 10 and adds the end penalty by *replacing* the last reward: we follow
     the paper's text (credit as probability in [0.2, 0.9], steps of 0.1) and *add* the end penalty
@@ -120,9 +125,9 @@ class LoanApplicantsEnv(gym.Env):
         else:
             reward -= self.horizon
         self.t += 1
-        terminated = self.t >= self.horizon
+        truncated = self.t >= self.horizon
         margin_met = self.profit >= self.horizon / 10
-        if terminated and not margin_met:
+        if truncated and not margin_met:
             reward -= 10.0 * self.horizon
         self.applied = (self.np_random.random(4) < self.apply_prob).astype(np.int8)
         info = {
@@ -132,7 +137,7 @@ class LoanApplicantsEnv(gym.Env):
             "profit": self.profit,
             "margin_met": margin_met,
         }
-        return self._obs(), reward, terminated, False, info
+        return self._obs(), reward, False, truncated, info
 
     def render(self) -> str | np.ndarray | None:
         if self.render_mode == "ansi":
