@@ -21,7 +21,8 @@ class DisparityGame(ParallelEnv):
     group-1 agents give up reward (or, with ``rest_reward > 1 - disparity``, never for group 0).
     The groups (half of the agents each) are redrawn at every reset unless
     ``reset(options={"groups": ...})`` fixes them; the legitimate factor is the agent's index
-    parity. Observation: ``[group, step / max_steps]``.
+    parity. Observation: ``[group, step / max_steps]``. The game ends after ``max_steps`` steps
+    with ``terminated=True``: its length is part of the game and the observation shows the time.
 
     Example::
 
@@ -102,7 +103,7 @@ class DisparityGame(ParallelEnv):
         self.t += 1
         done = self.t >= self.max_steps
         agents = self.agents
-        out = (self._obs(), dict(zip(agents, r.tolist())), dict.fromkeys(agents, False), dict.fromkeys(agents, done), self._infos())
+        out = (self._obs(), dict(zip(agents, r.tolist())), dict.fromkeys(agents, done), dict.fromkeys(agents, False), self._infos())
         if done:
             self.agents = []
         return out

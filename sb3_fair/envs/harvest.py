@@ -79,7 +79,11 @@ class AllelopathicHarvestEnv(ParallelEnv):
       (Chebyshev) (reward 3): it is frozen (its actions ignored) for ``freeze_steps`` (8) steps. The
       authors' code freezes for ever, a bug (SPEC §6).
     * Impaired agents act only on even steps; on odd steps their action is ignored (``stay``).
-    * The episode is truncated after ``max_steps`` (3000) steps.
+    * The game ends after ``max_steps`` (3000) steps with ``terminated=True`` (not ``truncated``):
+      paper 001 plays games of a fixed length and scores each game's returns, the observation
+      shows the time left (feature ``t / max_steps``), so the end is part of the task and nothing is
+      earned after it; the authors' code, too, treats the last step as terminal (its GAE gives the
+      state after the last step value 0).
 
     Simultaneous actions are resolved at once from the positions at the start of the step: agents
     may share a cell (no collisions); among the agents acting on the same bush (ripen/eat or
@@ -245,7 +249,7 @@ class AllelopathicHarvestEnv(ParallelEnv):
         return dict(zip(self.agents, obs)), dict(zip(self.agents, map(dict, self._infos)))
 
     def step_array(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
-        """The game's step on arrays: ``actions`` (n_agents,) ints -> (observations, rewards, truncated).
+        """The game's step on arrays: ``actions`` (n_agents,) ints -> (observations, rewards, game over).
 
         :meth:`step` (the PettingZoo API) wraps this; it is exposed for fast vectorised use.
         """
@@ -319,11 +323,11 @@ class AllelopathicHarvestEnv(ParallelEnv):
             a = np.array(self._get_actions(actions), dtype=np.int64)
         except KeyError:  # some agents sent no action: they stay
             a = np.array([actions.get(agent, STAY) for agent in self.possible_agents], dtype=np.int64)
-        obs, rewards, truncated = self.step_array(a)
+        obs, rewards, over = self.step_array(a)
         agents = self.agents
-        out = (dict(zip(agents, obs)), dict(zip(agents, rewards.tolist())), dict.fromkeys(agents, False),
-               dict.fromkeys(agents, truncated), dict(zip(agents, map(dict, self._infos))))
-        if truncated:
+        out = (dict(zip(agents, obs)), dict(zip(agents, rewards.tolist())), dict.fromkeys(agents, over),
+               dict.fromkeys(agents, False), dict(zip(agents, map(dict, self._infos))))
+        if over:
             self.agents = []
         return out
 

@@ -47,8 +47,12 @@ class PursuitEvasionEnv(gym.Env):
     from the positions at the start of the step. A pursuer within ``capture_radius`` (toroidal
     distance) of the evader captures it: the episode ends, the team reward is ``+50`` (the mutual
     reward of paper 002) on top of the ``-0.1`` paid every step, and ``info["benefits"]`` credits
-    each capturing pursuer with 1 (paper 002's reward vector r, e.g. ``[0, 0, 1]``). The episode is
-    truncated after ``max_steps``.
+    each capturing pursuer with 1 (paper 002's reward vector r, e.g. ``[0, 0, 1]``). A capture is
+    terminal (``terminated=True``). Without a capture the episode is cut after ``max_steps`` with
+    ``truncated=True``: the chase has no natural end and the observation shows no clock, so the cut
+    is a time limit and SB3 bootstraps the last step. (The authors' code stores ``done = 1`` at the
+    500-step cut as well as at a capture, and masks the DDPG target with it; sb3-fair does not
+    follow that.)
 
     Observation (``observation="relative"``, default): for each pursuer i, in order, its egocentric
     view: the toroidal displacement to the evader, then to the other pursuers sorted by distance
