@@ -10,6 +10,6 @@ from sb3_fair.ddpg import FairDDPG, FairTD3
 from sb3_fair.dqn import FairDQN
 from sb3_fair.ppo import FairPPO
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = ["FairDDPG", "FairDQN", "FairPPO", "FairTD3", "Stakeholders", "__version__"]

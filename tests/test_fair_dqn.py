@@ -166,3 +166,59 @@ def test_env_ids_work_as_sb3_strings():
     model.env.reset()
     frame = model.env.envs[0].render()
     assert frame.ndim == 3 and frame.shape[2] == 3 and frame.dtype == np.uint8
+
+
+def _linear_layers(q_net):
+    return [m for m in q_net.modules() if isinstance(m, th.nn.Linear)]
+
+
+def test_ortho_init_is_the_authors_initialisation():
+    """ortho_init=True: orthogonal weights (gain 1), zero biases, target a copy (paper 003's code)."""
+    model = FairDQN("MlpPolicy", make_donut_allocation(), policy_kwargs={"net_arch": [32, 16, 8], "ortho_init": True}, seed=0)
+    layers = _linear_layers(model.q_net)
+    assert [tuple(m.weight.shape) for m in layers] == [(32, 40), (16, 32), (8, 16), (5, 8)]
+    for m in layers:
+        w = m.weight.detach().double()
+        gram = w @ w.T if w.shape[0] <= w.shape[1] else w.T @ w  # orthonormal rows or columns
+        th.testing.assert_close(gram, th.eye(gram.shape[0], dtype=th.float64), atol=1e-5, rtol=0)
+        assert th.count_nonzero(m.bias) == 0
+    for p, q in zip(model.q_net.parameters(), model.q_net_target.parameters()):
+        assert th.equal(p, q)
+    # the option works with SB3's own DQN too, and is off by default (PyTorch's init: nonzero biases)
+    from sb3_fair.dqn import MlpPolicy
+
+    dqn = DQN(MlpPolicy, make_donut_allocation(), policy_kwargs={"ortho_init": True})
+    assert all(th.count_nonzero(m.bias) == 0 for m in _linear_layers(dqn.q_net))
+    default = FairDQN("MlpPolicy", make_donut_allocation())
+    assert not default.policy.ortho_init and th.count_nonzero(_linear_layers(default.q_net)[0].bias) > 0
+    with pytest.raises(ValueError, match="ortho_init"):
+        FairDQN("MlpPolicy", make_donut_allocation(), policy_kwargs={"ortho_init": "yes"})
+
+
+def test_presets_use_the_papers_learning_rate_and_init(tmp_path):
+    from sb3_fair.dqn import preset_kwargs
+
+    for name in ("donut", "lending"):
+        for cf in (False, True):
+            kw = preset_kwargs(name, cf)
+            assert kw["learning_rate"] == 1e-4 and kw["policy_kwargs"]["ortho_init"] is True and kw["loss"] == "mse"
+    model = FairDQN.from_preset("donut", make_donut_allocation(), counterfactual=True)
+    assert model.policy.ortho_init
+    model.save(tmp_path / "m.zip")
+    assert FairDQN.load(tmp_path / "m.zip").policy.ortho_init
+
+
+@pytest.mark.parametrize("make_env, horizon", [(make_donut_allocation, 100), (make_loan_applicants, 40)])
+def test_last_step_of_an_episode_is_bootstrapped(make_env, horizon):
+    """The horizon is a time limit (truncated): the last real and counterfactual rows keep the bootstrap.
+
+    Paper 003's authors store no done flag at all; with ``terminated=True`` at the horizon SB3 would
+    cut the bootstrap of the last step, which the observation cannot foresee (no clock in it).
+    """
+    model = FairDQN("MlpPolicy", make_env(), counterfactual=True, learning_starts=10**6, buffer_size=50_000)
+    model.learn(horizon)
+    buf = model.replay_buffer
+    n = buf.pos
+    not_done = 1.0 - buf.dones[:n, 0] * (1.0 - buf.timeouts[:n, 0])  # the factor SB3's sample() puts on the bootstrap
+    assert not_done.min() == 1.0
+    assert buf.dones[:n, 0].sum() == 1.0 and buf.timeouts[:n, 0].sum() == 1.0  # the one real last step

@@ -1,15 +1,22 @@
 """Paper 003's DQN hyperparameters (Tables 1-2, A.4) as keyword arguments for FairDQN.
 
+Alamdari, Klassen, Creager, McIlraith, *Remembering to Be Fair: Non-Markovian Fairness in
+Sequential Decision Making*, ICML 2024 (arXiv:2312.04772).
+
 Values the tables give: learning rate 1e-4, gamma 0.95, minimum exploration 0.2, replay buffer
 400 / 6400 (doughnuts, DQN / FairQCM) and 1000 / 8000 (lending), batch 64 / 2048 and 64 / 512.
 Values from the authors' code (facts only): MSE loss, one gradient step per env step, training
 starts once the buffer is full, target network synced every 1000 (doughnuts) / 100 (lending) updates,
-no gradient clipping, networks 32-16-8 (doughnuts) and 32-8 (lending) with ReLU.
+no gradient clipping, networks 32-16-8 (doughnuts) and 32-8 (lending) with ReLU, **orthogonal
+weights (gain 1) and zero biases** (``policy_kwargs["ortho_init"] = True``, see
+:mod:`sb3_fair.dqn.policies`), and no done flag in the replay memory: the last step of an episode
+is bootstrapped, which sb3-fair's doughnut and lending envs express as ``truncated=True``.
 
-Learning rate: the tables' 1e-4 is kept here, but on this project's runs neither DQN nor FairQCM
-learned a useful doughnut policy within the paper's 1000 episodes with it (greedy score below a
-random policy); ``benchmarks/fairqcm.py`` and ``sb3-fair compare`` use 1e-3 (see
-``benchmarks/RESULTS.md``). Pass ``learning_rate=1e-3`` to ``FairDQN.from_preset`` to do the same.
+In sb3-fair 0.1.0 these presets used PyTorch's default initialisation and the envs ended their
+episodes with ``terminated=True``; with both, DQN and FairQCM learned nothing useful at the
+paper's learning rate within the paper's 1000 episodes (greedy score below a random policy), and
+the examples moved to 1e-3. With both fixed they learn as the authors' code does at 1e-4
+(``benchmarks/RESULTS.md``).
 
 Deviations: the authors multiply epsilon by 0.999 per episode (from 1.0, floor 0.2); SB3 decays it
 linearly over ``exploration_fraction`` of training, which we set to 0.5 so that it reaches 0.2
@@ -36,15 +43,15 @@ _COMMON: dict[str, Any] = {
 PRESETS: dict[str, dict[bool, dict[str, Any]]] = {
     "donut": {
         False: {"buffer_size": 400, "batch_size": 64, "learning_starts": 400, "target_update_interval": 1000,
-                "policy_kwargs": {"net_arch": [32, 16, 8]}},
+                "policy_kwargs": {"net_arch": [32, 16, 8], "ortho_init": True}},
         True: {"buffer_size": 6400, "batch_size": 2048, "learning_starts": 200, "target_update_interval": 1000,
-               "policy_kwargs": {"net_arch": [32, 16, 8]}},
+               "policy_kwargs": {"net_arch": [32, 16, 8], "ortho_init": True}},
     },
     "lending": {
         False: {"buffer_size": 1000, "batch_size": 64, "learning_starts": 1000, "target_update_interval": 100,
-                "policy_kwargs": {"net_arch": [32, 8]}},
+                "policy_kwargs": {"net_arch": [32, 8], "ortho_init": True}},
         True: {"buffer_size": 8000, "batch_size": 512, "learning_starts": 730, "target_update_interval": 100,
-               "policy_kwargs": {"net_arch": [32, 8]}, "counterfactual_offsets": (0, 1, 2, 3, 4, 5),
+               "policy_kwargs": {"net_arch": [32, 8], "ortho_init": True}, "counterfactual_offsets": (0, 1, 2, 3, 4, 5),
                "max_counterfactuals": None},
     },
 }
