@@ -146,8 +146,6 @@ def cmd_compare(args: argparse.Namespace) -> None:
     if args.task == "harvest":
         _compare_harvest(args)
         return
-    if args.learning_rate is None:
-        args.learning_rate = 1e-3
     env_id, preset, horizon, figures = TASKS[args.task]
     variants = {"DQN (full memory)": False, "FairDQN (FairQCM)": True}
     per_seed: dict[str, list[dict[str, Any]]] = {name: [] for name in variants}
@@ -256,7 +254,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--episodes", type=int, default=300, help="training episodes (harvest: games) per run")
     p.add_argument("--eval-episodes", type=int, default=20)
     p.add_argument("--learning-rate", type=float, default=None,
-                   help="for both models (donut/lending default 1e-3; paper 003's 1e-4 learns nothing within 1000 episodes here)")
+                   help="for both models (donut/lending default: the preset's, paper 003's 1e-4)")
     p.add_argument("--fairness", choices=["dp", "csp", "cf"], default="dp", help="harvest: FairPPO's penalty")
     p.add_argument("--alpha", type=float, default=0.5, help="harvest: weight of the retrospective part")
     p.add_argument("--beta", type=float, default=0.5, help="harvest: weight of the prospective part")
