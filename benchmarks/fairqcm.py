@@ -1,19 +1,25 @@
 """Reproduce paper 003's deep-RL comparisons: doughnut allocation (Fig. 2) and simulated lending (Fig. 3).
 
 DQN with full, min and reset memory against FairDQN (FairQCM) with the paper's hyperparameters
-(``FairDQN.from_preset``), over several seeds and the paper's budget of 1000 episodes, plus a
-random policy and the greedy "fewest-so-far among present customers" reference. Every
-``--eval-every`` training episodes the greedy (deterministic) policy is evaluated on
-``--eval-episodes`` fresh episodes; the score is the episode's undiscounted return, i.e. the
-accumulated Nash welfare (doughnuts) or accumulated relaxed DP score with penalties (lending), as
-in the paper's figures.
+(``FairDQN.from_preset``: Tables 1-2, learning rate 1e-4, the authors' orthogonal initialisation),
+over several seeds and the paper's budget of 1000 episodes, plus a random policy and the greedy
+"fewest-so-far among present customers" reference. Every ``--eval-every`` training episodes the
+greedy (deterministic) policy is evaluated on ``--eval-episodes`` fresh episodes; the score is the
+episode's undiscounted return, i.e. the accumulated Nash welfare (doughnuts) or accumulated relaxed
+DP score with penalties (lending), as in the paper's figures.
+
+Beside them, the figures measured by running the authors' own code (``praal/remembering-to-be-fair``)
+on this machine, read from ``benchmarks/authors_code_fairqcm.json`` (numbers only: the greedy score
+their script records after every training episode, averaged over blocks of ``--eval-every``
+episodes, per seed); the table compares the two per method and time window, with a two-sided
+Mann-Whitney U test over seeds.
 
 It also times FairDQN(counterfactual=False) against SB3's DQN on the same env and settings, and the
 cost of counterfactual transitions per env step, in the same run.
 
 Usage::
 
-    python benchmarks/fairqcm.py                      # full run (about 45 min on 2 cores)
+    python benchmarks/fairqcm.py                      # full run (about 50 min on 2 cores)
     python benchmarks/fairqcm.py --quick              # smoke run (about 1 min)
 
 Writes ``benchmarks/out/fairqcm/*.json``, PNG curves beside ``benchmarks/RESULTS.md``, and the
@@ -25,7 +31,6 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing as mp
-import os
 import sys
 import time
 from pathlib import Path
@@ -49,6 +54,8 @@ LENDING_METHODS = {
     "FairQCM": dict(memory="min", counterfactual=True),
 }
 HORIZON = {"donut": 100, "lending": 40}
+AUTHORS = HERE / "authors_code_fairqcm.json"
+WINDOWS = ((0, 200), (200, 400), (400, 600), (600, 1000))
 
 
 def make_env(task: str, memory: str | None, seed: int | None = None):
@@ -104,7 +111,9 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
     spec = (DONUT_METHODS if task == "donut" else LENDING_METHODS)[method]
     env = make_env(task, spec["memory"])
     eval_env = make_env(task, spec["memory"])
-    model = FairDQN.from_preset(task, env, counterfactual=spec["counterfactual"], seed=seed, learning_rate=job["learning_rate"])
+    overrides = {} if job["learning_rate"] is None else {"learning_rate": job["learning_rate"]}
+    model = FairDQN.from_preset(task, env, counterfactual=spec["counterfactual"], seed=seed, **overrides)
+    job = {**job, "learning_rate": float(model.learning_rate)}
     curve: list[tuple[int, float]] = []
     train_returns: list[float] = []
 
@@ -125,8 +134,9 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
     elapsed = time.perf_counter() - t0
     result = {**job, "curve": curve, "train_returns": train_returns, "seconds": elapsed,
               "counterfactuals": int(getattr(model.replay_buffer, "n_counterfactual", 0))}
-    OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / f"{task}_{method}_{seed}_lr{job['learning_rate']:g}.json").write_text(json.dumps(result))
+    out = Path(job["out"])
+    out.mkdir(parents=True, exist_ok=True)
+    (out / f"{task}_{method}_{seed}_lr{job['learning_rate']:g}.json").write_text(json.dumps(result))
     print(f"[done] {task} {method} seed={seed} {elapsed:.0f}s final={curve[-1][1] if curve else float('nan'):.2f}", flush=True)
     return result
 
@@ -167,29 +177,55 @@ def throughput(steps: int) -> dict[str, float]:
     }
 
 
-def plot(task: str, results: list[dict], refs: dict[str, float], path: Path) -> None:
+def load_authors(task: str, block: int) -> dict[str, list[list[float]]]:
+    """The authors' code's greedy scores per method and seed, as means over blocks of ``block`` episodes."""
+    if not AUTHORS.exists():
+        return {}
+    data = json.loads(AUTHORS.read_text())
+    if data.get("block") != block:
+        return {}
+    return data.get(task, {})
+
+
+def window_means(curve_x: list[int], curve_y: list[float]) -> list[float]:
+    """Mean score in each of :data:`WINDOWS` (evaluation points n with a < n <= b)."""
+    x, y = np.asarray(curve_x), np.asarray(curve_y)
+    return [float(y[(x > a) & (x <= b)].mean()) if ((x > a) & (x <= b)).any() else float("nan") for a, b in WINDOWS]
+
+
+def authors_curves(authors: dict[str, list[list[float]]], method: str, block: int) -> list[tuple[list[int], list[float]]]:
+    return [([block * (j + 1) for j in range(len(run))], run) for run in authors.get(method, [])]
+
+
+def plot(task: str, results: list[dict], refs: dict[str, float], path: Path, authors: dict[str, list[list[float]]], block: int) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(7, 4.2))
-    methods = sorted({r["method"] for r in results})
+    fig, ax = plt.subplots(figsize=(7.5, 4.5))
+    methods = sorted({r["method"] for r in results} | set(authors))
+    colours = dict(zip(methods, plt.rcParams["axes.prop_cycle"].by_key()["color"]))
     for method in methods:
-        runs = [r for r in results if r["method"] == method and r["curve"]]
-        if not runs:
-            continue
-        x = np.array([p[0] for p in runs[0]["curve"]])
-        ys = np.array([[p[1] for p in r["curve"]][: len(x)] for r in runs])
-        mean, se = ys.mean(0), ys.std(0) / np.sqrt(len(ys))
-        ax.plot(x, mean, label=f"{method} (n={len(ys)})")
-        ax.fill_between(x, mean - 1.96 * se, mean + 1.96 * se, alpha=0.2)
-    ax.axhline(refs["greedy"], color="k", ls="--", lw=1, label="greedy reference")
+        sources = [("sb3-fair", "-", [(list(map(int, np.array(r["curve"])[:, 0])), list(np.array(r["curve"])[:, 1]))
+                                      for r in results if r["method"] == method and r["curve"]]),
+                   ("authors' code", "--", authors_curves(authors, method, block))]
+        for label, style, runs in sources:
+            if not runs:
+                continue
+            n = min(len(xs) for xs, _ in runs)
+            x = np.array(runs[0][0][:n])
+            ys = np.array([ys[:n] for _, ys in runs])
+            mean, se = ys.mean(0), ys.std(0) / np.sqrt(len(ys))
+            ax.plot(x, mean, style, color=colours[method], label=f"{method}, {label} (n={len(ys)})")
+            ax.fill_between(x, mean - 1.96 * se, mean + 1.96 * se, color=colours[method], alpha=0.12)
+    ax.axhline(refs["greedy"], color="k", ls=":", lw=1, label="greedy reference")
     ax.axhline(refs["random"], color="gray", ls=":", lw=1, label="random")
     ax.set_xlabel("training episode")
     ax.set_ylabel("accumulated Nash welfare" if task == "donut" else "accumulated relaxed DP score")
-    ax.set_title(f"paper 003, {'Fig. 2 (doughnuts)' if task == 'donut' else 'Fig. 3 (lending)'}")
-    ax.legend(fontsize=8)
+    ax.set_title(f"paper 003, {'Fig. 2 (doughnuts)' if task == 'donut' else 'Fig. 3 (lending)'}: sb3-fair (solid) vs authors' code (dashed)",
+                 fontsize=9)
+    ax.legend(fontsize=7, ncol=2)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -202,39 +238,66 @@ def episodes_to_reach(curve: list[tuple[int, float]], target: float) -> int | No
     return None
 
 
+def _ms(values: list[float]) -> str:
+    return f"{np.mean(values):.1f} ± {np.std(values):.1f}"
+
+
 def summarise(task: str, results: list[dict], refs: dict[str, float], last_k: int) -> list[str]:
-    lines = [f"| method | seeds | final score (mean of last {last_k} evals, mean ± sd over seeds) | mean score over the whole curve (area) | "
-             "episodes to 95 % of greedy (per seed) | train time / seed (s) |",
-             "|---|---|---|---|---|---|"]
+    win = " | ".join(f"episodes {a + 1}–{b}" for a, b in WINDOWS)
+    lines = [f"| method | seeds | final score (last {last_k} evals) | whole curve | {win} | episodes to 95 % of greedy (per seed) | train time / seed (s) |",
+             "|---|---|---|---|" + "---|" * len(WINDOWS) + "---|---|"]
     target = 0.95 * refs["greedy"]
     for method in sorted({r["method"] for r in results}):
         runs = [r for r in results if r["method"] == method]
         finals = [np.mean([p[1] for p in r["curve"][-last_k:]]) for r in runs]
         areas = [np.mean([p[1] for p in r["curve"]]) for r in runs]
+        wins = np.array([window_means([p[0] for p in r["curve"]], [p[1] for p in r["curve"]]) for r in runs])
         reach = [episodes_to_reach(r["curve"], target) for r in runs] if task == "donut" and refs["greedy"] > 0 else []
         reach_s = ", ".join("—" if e is None else str(e) for e in reach) if reach else "n/a"
-        lines.append(f"| {method} | {len(runs)} | {np.mean(finals):.2f} ± {np.std(finals):.2f} | {np.mean(areas):.2f} ± {np.std(areas):.2f} "
-                     f"| {reach_s} | {np.mean([r['seconds'] for r in runs]):.0f} |")
+        lines.append(f"| {method} | {len(runs)} | {_ms(finals)} | {_ms(areas)} | " + " | ".join(_ms(wins[:, k]) for k in range(len(WINDOWS)))
+                     + f" | {reach_s} | {np.mean([r['seconds'] for r in runs]):.0f} |")
     for baseline in sorted({r["method"] for r in results} - {"FairQCM"}):
         lines += paired(results, "FairQCM", baseline)
-    lines.append(f"| random policy | — | {refs['random']:.2f} ± {refs['random_std']:.2f} (per episode) | — | — | — |")
-    lines.append(f"| greedy reference | — | {refs['greedy']:.2f} ± {refs['greedy_std']:.2f} (per episode) | — | — | — |")
+    lines.append(f"| random policy | — | {refs['random']:.1f} ± {refs['random_std']:.1f} (per episode) | — |" + " — |" * len(WINDOWS) + " — | — |")
+    lines.append(f"| greedy reference | — | {refs['greedy']:.1f} ± {refs['greedy_std']:.1f} (per episode) | — |" + " — |" * len(WINDOWS) + " — | — |")
+    return lines
+
+
+def versus_authors(results: list[dict], authors: dict[str, list[list[float]]], block: int) -> list[str]:
+    """sb3-fair against the authors' code, per method: whole curve and each window, Mann-Whitney U over seeds."""
+    from scipy.stats import mannwhitneyu
+
+    if not authors:
+        return ["(no figures from the authors' code for this task)"]
+    cols = ["whole curve", *[f"episodes {a + 1}–{b}" for a, b in WINDOWS]]
+    lines = ["| method | seeds (ours / authors') | " + " | ".join(f"{c}: ours / authors' (p)" for c in cols) + " |",
+             "|---|---|" + "---|" * len(cols)]
+    for method in sorted(set(authors) & {r["method"] for r in results}):
+        ours = [r for r in results if r["method"] == method]
+        theirs = authors_curves(authors, method, block)
+        o = np.array([[np.mean([p[1] for p in r["curve"]]), *window_means([p[0] for p in r["curve"]], [p[1] for p in r["curve"]])] for r in ours])
+        t = np.array([[np.mean(ys), *window_means(xs, ys)] for xs, ys in theirs])
+        cells = []
+        for k in range(len(cols)):
+            p = mannwhitneyu(o[:, k], t[:, k], alternative="two-sided").pvalue
+            cells.append(f"{_ms(o[:, k])} / {_ms(t[:, k])} ({p:.2f})")
+        lines.append(f"| {method} | {len(o)} / {len(t)} | " + " | ".join(cells) + " |")
     return lines
 
 
 def paired(results: list[dict], a: str, b: str) -> list[str]:
     """A table row comparing methods ``a`` and ``b`` seed by seed (same seed = same env draws at the start)."""
     area = {(r["method"], r["seed"]): np.mean([p[1] for p in r["curve"]]) for r in results}
-    half = {(r["method"], r["seed"]): np.mean([p[1] for p in r["curve"][: max(1, len(r["curve"]) // 4)]]) for r in results}
+    early = {(r["method"], r["seed"]): np.mean([p[1] for p in r["curve"][: max(1, len(r["curve"]) // 5)]]) for r in results}
     seeds = sorted({s for (m, s) in area if m == a} & {s for (m, s) in area if m == b})
     if not seeds:
         return []
     wins = sum(area[(a, s)] > area[(b, s)] for s in seeds)
-    wins_early = sum(half[(a, s)] > half[(b, s)] for s in seeds)
+    wins_early = sum(early[(a, s)] > early[(b, s)] for s in seeds)
     diff = np.mean([area[(a, s)] - area[(b, s)] for s in seeds])
-    diff_early = np.mean([half[(a, s)] - half[(b, s)] for s in seeds])
-    return [f"| {a} − {b}, seed by seed | {len(seeds)} | whole curve: {a} higher in {wins}/{len(seeds)} seeds, mean difference {diff:+.1f} "
-            f"| first quarter of training: higher in {wins_early}/{len(seeds)} seeds, mean difference {diff_early:+.1f} | — | — |"]
+    diff_early = np.mean([early[(a, s)] - early[(b, s)] for s in seeds])
+    return [f"| {a} − {b}, seed by seed | {len(seeds)} | — | whole curve: {a} higher in {wins}/{len(seeds)} seeds, mean difference {diff:+.1f} "
+            f"| first fifth of training: higher in {wins_early}/{len(seeds)} seeds, mean difference {diff_early:+.1f} |" + " — |" * (len(WINDOWS) - 1) + " — | — |"]
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -244,23 +307,33 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--eval-every", type=int, default=20)
     parser.add_argument("--eval-episodes", type=int, default=5)
     parser.add_argument("--tasks", nargs="+", default=["donut", "lending"], choices=["donut", "lending"])
+    parser.add_argument("--methods", nargs="+", default=None, help="only these methods (default: all of the task)")
     parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--learning-rate", type=float, default=1e-3,
-                        help="for every method (paper: 1e-4, with which nothing learned within 1000 episodes here)")
+    parser.add_argument("--learning-rate", type=float, default=None,
+                        help="for every method (default: the preset's, paper 003's 1e-4)")
     parser.add_argument("--throughput-steps", type=int, default=5000)
     parser.add_argument("--quick", action="store_true", help="tiny budget, to check the script runs")
     parser.add_argument("--no-train", action="store_true", help="only re-summarise the JSON files already in benchmarks/out")
     args = parser.parse_args(argv)
     if args.quick:
         args.seeds, args.episodes, args.eval_every, args.eval_episodes, args.throughput_steps = 1, 10, 5, 1, 500
+    lr = 1e-4 if args.learning_rate is None else args.learning_rate
+    out = OUT / "quick" if args.quick else OUT  # a smoke run never overwrites a real one
 
     jobs = []
     for task in args.tasks:
         methods = DONUT_METHODS if task == "donut" else LENDING_METHODS
         for seed in range(args.seeds):
             for method in methods:
+                if args.methods and method not in args.methods:
+                    continue
+                done = out / f"{task}_{method}_{seed}_lr{lr:g}.json"
+                if done.exists() and not args.quick:
+                    old = json.loads(done.read_text())
+                    if old.get("episodes") == args.episodes and old.get("eval_every") == args.eval_every:
+                        continue  # already on disk with the same settings
                 jobs.append(dict(task=task, method=method, seed=seed, episodes=args.episodes, learning_rate=args.learning_rate,
-                                 eval_every=args.eval_every, eval_episodes=args.eval_episodes))
+                                 eval_every=args.eval_every, eval_episodes=args.eval_episodes, out=str(out)))
     # longest jobs first so that the two workers finish together
     jobs.sort(key=lambda j: (j["task"] != "donut", j["method"] != "FairQCM"))
     t0 = time.perf_counter()
@@ -269,34 +342,40 @@ def main(argv: list[str] | None = None) -> None:
             pool.map(run_job, jobs, chunksize=1)
         tp = throughput(args.throughput_steps)
         tp["wall_seconds"] = time.perf_counter() - t0
-        (OUT / "throughput.json").write_text(json.dumps(tp))
-    tp = json.loads((OUT / "throughput.json").read_text())
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "throughput.json").write_text(json.dumps(tp))
+    tp = json.loads((out / "throughput.json").read_text())
     wall = tp.get("wall_seconds", time.perf_counter() - t0)
 
     cmd = "python benchmarks/fairqcm.py" + (" --quick" if args.quick else "") + (
         "" if args.quick or (args.seeds, args.episodes) == (5, 1000) else f" --seeds {args.seeds} --episodes {args.episodes}") + (
-        "" if args.learning_rate == 1e-3 else f" --learning-rate {args.learning_rate:g}")
+        "" if args.learning_rate is None else f" --learning-rate {args.learning_rate:g}")
     section = [f"## FairQCM (paper 003): `{cmd}`", "",
                f"Measured on this project's 2-core CPU machine; {args.seeds} seeds x {args.episodes} episodes per method, "
-               f"paper 003's hyperparameters (`FairDQN.from_preset`) except learning rate {args.learning_rate:g}, "
-               f"greedy evaluation every {args.eval_every} training episodes on {args.eval_episodes} fresh episodes; "
-               f"wall time {wall / 60:.0f} min.", ""]
+               f"paper 003's hyperparameters (`FairDQN.from_preset`: learning rate {lr:g}, MSE loss, the authors' orthogonal "
+               f"initialisation, the horizon as a time limit), greedy evaluation every {args.eval_every} training episodes on "
+               f"{args.eval_episodes} fresh episodes; wall time {wall / 60:.0f} min (the last run's; runs already on disk are kept).", ""]
     for task in args.tasks:
-        results = [json.loads(p.read_text()) for p in sorted(OUT.glob(f"{task}_*.json"))]
+        results = [json.loads(p.read_text()) for p in sorted(out.glob(f"{task}_*.json"))]
         results = [r for r in results if r["episodes"] == args.episodes and r["seed"] < args.seeds
-                   and r.get("learning_rate") == args.learning_rate]
+                   and r.get("learning_rate") == lr and (not args.methods or r["method"] in args.methods)]
+        authors = load_authors(task, args.eval_every)
         refs = references(task, 200)
-        png = HERE / f"fairqcm_{task}.png"
-        plot(task, results, refs, png)
+        png = (out if args.quick else HERE) / f"fairqcm_{task}.png"
+        plot(task, results, refs, png, authors, args.eval_every)
         title = "Doughnut allocation (Fig. 2): accumulated log-Nash welfare per episode" if task == "donut" else \
             "Simulated lending (Fig. 3): accumulated relaxed DP score (with penalties) per episode"
-        section += [f"### {title}", "", *summarise(task, results, refs, last_k=5), "", f"![{task}]({png.name})", ""]
+        section += [f"### {title}", "", "Mean ± sd over seeds of each run's mean greedy score in the column's span.", "",
+                    *summarise(task, results, refs, last_k=5), "",
+                    f"sb3-fair beside the authors' code (`{AUTHORS.name}`; p: two-sided Mann–Whitney U over seeds):", "",
+                    *versus_authors(results, authors, args.eval_every), "", f"![{task}]({png.name})", ""]
     section += ["### Throughput (doughnut env, one core, same settings: batch 64, buffer 6400, train every step)", "",
-                f"| SB3 DQN | FairDQN(counterfactual=False) | ratio | FairDQN(counterfactual=True) | cost of 32 counterfactuals per env step |",
+                "| SB3 DQN | FairDQN(counterfactual=False) | ratio | FairDQN(counterfactual=True) | cost of 32 counterfactuals per env step |",
                 "|---|---|---|---|---|",
                 f"| {tp['dqn_steps_per_s']:.0f} steps/s | {tp['fairdqn_steps_per_s']:.0f} steps/s | {tp['ratio_fairdqn_vs_dqn']:.3f} "
                 f"| {tp['fairdqn_cf_steps_per_s']:.0f} steps/s | {tp['cf_cost_ms_per_step']:.2f} ms |", ""]
-    write_section(HERE / "RESULTS.md", "FairQCM (paper 003)", "\n".join(section))
+    if not args.quick:
+        write_section(HERE / "RESULTS.md", "FairQCM (paper 003)", "\n".join(section))
     print("\n".join(section))
 
 
