@@ -174,7 +174,8 @@ def _linear_layers(q_net):
 
 def test_ortho_init_is_the_authors_initialisation():
     """ortho_init=True: orthogonal weights (gain 1), zero biases, target a copy (paper 003's code)."""
-    model = FairDQN("MlpPolicy", make_donut_allocation(), policy_kwargs={"net_arch": [32, 16, 8], "ortho_init": True}, seed=0)
+    model = FairDQN("MlpPolicy", make_donut_allocation(), policy_kwargs={"net_arch": [32, 16, 8], "ortho_init": True},
+                    buffer_size=100, seed=0)
     layers = _linear_layers(model.q_net)
     assert [tuple(m.weight.shape) for m in layers] == [(32, 40), (16, 32), (8, 16), (5, 8)]
     for m in layers:
@@ -187,12 +188,12 @@ def test_ortho_init_is_the_authors_initialisation():
     # the option works with SB3's own DQN too, and is off by default (PyTorch's init: nonzero biases)
     from sb3_fair.dqn import MlpPolicy
 
-    dqn = DQN(MlpPolicy, make_donut_allocation(), policy_kwargs={"ortho_init": True})
+    dqn = DQN(MlpPolicy, make_donut_allocation(), policy_kwargs={"ortho_init": np.True_}, buffer_size=100)
     assert all(th.count_nonzero(m.bias) == 0 for m in _linear_layers(dqn.q_net))
-    default = FairDQN("MlpPolicy", make_donut_allocation())
+    default = FairDQN("MlpPolicy", make_donut_allocation(), buffer_size=100)
     assert not default.policy.ortho_init and th.count_nonzero(_linear_layers(default.q_net)[0].bias) > 0
     with pytest.raises(ValueError, match="ortho_init"):
-        FairDQN("MlpPolicy", make_donut_allocation(), policy_kwargs={"ortho_init": "yes"})
+        FairDQN("MlpPolicy", make_donut_allocation(), policy_kwargs={"ortho_init": "yes"}, buffer_size=100)
 
 
 def test_presets_use_the_papers_learning_rate_and_init(tmp_path):

@@ -213,3 +213,15 @@ def test_counterfactual_pair():
 
     with pytest.raises(ValueError, match="options"):
         CounterfactualPair(NoOptions(n_agents=4)).reset(seed=0)
+
+
+@pytest.mark.parametrize("make_game", [lambda: AllelopathicHarvestEnv.from_preset("tiny"), lambda: DisparityGame(n_agents=4, max_steps=5)])
+def test_games_end_terminated_at_their_fixed_length(make_game):
+    """A game of fixed length whose observation shows the time ends terminated (paper 001's authors: value 0 after it)."""
+    game = make_game()
+    game.reset(seed=0)
+    for t in range(game.max_steps):
+        _, _, terms, truncs, _ = game.step({a: 0 for a in game.agents})
+        assert not any(truncs.values())
+        assert all(terms.values()) == (t == game.max_steps - 1)
+    assert game.agents == []

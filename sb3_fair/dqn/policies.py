@@ -10,7 +10,8 @@ Sequential Decision Making* (ICML 2024, arXiv:2312.04772); the target network st
 On that paper's small 32-16-8 ReLU network, PyTorch's default initialisation leaves several of
 the last hidden units dead on the states the doughnut task visits, and DQN then learns far more
 slowly at the paper's learning rate; :func:`sb3_fair.dqn.presets.preset_kwargs` turns the option
-on. The classes also work with SB3's own ``DQN``:
+on. The initialisation runs on the policy's device, so a seeded run on a GPU starts from other
+weights than the same seed on a CPU. The classes also work with SB3's own ``DQN``:
 ``DQN(sb3_fair.dqn.MlpPolicy, env, policy_kwargs={"ortho_init": True})``.
 """
 
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 from stable_baselines3.dqn import policies as sb3_policies
 from stable_baselines3.dqn.policies import DQNPolicy, QNetwork
 from torch import nn
@@ -36,9 +38,9 @@ class _OrthoInitMixin:
     """Adds ``ortho_init`` to a DQN policy: applied in :meth:`make_q_net`, kept when saved and loaded."""
 
     def __init__(self, *args: Any, ortho_init: bool = False, **kwargs: Any) -> None:
-        if not isinstance(ortho_init, bool):
+        if not isinstance(ortho_init, (bool, np.bool_)):
             raise ValueError(f"ortho_init must be True or False, got {ortho_init!r}")
-        self.ortho_init = ortho_init
+        self.ortho_init = bool(ortho_init)
         super().__init__(*args, **kwargs)
 
     def make_q_net(self) -> QNetwork:
