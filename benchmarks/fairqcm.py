@@ -56,6 +56,24 @@ LENDING_METHODS = {
 HORIZON = {"donut": 100, "lending": 40}
 AUTHORS = HERE / "authors_code_fairqcm.json"
 WINDOWS = ((0, 200), (200, 400), (400, 600), (600, 1000))
+# --ablation: the preset with one or both of sb3-fair 0.1.0's two faults put back
+ABLATIONS = {
+    "as in 0.1.0 (terminal horizon, PyTorch's default init)": dict(terminal_horizon=True, ortho_init=False),
+    "terminal horizon only": dict(terminal_horizon=True, ortho_init=True),
+    "PyTorch's default init only": dict(terminal_horizon=False, ortho_init=False),
+}
+
+
+def terminal_horizon(env):
+    """Report the end of every episode as ``terminated`` (how sb3-fair 0.1.0's doughnut env ended), for --ablation."""
+    import gymnasium as gym
+
+    class TerminalHorizon(gym.Wrapper):
+        def step(self, action):
+            obs, reward, terminated, truncated, info = self.env.step(action)
+            return obs, reward, terminated or truncated, False, info
+
+    return TerminalHorizon(env)
 
 
 def make_env(task: str, memory: str | None, seed: int | None = None):
@@ -111,7 +129,13 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
     spec = (DONUT_METHODS if task == "donut" else LENDING_METHODS)[method]
     env = make_env(task, spec["memory"])
     eval_env = make_env(task, spec["memory"])
-    overrides = {} if job["learning_rate"] is None else {"learning_rate": job["learning_rate"]}
+    overrides: dict[str, Any] = {} if job["learning_rate"] is None else {"learning_rate": job["learning_rate"]}
+    ablation = ABLATIONS.get(job.get("ablation"))
+    if ablation is not None:
+        from sb3_fair.dqn import preset_kwargs
+
+        env = terminal_horizon(env) if ablation["terminal_horizon"] else env
+        overrides["policy_kwargs"] = {**preset_kwargs(task, spec["counterfactual"])["policy_kwargs"], "ortho_init": ablation["ortho_init"]}
     model = FairDQN.from_preset(task, env, counterfactual=spec["counterfactual"], seed=seed, **overrides)
     job = {**job, "learning_rate": float(model.learning_rate)}
     curve: list[tuple[int, float]] = []
@@ -136,9 +160,15 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
               "counterfactuals": int(getattr(model.replay_buffer, "n_counterfactual", 0))}
     out = Path(job["out"])
     out.mkdir(parents=True, exist_ok=True)
-    (out / f"{task}_{method}_{seed}_lr{job['learning_rate']:g}.json").write_text(json.dumps(result))
+    (out / job_file(job)).write_text(json.dumps(result))
     print(f"[done] {task} {method} seed={seed} {elapsed:.0f}s final={curve[-1][1] if curve else float('nan'):.2f}", flush=True)
     return result
+
+
+def job_file(job: dict[str, Any]) -> str:
+    lr = 1e-4 if job["learning_rate"] is None else job["learning_rate"]
+    tag = "" if job.get("ablation") is None else "_ablation" + str(list(ABLATIONS).index(job["ablation"]))
+    return f"{job['task']}_{job['method']}_{job['seed']}_lr{lr:g}{tag}.json"
 
 
 def references(task: str, episodes: int) -> dict[str, float]:
@@ -300,6 +330,47 @@ def paired(results: list[dict], a: str, b: str) -> list[str]:
             f"| first fifth of training: higher in {wins_early}/{len(seeds)} seeds, mean difference {diff_early:+.1f} |" + " — |" * (len(WINDOWS) - 1) + " — | — |"]
 
 
+def ablation(args: argparse.Namespace) -> None:
+    """Train the doughnut preset with each of :data:`ABLATIONS` and write the 'what was wrong' section."""
+    methods = args.methods or ["DQN-Full"]
+    out = OUT / "ablation"
+    jobs = [dict(task="donut", method=m, seed=seed, episodes=args.episodes, learning_rate=args.learning_rate, eval_every=args.eval_every,
+                 eval_episodes=args.eval_episodes, out=str(out), ablation=variant)
+            for variant in ABLATIONS for m in methods for seed in range(args.seeds)]
+    jobs = [j for j in jobs if not (out / job_file(j)).exists()]
+    t0 = time.perf_counter()
+    if not args.no_train and jobs:
+        with mp.get_context("spawn").Pool(args.workers) as pool:
+            pool.map(run_job, jobs, chunksize=1)
+    lr = 1e-4 if args.learning_rate is None else args.learning_rate
+    refs = references("donut", 200)
+    cmd = f"python benchmarks/fairqcm.py --ablation --seeds {args.seeds}" + ("" if methods == ["DQN-Full"] else " --methods " + " ".join(methods))
+    lines = [f"## What was wrong with the paper-003 preset in sb3-fair 0.1.0 (ablation): `{cmd}`", "",
+             f"The doughnut preset (learning rate {lr:g}, {args.episodes} episodes, greedy evaluation every {args.eval_every} episodes on "
+             f"{args.eval_episodes} fresh episodes) with one or both of 0.1.0's faults put back: the horizon reported as `terminated` "
+             "(the last step of every episode not bootstrapped) and PyTorch's default initialisation instead of the authors' "
+             f"orthogonal one. The last row of each method is the fixed preset, from the main section's runs of the same seeds. "
+             f"Wall time {(time.perf_counter() - t0) / 60:.0f} min (the last run's).", "",
+             "| method | variant | seeds | whole curve | " + " | ".join(f"episodes {a + 1}–{b}" for a, b in WINDOWS) + " |",
+             "|---|---|---|---|" + "---|" * len(WINDOWS)]
+    for m in methods:
+        rows = [(v, [json.loads((out / job_file(dict(task="donut", method=m, seed=sd, learning_rate=args.learning_rate, ablation=v))).read_text())
+                     for sd in range(args.seeds) if (out / job_file(dict(task="donut", method=m, seed=sd, learning_rate=args.learning_rate, ablation=v))).exists()])
+                for v in ABLATIONS]
+        fixed = [json.loads((OUT / job_file(dict(task="donut", method=m, seed=sd, learning_rate=args.learning_rate))).read_text())
+                 for sd in range(args.seeds) if (OUT / job_file(dict(task="donut", method=m, seed=sd, learning_rate=args.learning_rate))).exists()]
+        for variant, runs in [*rows, ("fixed (the preset now)", fixed)]:
+            if not runs:
+                continue
+            area = [np.mean([p[1] for p in r["curve"]]) for r in runs]
+            wins = np.array([window_means([p[0] for p in r["curve"]], [p[1] for p in r["curve"]]) for r in runs])
+            lines.append(f"| {m} | {variant} | {len(runs)} | {_ms(area)} | " + " | ".join(_ms(wins[:, k]) for k in range(len(WINDOWS))) + " |")
+    lines += [f"| random policy | — | — | {refs['random']:.1f} (per episode) |" + " — |" * len(WINDOWS),
+              "| every doughnut to one customer | — | — | about 280 (per episode) |" + " — |" * len(WINDOWS)]
+    write_section(HERE / "RESULTS.md", "(ablation)", "\n".join(lines))
+    print("\n".join(lines))
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seeds", type=int, default=5)
@@ -314,7 +385,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--throughput-steps", type=int, default=5000)
     parser.add_argument("--quick", action="store_true", help="tiny budget, to check the script runs")
     parser.add_argument("--no-train", action="store_true", help="only re-summarise the JSON files already in benchmarks/out")
+    parser.add_argument("--ablation", action="store_true",
+                        help="doughnuts only: the preset with sb3-fair 0.1.0's terminal horizon and/or default init put back "
+                             "(default method DQN-Full), beside the main run's figures")
     args = parser.parse_args(argv)
+    if args.ablation:
+        ablation(args)
+        return
     if args.quick:
         args.seeds, args.episodes, args.eval_every, args.eval_episodes, args.throughput_steps = 1, 10, 5, 1, 500
     lr = 1e-4 if args.learning_rate is None else args.learning_rate
