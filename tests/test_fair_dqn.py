@@ -223,3 +223,16 @@ def test_last_step_of_an_episode_is_bootstrapped(make_env, horizon):
     not_done = 1.0 - buf.dones[:n, 0] * (1.0 - buf.timeouts[:n, 0])  # the factor SB3's sample() puts on the bootstrap
     assert not_done.min() == 1.0
     assert buf.dones[:n, 0].sum() == 1.0 and buf.timeouts[:n, 0].sum() == 1.0  # the one real last step
+
+
+def test_exploration_decay_per_episode():
+    """exploration_decay: epsilon = max(final, initial * decay ** episodes), as paper 003's code decays it."""
+    env = make_donut_allocation(n_customers=3, horizon=10)
+    model = FairDQN("MlpPolicy", env, exploration_decay=0.9, exploration_final_eps=0.3, learning_starts=5, buffer_size=100, seed=0)
+    model.learn(60)  # 6 episodes
+    assert model._episode_num == 6 and model.exploration_rate == pytest.approx(0.9**5)
+    model.learn(200, reset_num_timesteps=False)  # 26 episodes: the floor
+    assert model.exploration_rate == 0.3
+    assert model.fairness_config()["exploration_decay"] == 0.9
+    with pytest.raises(ValueError, match="exploration_decay"):
+        FairDQN("MlpPolicy", env, exploration_decay=0.0, buffer_size=100)

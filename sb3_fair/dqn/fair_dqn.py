@@ -62,6 +62,10 @@ class FairDQN(FairAlgorithmMixin, DQN):
         step. The default 32 keeps the paper's whole set for n <= 5 and samples for larger n;
         ``None`` always enumerates the whole set.
     :param loss: TD loss, ``"huber"`` (SB3's default) or ``"mse"`` (paper 003's choice).
+    :param exploration_decay: ``None`` (default) keeps SB3's linear exploration schedule
+        (``exploration_fraction``). A number in (0, 1] decays epsilon per finished episode instead:
+        ``max(exploration_final_eps, exploration_initial_eps * exploration_decay ** episodes)``, as
+        paper 003's code does with 0.999 (its presets use this).
     :param fairness_window: episodes averaged in ``fairness/*`` (default: ``stats_window_size``).
     :param wandb: stream the logs to Weights & Biases: ``True`` or a dict of :func:`wandb.init`
         arguments (offline without credentials; a W&B failure never stops training).
@@ -83,6 +87,7 @@ class FairDQN(FairAlgorithmMixin, DQN):
         counterfactual_offsets: tuple[float, ...] = (1.0, 2.0),
         max_counterfactuals: int | None = 32,
         loss: str = "huber",
+        exploration_decay: float | None = None,
         fairness_window: int | None = None,
         wandb: bool | dict[str, Any] = False,
         **kwargs: Any,
@@ -94,12 +99,15 @@ class FairDQN(FairAlgorithmMixin, DQN):
         if counterfactual and (len(offsets) == 0 or not all(np.isfinite(offsets))):
             raise ValueError(f"counterfactual_offsets must be a non-empty tuple of finite numbers, got {counterfactual_offsets!r}")
         check_fairness_window(fairness_window)
+        if exploration_decay is not None and not (isinstance(exploration_decay, (int, float)) and 0.0 < exploration_decay <= 1.0):
+            raise ValueError(f"exploration_decay must be None or a number in (0, 1], got {exploration_decay!r}")
         if max_counterfactuals is not None and int(max_counterfactuals) < 1:
             raise ValueError(f"max_counterfactuals must be an int >= 1 or None, got {max_counterfactuals!r}")
         self.counterfactual = bool(counterfactual)
         self.counterfactual_offsets = offsets
         self.max_counterfactuals = None if max_counterfactuals is None else int(max_counterfactuals)
         self.loss = loss
+        self.exploration_decay = None if exploration_decay is None else float(exploration_decay)
         self.fairness_window = fairness_window
         self.wandb = wandb
         if self.counterfactual:
@@ -175,6 +183,7 @@ class FairDQN(FairAlgorithmMixin, DQN):
             "counterfactual_offsets": list(self.counterfactual_offsets),
             "max_counterfactuals": self.max_counterfactuals,
             "loss": self.loss,
+            "exploration_decay": self.exploration_decay,
         }
         if self.memory_spec is not None:
             config.update({f"memory_{k}": v for k, v in vars(self.memory_spec).items() if k != "groups"})
@@ -249,6 +258,14 @@ class FairDQN(FairAlgorithmMixin, DQN):
         return obs_cf, next_cf, rewards
 
     # ------------------------------------------------------------------ training
+    def _on_step(self) -> None:
+        """DQN's target sync and exploration schedule; with ``exploration_decay``, epsilon per episode."""
+        super()._on_step()
+        if self.exploration_decay is not None:
+            decayed = self.exploration_initial_eps * self.exploration_decay**self._episode_num
+            self.exploration_rate = max(self.exploration_final_eps, decayed)
+            self.logger.record("rollout/exploration_rate", self.exploration_rate)
+
     def train(self, gradient_steps: int, batch_size: int = 100) -> None:
         """DQN's update (SB3's code path), with the TD loss chosen by ``loss``."""
         self.policy.set_training_mode(True)
