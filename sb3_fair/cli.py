@@ -140,8 +140,11 @@ def _compare_harvest(args: argparse.Namespace) -> None:
 def cmd_compare(args: argparse.Namespace) -> None:
     import gymnasium as gym
 
+    from stable_baselines3.common.callbacks import StopTrainingOnMaxEpisodes
+
     import sb3_fair  # noqa: F401
     from sb3_fair.common.evaluation import evaluate_fairness
+    from sb3_fair.dqn import PAPER_EPISODES
 
     if args.task == "harvest":
         _compare_harvest(args)
@@ -157,7 +160,9 @@ def cmd_compare(args: argparse.Namespace) -> None:
             env_kwargs = {"memory": "min"} if (cf and args.task == "lending") else {}
             model = _make_model("fairdqn", gym.make(env_id, **env_kwargs), preset, cf, seed, args.wandb, args.tensorboard_log,
                                 learning_rate=args.learning_rate)
-            model.learn(args.episodes * horizon, progress_bar=args.progress_bar)
+            # epsilon follows the schedule of the paper's 1000-episode run; fewer episodes train its first part
+            model.learn(max(args.episodes, PAPER_EPISODES) * horizon, progress_bar=args.progress_bar,
+                        callback=StopTrainingOnMaxEpisodes(max_episodes=args.episodes))
             res = evaluate_fairness(model, gym.make(env_id, **env_kwargs), n_episodes=args.eval_episodes)
             per_seed[name].append(res)
             if args.wandb:
@@ -251,7 +256,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--task", choices=[*sorted(TASKS), "harvest"], default="donut",
                    help="donut/lending: DQN vs FairDQN (paper 003); harvest: PPO vs FairPPO (paper 001)")
     p.add_argument("--seeds", type=int, default=2)
-    p.add_argument("--episodes", type=int, default=300, help="training episodes (harvest: games) per run")
+    p.add_argument("--episodes", type=int, default=300, help="training episodes (harvest: games) per run; donut/lending: the first N of a run whose "
+                        "exploration schedule spans paper 003's 1000 episodes (or N, if larger)")
     p.add_argument("--eval-episodes", type=int, default=20)
     p.add_argument("--learning-rate", type=float, default=None,
                    help="for both models (donut/lending default: the preset's, paper 003's 1e-4)")

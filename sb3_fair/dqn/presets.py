@@ -57,6 +57,13 @@ PRESETS: dict[str, dict[bool, dict[str, Any]]] = {
 }
 
 
+#: Training episodes per run in paper 003 (§6.1 and §6.2: "across 1000 episodes"); the doughnut episode
+#: has 100 steps and the lending episode 40. The presets' epsilon schedule (``exploration_fraction``) is
+#: a fraction of the run: to train only the first ``n`` episodes of a paper-length run, call
+#: ``model.learn(PAPER_EPISODES * horizon, callback=StopTrainingOnMaxEpisodes(n))``.
+PAPER_EPISODES = 1000
+
+
 def preset_kwargs(name: str, counterfactual: bool) -> dict[str, Any]:
     """FairDQN keyword arguments of paper 003's ``name`` experiment (``"donut"`` or ``"lending"``)."""
     if name not in PRESETS:
