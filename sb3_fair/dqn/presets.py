@@ -15,12 +15,13 @@ is bootstrapped, which sb3-fair's doughnut and lending envs express as ``truncat
 In sb3-fair 0.1.0 these presets used PyTorch's default initialisation and the envs ended their
 episodes with ``terminated=True``; with both, DQN and FairQCM learned nothing useful at the
 paper's learning rate within the paper's 1000 episodes (greedy score below a random policy), and
-the examples moved to 1e-3. With both fixed they learn as the authors' code does at 1e-4
-(``benchmarks/RESULTS.md``).
+the examples moved to 1e-3. With both fixed, on the doughnuts DQN and FairQCM learn at 1e-4 as the
+authors' code does (within seed noise over 5 seeds); on lending FairQCM does and the DQN baselines
+learn less than the authors' (``benchmarks/RESULTS.md``).
 
 Deviations: the authors multiply epsilon by 0.999 per episode (from 1.0, floor 0.2); SB3 decays it
 linearly over ``exploration_fraction`` of training, which we set to 0.5 so that it reaches 0.2
-half-way. FairQCM's buffer counts real and counterfactual transitions; ``learning_starts`` counts
+half-way (``FairDQN(..., exploration_decay=0.999)`` gives the authors' schedule). FairQCM's buffer counts real and counterfactual transitions; ``learning_starts`` counts
 real steps, so FairQCM starts after ``buffer / (1 + counterfactuals per step)`` real steps.
 """
 
