@@ -8,8 +8,8 @@ from stable_baselines3.common.callbacks import StopTrainingOnMaxEpisodes
 
 import sb3_fair  # noqa: F401  (registers sb3_fair/DonutAllocation-v0)
 from sb3_fair import FairDQN
-from sb3_fair.dqn import PAPER_EPISODES
 from sb3_fair.common.evaluation import evaluate_fairness
+from sb3_fair.dqn import PAPER_EPISODES
 
 EPISODES = 200  # the first 200 of the paper's 1000 episodes; benchmarks/fairqcm.py runs all 1000
 

@@ -139,7 +139,6 @@ def _compare_harvest(args: argparse.Namespace) -> None:
 
 def cmd_compare(args: argparse.Namespace) -> None:
     import gymnasium as gym
-
     from stable_baselines3.common.callbacks import StopTrainingOnMaxEpisodes
 
     import sb3_fair  # noqa: F401
