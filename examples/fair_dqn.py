@@ -1,6 +1,10 @@
 """FairDQN with FairQCM counterfactual replay on paper 003's doughnut task, against DQN.
 
-    python examples/fair_dqn.py            # about 2 minutes on 2 cores
+    python examples/fair_dqn.py            # 5 min 17 s on this project's 2 cores
+
+Measured (seed 0, 200 episodes, 10 greedy evaluation episodes): DQN 928.1 accumulated Nash
+welfare, fewest doughnuts to one customer 2.2, Gini 0.398; FairQCM 1043.3, 7.3, 0.245 (a random
+policy scores about 795).
 """
 
 import gymnasium as gym
