@@ -17,23 +17,25 @@ weights than the same seed on a CPU. The classes also work with SB3's own ``DQN`
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any
 
 import numpy as np
-from stable_baselines3.common.policies import BasePolicy
 from stable_baselines3.dqn import policies as sb3_policies
 from stable_baselines3.dqn.policies import DQNPolicy, QNetwork
 from torch import nn
 
 
 def orthogonal_init_(module: nn.Module, gain: float = 1.0) -> None:
-    """Orthogonal weights (``gain``) and zero biases for every ``nn.Linear`` / ``nn.Conv2d`` in ``module``, in place.
+    """Orthogonal weights (``gain``) and zero biases for every ``nn.Linear`` / ``nn.Conv*`` in ``module``, in place.
 
-    SB3's own :meth:`~stable_baselines3.common.policies.BasePolicy.init_weights` (the one PPO and A2C
-    use), applied to every layer.
+    Like SB3's :meth:`~stable_baselines3.common.policies.BasePolicy.init_weights` (which PPO and A2C
+    use), but also for ``Conv1d`` / ``Conv3d`` layers of a custom features extractor.
     """
-    module.apply(partial(BasePolicy.init_weights, gain=gain))
+    for layer in module.modules():
+        if isinstance(layer, (nn.Linear, nn.Conv1d, nn.Conv2d, nn.Conv3d)):
+            nn.init.orthogonal_(layer.weight, gain=gain)
+            if layer.bias is not None:
+                nn.init.zeros_(layer.bias)
 
 
 class _OrthoInitMixin:

@@ -21,8 +21,8 @@ learn less than the authors' (``benchmarks/RESULTS.md``).
 
 Deviations: the authors multiply epsilon by 0.999 per episode (from 1.0, floor 0.2); SB3 decays it
 linearly over ``exploration_fraction`` of training, which we set to 0.5 so that it reaches 0.2
-half-way (``FairDQN(..., exploration_decay=0.999)`` gives the authors' schedule). FairQCM's buffer counts real and counterfactual transitions; ``learning_starts`` counts
-real steps, so FairQCM starts after ``buffer / (1 + counterfactuals per step)`` real steps.
+half-way (``FairDQN(..., exploration_decay=0.999)`` gives the authors' schedule). FairQCM's
+buffer counts real and counterfactual transitions; ``learning_starts`` counts real steps, so FairQCM starts after ``buffer / (1 + counterfactuals per step)`` real steps.
 """
 
 from __future__ import annotations
