@@ -12,8 +12,13 @@ Conventions
 * ``factors`` is an int array of the same length: each stakeholder's legitimate factor
   (the stratum of conditional statistical parity).
 
-Papers are cited by their number in ``shared/papers`` (000 La Malfa et al. 2024, 001 fair-PPO,
-002 Grupen et al., 003 Alamdari et al. "Remembering to be fair", 004 Hu et al. F-PPO).
+Papers are cited by a number: 000 La Malfa, Zhang, Luck, Black, *Using Protected Attributes to
+Consider Fairness in Multi-Agent Systems* (AEQUITAS workshop, ECAI 2024); 001 La Malfa, Zhang, Luck,
+Black, *Fairness Aware Reinforcement Learning via Proximal Policy Optimization* (fair-PPO); 002
+Grupen, Selman, Lee, *Cooperative Multi-Agent Fairness and Equivariant Policies*; 003 Alamdari,
+Klassen, Creager, McIlraith, *Remembering to Be Fair* (ICML 2024, arXiv:2312.04772); 004 Hu, Lear,
+Zhang, *Striking a Balance in Fairness for Dynamic Systems Through Reinforcement Learning*
+(arXiv:2401.06318).
 """
 
 from __future__ import annotations

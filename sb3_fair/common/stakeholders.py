@@ -1,4 +1,4 @@
-"""The stakeholder contract (SPEC §2), the one description every part of sb3-fair relies on.
+"""The stakeholder contract, the one description every part of sb3-fair relies on.
 
 An environment honours the contract when
 

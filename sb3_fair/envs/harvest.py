@@ -39,7 +39,7 @@ CHANNELS = ("own_colour_unripe", "own_colour_ripe", "other_colour_unripe", "othe
 #: Per-agent scalar features appended after the window.
 FEATURES = ("impaired", "can_act_now", "frozen", "row", "col", "time")
 
-#: Ready-made sizes. ``"paper"`` is paper 001's game (SPEC §6); the others keep its densities
+#: Ready-made sizes. ``"paper"`` is paper 001's game; the others keep its densities
 #: roughly (agents and bushes per cell) for quick runs.
 PRESETS: dict[str, dict[str, Any]] = {
     "paper": dict(n_agents=40, width=25, height=15, n_bushes=60, max_steps=3000),
@@ -60,7 +60,7 @@ def _one_per_key(order: np.ndarray, key: np.ndarray, scratch: np.ndarray) -> np.
 
 
 class AllelopathicHarvestEnv(ParallelEnv):
-    """Allelopathic Harvest as a PettingZoo ``ParallelEnv`` (paper 001 §5; SPEC §6).
+    """Allelopathic Harvest as a PettingZoo ``ParallelEnv`` (paper 001 §5).
 
     Rules (paper defaults; every number is a constructor argument):
 
@@ -77,7 +77,7 @@ class AllelopathicHarvestEnv(ParallelEnv):
       the agent to the agent's colour (reward 5 when the colour changes, 0 otherwise), ``obstruct``
       the nearest not-frozen agent of the other preference within ``obstruct_range`` cells
       (Chebyshev) (reward 3): it is frozen (its actions ignored) for ``freeze_steps`` (8) steps. The
-      authors' code freezes for ever, a bug (SPEC §6).
+      authors' code freezes for ever, a bug.
     * Impaired agents act only on even steps; on odd steps their action is ignored (``stay``).
     * The game ends after ``max_steps`` (3000) steps with ``terminated=True`` (not ``truncated``):
       paper 001 plays games of a fixed length and scores each game's returns, the observation
@@ -96,7 +96,7 @@ class AllelopathicHarvestEnv(ParallelEnv):
     Observation (``Box(0, 1)``, float32): a ``(2 * view_radius + 1)^2`` egocentric window of the
     :data:`CHANNELS` (bush colours relative to the agent's preference, so red and blue agents can
     share one policy), then the :data:`FEATURES`. Every agent is a stakeholder whose benefit is its
-    own reward (SPEC §2); each info holds ``"group"`` (1 = impaired, the protected attribute) and
+    own reward (the stakeholder contract); each info holds ``"group"`` (1 = impaired, the protected attribute) and
     ``"factor"`` (0 red, 1 blue).
 
     Example::

@@ -60,12 +60,12 @@ class PursuitEvasionEnv(gym.Env):
     the geometry only, not on the other pursuers' labels, so permuting the pursuers permutes the views
     as whole blocks (and a shared per-view network, Fair-E, is exactly equivariant). With ``"absolute"``: every pursuer's position,
     then the evader's, divided by ``size``. ``env.unwrapped.symmetry`` describes how a permutation of
-    the pursuers acts on both (SPEC §2), and for relative observations which entries form each
+    the pursuers acts on both (the stakeholder contract), and for relative observations which entries form each
     pursuer's view (Fair-E).
 
     Start: the evader at the centre (plus 1e-2 noise), pursuers uniform on the torus at least 0.5
-    away from it. Constants (6 x 6 torus, dt 0.1, capture 0.125, 500 steps, evader speed 1.0) follow
-    SPEC §6; the paper leaves them to its code. Deviation from that code: capture is measured across
+    away from it. Constants (6 x 6 torus, dt 0.1, capture 0.125, 500 steps, evader speed 1.0) are
+    sb3-fair's choice; the paper leaves them to its code. Deviation from that code: capture is measured across
     the seam too (toroidal distance).
 
     :param n_pursuers: number of pursuers (paper: 3).

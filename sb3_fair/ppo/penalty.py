@@ -1,4 +1,4 @@
-"""fair-PPO's group penalty as a reweighting of each agent's advantage (paper 001 §4.2; SPEC §5).
+"""fair-PPO's group penalty as a reweighting of each agent's advantage (paper 001 §4.2).
 
 Derivation. Per game instance with n agents, FairPPO maximises
 
@@ -18,8 +18,8 @@ and the whole gradient is ``(1/n) sum_x w_x grad J_x`` with the per-agent weight
 
     w_x = 1 - lambda * n * sum_k C_kx * (alpha * sign(C_k . R) + beta * sign(C_k . V)),
 
-i.e. PPO's clipped surrogate with ``A'_x = w_x * A_x``. For DP with groups G1 and G0 this is SPEC
-§5's ``1 - lambda * n * c_x * (alpha * sign(D_retro) + beta * sign(D_pro))`` with
+i.e. PPO's clipped surrogate with ``A'_x = w_x * A_x``. For DP with groups G1 and G0 this is
+``1 - lambda * n * c_x * (alpha * sign(D_retro) + beta * sign(D_pro))`` with
 ``c_x = +1/|G1|`` or ``-1/|G0|``. The signs are taken per instance and timestep (the realised part
 from the rewards up to that step), so the agents of the group ahead get a smaller (possibly
 negative) weight and those behind a larger one: the penalty moves the actor. The critic's

@@ -1,6 +1,6 @@
 """Multi-agent adapters: PettingZoo ``ParallelEnv`` -> SB3 ``VecEnv`` and the counterfactual twin pair.
 
-``make_multiagent_vec_env`` is the one call (SPEC §4): one VecEnv slot per agent (parameter
+``make_multiagent_vec_env`` is the one call: one VecEnv slot per agent (parameter
 sharing), several game instances side by side, every agent's info kept. The conversion itself is
 SuperSuit's (``pettingzoo_env_to_vec_env_v1`` + ``concat_vec_envs_v1``); :class:`PettingZooVecEnv`
 only adapts its Gymnasium vector API to SB3's (seeding, reset infos, ``TimeLimit.truncated``) and
