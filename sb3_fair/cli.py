@@ -22,7 +22,7 @@ import numpy as np
 TASKS = {
     # task: (env id, preset, horizon, figures shown in the table)
     "donut": ("sb3_fair/DonutAllocation-v0", "donut", 100, ["episode_reward", "utilitarian", "egalitarian", "log_nash", "gini", "max_unfairness"]),
-    "lending": ("sb3_fair/LoanApplicants-v0", "lending", 40, ["episode_reward", "utilitarian", "group_0_mean", "group_1_mean", "dp", "abs_dp"]),
+    "lending": ("sb3_fair/LoanApplicants-v0", "lending", 40, ["episode_reward", "utilitarian", "group_0_mean", "group_1_mean", "dp", "dp_abs"]),
 }
 
 

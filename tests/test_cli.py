@@ -9,7 +9,7 @@ def test_compare_prints_table_and_plot(tmp_path, capsys):
     plot = tmp_path / "tradeoff.png"
     main(["compare", "--task", "lending", "--seeds", "1", "--episodes", "3", "--eval-episodes", "2", "--plot", str(plot)])
     out = capsys.readouterr().out
-    assert "FairDQN (FairQCM)" in out and "DQN (full memory)" in out and "abs_dp" in out
+    assert "FairDQN (FairQCM)" in out and "DQN (full memory)" in out and "dp_abs" in out
     assert plot.exists() and plot.stat().st_size > 1000
 
 

@@ -8,7 +8,8 @@ import torch as th
 from stable_baselines3 import PPO
 
 from sb3_fair import FairPPO, metrics
-from sb3_fair.common.evaluation import evaluate_group_fairness, group_fairness_figures, price_of_fairness_table
+from sb3_fair.common.evaluation import evaluate_group_fairness, price_of_fairness_table
+from sb3_fair.common.figures import episode_figures
 from sb3_fair.envs import AllelopathicHarvestEnv, DisparityGame
 from sb3_fair.ppo import advantage_weights
 from sb3_fair.wrappers import CounterfactualPair, make_multiagent_vec_env
@@ -148,8 +149,8 @@ def test_save_load_keeps_configuration(tmp_path):
 
 # ---------------------------------------------------------------------------- bad input
 class NoGroups(DisparityGame):
-    def _infos(self):
-        return {a: {} for a in self.agents}
+    def _infos(self, benefits=None):
+        return {a: {} if benefits is None else {"benefits": benefits} for a in self.agents}
 
 
 class OneGroup(DisparityGame):
@@ -164,11 +165,10 @@ class OneGroup(DisparityGame):
         (dict(alpha=-0.1), game_env, "alpha"),
         (dict(beta=-1), game_env, "beta"),
         (dict(fairness_coef=float("nan")), game_env, "fairness_coef"),
-        ({}, lambda: make_multiagent_vec_env(NoGroups(n_agents=4)), "'group'"),
-        ({}, lambda: make_multiagent_vec_env(OneGroup(n_agents=4)), "single group"),
-        (dict(fairness="cf"), game_env, "CounterfactualPair"),
         ({}, lambda: __import__("gymnasium").make("CartPole-v1"), "multi-agent VecEnv"),
         (dict(agents_per_instance=3), game_env, "divide"),
+        (dict(protected_group=1.5), game_env, "protected_group"),
+        (dict(wandb="yes"), game_env, "wandb"),
     ],
 )
 def test_bad_input_fails_at_construction(kwargs, env_fn, match):
@@ -176,9 +176,25 @@ def test_bad_input_fails_at_construction(kwargs, env_fn, match):
         FairPPO("MlpPolicy", env_fn(), **kwargs)
 
 
+@pytest.mark.parametrize(
+    "kwargs, env_fn, match",
+    [
+        ({}, lambda: make_multiagent_vec_env(NoGroups(n_agents=4)), "'group'"),
+        ({}, lambda: make_multiagent_vec_env(OneGroup(n_agents=4)), "single group"),
+        (dict(fairness="cf"), game_env, "CounterfactualPair"),
+    ],
+)
+def test_infos_are_checked_from_the_first_reset(kwargs, env_fn, match):
+    """What only the infos show is checked when training starts, from SB3's own reset: construction never resets."""
+    env = env_fn()
+    model = FairPPO("MlpPolicy", env, **kwargs)
+    with pytest.raises(ValueError, match=match):
+        model.learn(10)
+
+
 def test_group_figures_known_answer():
-    out = group_fairness_figures([4.0, 2.0, 1.0, 1.0], [0, 0, 1, 1], factors=[0, 1, 0, 1])
+    out = episode_figures([4.0, 2.0, 1.0, 1.0], [0, 0, 1, 1], factors=[0, 1, 0, 1])
     assert out["dp"] == pytest.approx(-2.0) and out["dp_normalized"] == pytest.approx((6 - 2) / 8)
     assert out["csp_0"] == pytest.approx((4 - 1) / 5) and out["csp_1"] == pytest.approx((2 - 1) / 3)
-    out = group_fairness_figures([3.0, 1.0, 1.0, 1.0], [0, 0, 1, 1], twins=[2, 3, 0, 1])
+    out = episode_figures([3.0, 1.0, 1.0, 1.0], [0, 0, 1, 1], twins=[2, 3, 0, 1])
     assert out["cf"] == pytest.approx(1.0) and out["cf_normalized"] == pytest.approx(2 / 6)

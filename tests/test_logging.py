@@ -27,8 +27,8 @@ def test_plain_dqn_with_callback_logs_fairness_csv(tmp_path):
     model.set_logger(configure(str(tmp_path), ["csv"]))
     model.learn(40 * 6, callback=FairnessCallback(), log_interval=2)
     rows = read_csv(tmp_path / "progress.csv")
-    assert rows and "fairness/abs_dp" in rows[0] and "rollout/ep_rew_mean" in rows[0]
-    assert any(row["fairness/abs_dp"] not in ("", None) for row in rows)
+    assert rows and "fairness/dp_abs" in rows[0] and "rollout/ep_rew_mean" in rows[0]
+    assert any(row["fairness/dp_abs"] not in ("", None) for row in rows)
     assert "fairness/group_1_mean" in rows[0]
 
 

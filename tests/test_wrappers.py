@@ -8,7 +8,13 @@ import pytest
 from gymnasium import spaces
 
 from sb3_fair import Stakeholders
-from sb3_fair.common.memory import MemorySpec, counterfactual_memories, decode_memory, encode_memory, update_memory
+from sb3_fair.common.memory import (
+    MemorySpec,
+    counterfactual_memories,
+    decode_memory,
+    encode_memory,
+    update_memory,
+)
 from sb3_fair.envs import DonutAllocationEnv, LoanApplicantsEnv
 from sb3_fair.wrappers import FairnessMonitor, FairnessReward, MemoryAugmentation
 
@@ -206,24 +212,26 @@ def test_monitor_reports_fairness_at_episode_end():
     assert all("fairness" not in s[-1] for s in steps[:-1])
     f = steps[-1][-1]["fairness"]
     np.testing.assert_array_equal(f["returns"], [2, 1, 1])
-    assert f["group_means"] == {0: 1.0, 1: 2.0}
-    assert f["dp"] == 1.0 and f["abs_dp"] == 1.0
+    assert (f["group_0_mean"], f["group_1_mean"]) == (1.0, 2.0)
+    assert f["dp"] == 1.0 and f["dp_abs"] == 1.0
     assert f["utilitarian"] == 4.0 and f["egalitarian"] == 1.0
-    assert f["csp"] == 1.0  # only stratum 0 holds both groups: a (2) vs b (1)
+    assert f["csp_mean"] == 1.0 and f["csp_mean_abs"] == 1.0  # only stratum 0 holds both groups: a (2) vs b (1)
     assert f["gini"] == pytest.approx(1 / 6)
 
 
 def test_monitor_custom_metrics_and_bad_names():
     env = FairnessMonitor(ScriptedEnv(horizon=2), metrics={"top": lambda r, sh: float(r.max())})
     assert run(env, [0, 0])[-1][-1]["fairness"]["top"] == 2.0
-    with pytest.raises(ValueError, match="unknown metric"):
+    with pytest.raises(ValueError, match="unknown figure 'happiness'; accepted values"):
         FairnessMonitor(ScriptedEnv(), metrics=["happiness"])
+    only = FairnessMonitor(ScriptedEnv(horizon=2), metrics=["dp_abs"])
+    assert set(run(only, [0, 0])[-1][-1]["fairness"]) == {"returns", "dp_abs"}
 
 
 def test_monitor_skips_group_metrics_without_two_groups():
-    env = FairnessMonitor(DonutAllocationEnv())
-    assert "dp" not in env.metric_fns and "group_gap" in env.metric_fns
-    assert "dp" in FairnessMonitor(LoanApplicantsEnv()).metric_fns
+    donut = FairnessMonitor(DonutAllocationEnv()).summary(np.arange(5.0))
+    assert "dp" not in donut and "group_gap" in donut  # five stakeholders, each a group of their own
+    assert "dp" in FairnessMonitor(LoanApplicantsEnv()).summary(np.arange(4.0))
 
 
 def test_stakeholders_validation():
@@ -240,7 +248,7 @@ def test_more_bad_input_is_caught_early():
         FairnessReward(ScriptedEnv(), welfare="alpha_fair", welfare_kwargs={"alhpa": 2})
     with pytest.raises(ValueError, match="welfare_kwargs"):
         FairnessReward(ScriptedEnv(), welfare="alpha_fair", welfare_kwargs={"alpha": -1})
-    with pytest.raises(ValueError, match="reserved"):
+    with pytest.raises(ValueError, match="choose another name"):
         FairnessMonitor(ScriptedEnv(), metrics={"returns": lambda r, sh: 0.0})
     with pytest.raises(ValueError, match="non-empty"):
         M.fairness_score(np.zeros((0, 3)), scheme="long_term")

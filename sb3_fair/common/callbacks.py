@@ -8,27 +8,18 @@ from typing import Any
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
+from sb3_fair.common.figures import scalar_figures
 from sb3_fair.common.logging import WandbOutputFormat, active_wandb_run, start_wandb_run
-
-
-def _flatten_fairness(fairness: dict[str, Any]) -> dict[str, float]:
-    """The scalar figures of one ``info["fairness"]`` (group means as ``group_<g>_mean``)."""
-    out: dict[str, float] = {}
-    for key, value in fairness.items():
-        if key == "group_means":
-            for g, v in value.items():
-                out[f"group_{g}_mean"] = float(v)
-        elif np.isscalar(value):
-            out[key] = float(value)
-    return out
+from sb3_fair.common.protocol import FAIRNESS
 
 
 class FairnessCallback(BaseCallback):
-    """Record ``fairness/<metric>``: the mean of :class:`~sb3_fair.wrappers.FairnessMonitor`'s figures over
-    the last ``window`` episodes, next to SB3's ``rollout/ep_rew_mean``.
+    """Record ``fairness/<figure>``: the mean of the monitors' episode figures over the last ``window``
+    episodes, next to SB3's ``rollout/ep_rew_mean``.
 
-    Works with any SB3 algorithm whose env is wrapped in ``FairnessMonitor``; Fair* algorithms add
-    it themselves. With ``wandb`` set, it also starts a W&B run whose config holds the model's
+    Works with any SB3 algorithm whose env reports ``info["fairness"]``
+    (:class:`~sb3_fair.wrappers.FairnessMonitor`, or :class:`~sb3_fair.wrappers.ParallelFairnessMonitor`
+    on the games of :func:`~sb3_fair.wrappers.make_multiagent_vec_env`); Fair* algorithms add it themselves. With ``wandb`` set, it also starts a W&B run whose config holds the model's
     hyperparameters and fairness configuration, and streams every logger dump to it; the run is
     finished when training ends. If a run is already active (you called ``wandb.init``), it is joined
     (its config updated) and left open for you to finish.
@@ -84,9 +75,9 @@ class FairnessCallback(BaseCallback):
         infos = self.locals.get("infos") or []
         new = False
         for info in infos:
-            fairness = info.get("fairness")
+            fairness = info.get(FAIRNESS)
             if fairness is not None:
-                self.episodes.append(_flatten_fairness(fairness))
+                self.episodes.append(scalar_figures(fairness))
                 new = True
         if new:
             self.record_means()

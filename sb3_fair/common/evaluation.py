@@ -6,12 +6,14 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
+from stable_baselines3.common.env_util import is_wrapped
 from stable_baselines3.common.evaluation import evaluate_policy
 from stable_baselines3.common.monitor import Monitor
 
-from sb3_fair.common.callbacks import _flatten_fairness
-from sb3_fair.common.fair_algorithm import has_wrapper
-from sb3_fair.wrappers.monitor import FairnessMonitor
+from sb3_fair import metrics
+from sb3_fair.common.figures import scalar_figures
+from sb3_fair.common.monitor import FairnessMonitor, ParallelFairnessMonitor
+from sb3_fair.common.protocol import FAIRNESS, get_benefits, get_stakeholders
 
 
 def evaluate_fairness(model: Any, env: gym.Env, n_episodes: int = 20, deterministic: bool = True) -> dict[str, Any]:
@@ -25,15 +27,15 @@ def evaluate_fairness(model: Any, env: gym.Env, n_episodes: int = 20, determinis
     """
     if int(n_episodes) < 1:
         raise ValueError(f"n_episodes must be an int >= 1, got {n_episodes!r}")
-    if not has_wrapper(env, FairnessMonitor):
+    if not is_wrapped(env, FairnessMonitor):  # type: ignore[arg-type]
         env = FairnessMonitor(env)
     env = Monitor(env)
     episodes: list[dict[str, float]] = []
 
     def grab(locals_: dict[str, Any], _globals: dict[str, Any]) -> None:
         info = locals_.get("info") or {}
-        if locals_.get("done") and "fairness" in info:
-            episodes.append(_flatten_fairness(info["fairness"]))
+        if locals_.get("done") and FAIRNESS in info:
+            episodes.append(scalar_figures(info[FAIRNESS]))
 
     rewards, _lengths = evaluate_policy(model, env, n_eval_episodes=int(n_episodes), deterministic=deterministic,
                                         return_episode_rewards=True, callback=grab, warn=False)
@@ -57,9 +59,6 @@ def evaluate_team_fairness(policy: Any, env: gym.Env, n_episodes: int = 50, seed
     :return: ``{"team_fairness": bits, "capture_success": fraction, "mean_return": float,
         "mean_length": float, "credit": (n_episodes, n_agents) array}``.
     """
-    from sb3_fair import metrics
-    from sb3_fair.common.stakeholders import get_benefits, get_stakeholders
-
     if int(n_episodes) < 1:
         raise ValueError(f"n_episodes must be an int >= 1, got {n_episodes!r}")
     n = get_stakeholders(env).n
@@ -87,82 +86,40 @@ def evaluate_team_fairness(policy: Any, env: gym.Env, n_episodes: int = 50, seed
     }
 
 
-def group_fairness_figures(returns: Any, groups: Any, factors: Any | None = None, twins: Any | None = None,
-                           protected: int = 1) -> dict[str, float]:
-    """The group-fairness figures of one multi-agent episode (paper 001 §5.1), from :mod:`sb3_fair.metrics`.
-
-    :param returns: each agent's episode return.
-    :param groups: each agent's protected attribute.
-    :param factors: each agent's legitimate factor (adds conditional statistical parity).
-    :param twins: each agent's counterfactual twin (index), as :class:`~sb3_fair.wrappers.CounterfactualPair`
-        reports; adds counterfactual fairness (factual minus counterfactual) and its normalised form.
-    :return: ``group_<g>_mean`` for every group, and where both groups are present ``dp`` (signed,
-        protected minus the others), ``dp_abs``, ``dp_normalized`` (Table 1's form), with factors
-        ``csp_<k>`` (normalised, per stratum, Table 1's "G1/G2") and ``csp_mean_abs``, with twins
-        ``cf``, ``cf_abs`` and ``cf_normalized``.
-    """
-    from sb3_fair import metrics
-
-    r = np.asarray(returns, dtype=np.float64)
-    g = np.asarray(groups, dtype=np.int64)
-    out = {f"group_{k}_mean": v for k, v in metrics.group_means(r, g).items()}
-    if np.any(g == protected) and np.any(g != protected):
-        out["dp"] = metrics.demographic_parity(r, g, protected)
-        out["dp_abs"] = abs(out["dp"])
-        out["dp_normalized"] = metrics.normalized_demographic_parity(r, g, protected)
-        if factors is not None:
-            f = np.asarray(factors, dtype=np.int64)
-            try:
-                for k, v in metrics.normalized_conditional_statistical_parity(r, g, f, protected).items():
-                    out[f"csp_{k}"] = v
-                out["csp_mean_abs"] = metrics.conditional_statistical_parity(r, g, f, protected)["mean_abs"]
-            except ValueError:
-                pass
-    if twins is not None:
-        tw = np.asarray(twins, dtype=np.int64)
-        factual = np.flatnonzero(tw > np.arange(tw.size))
-        out["cf"] = metrics.counterfactual_fairness(r[factual], r[tw[factual]])
-        out["cf_abs"] = abs(out["cf"])
-        out["cf_normalized"] = metrics.normalized_counterfactual_fairness(r[factual], r[tw[factual]])
-    return out
-
-
 def evaluate_group_fairness(model: Any, env: Any, n_episodes: int = 10, deterministic: bool = False,
                             seed: int = 0, protected: int = 1) -> dict[str, Any]:
     """Run ``model`` on a PettingZoo parallel game for ``n_episodes`` and tabulate fairness per group.
 
     One policy acts for every agent (parameter sharing, as FairPPO trains). Each episode's figures
-    come from :func:`group_fairness_figures` (DP, CSP when the infos carry ``"factor"``, CF when
-    ``env`` is a :class:`~sb3_fair.wrappers.CounterfactualPair`) and are averaged.
+    come from :class:`~sb3_fair.common.monitor.ParallelFairnessMonitor` (the figure table of
+    :mod:`sb3_fair.common.figures`: DP, CSP where the game has legitimate factors, CF when ``env``
+    is a :class:`~sb3_fair.wrappers.CounterfactualPair`) and are averaged.
 
     :param model: anything with SB3's ``predict`` taking a batch of observations.
-    :param env: a ``ParallelEnv`` whose infos carry ``"group"``.
+    :param env: a ``ParallelEnv`` honouring the stakeholder contract.
     :param n_episodes: episodes to run (seeds ``seed``, ``seed + 1``, ...).
     :param deterministic: greedy actions.
+    :param protected: the group value of the protected agents.
     :return: ``{"table": {group: {"mean_return", "std_return", "agents"}}, "<figure>": mean over
         episodes, ..., "episode_return": mean total return per agent, "episodes": [figures]}``.
     """
     if int(n_episodes) < 1:
         raise ValueError(f"n_episodes must be an int >= 1, got {n_episodes!r}")
+    monitor = env if isinstance(env, ParallelFairnessMonitor) else ParallelFairnessMonitor(env, protected=protected)
     episodes: list[dict[str, float]] = []
     per_group: dict[int, list[float]] = {}
     totals = []
     for e in range(int(n_episodes)):
-        obs, infos = env.reset(seed=seed + e)
-        agents = list(env.possible_agents)
-        if any("group" not in infos.get(a, {}) for a in agents):
-            raise ValueError("env: every agent's info must carry 'group' (the protected attribute)")
-        groups = np.array([infos[a]["group"] for a in agents])
-        factors = np.array([infos[a]["factor"] for a in agents]) if all("factor" in infos[a] for a in agents) else None
-        twins = np.array([infos[a]["twin"] for a in agents]) if all("twin" in infos[a] for a in agents) else None
-        returns = np.zeros(len(agents))
-        while env.agents:
-            live = list(env.agents)
+        obs, _infos = monitor.reset(seed=seed + e)
+        summary: dict[str, Any] | None = None
+        while monitor.agents:
+            live = list(monitor.agents)
             actions, _ = model.predict(np.stack([obs[a] for a in live]), deterministic=deterministic)
-            obs, rewards, _terms, _truncs, _infos = env.step(dict(zip(live, actions)))
-            for i, a in enumerate(agents):
-                returns[i] += rewards.get(a, 0.0)
-        episodes.append(group_fairness_figures(returns, groups, factors, twins, protected))
+            obs, _rewards, _terms, _truncs, infos = monitor.step(dict(zip(live, actions)))
+            summary = next((i[FAIRNESS] for i in infos.values() if FAIRNESS in i), summary)
+        assert summary is not None, "the game ended without a fairness summary"
+        returns, groups = summary["returns"], monitor.episode_groups
+        episodes.append(scalar_figures(summary))
         totals.append(float(returns.mean()))
         for g in np.unique(groups):
             per_group.setdefault(int(g), []).extend(returns[groups == g].tolist())
@@ -177,7 +134,5 @@ def evaluate_group_fairness(model: Any, env: Any, n_episodes: int = 10, determin
 
 def price_of_fairness_table(fair: dict[str, Any], base: dict[str, Any]) -> dict[int, float]:
     """Price of fairness per group (paper 001 §6.2) from two :func:`evaluate_group_fairness` results."""
-    from sb3_fair import metrics
-
     return {g: float(metrics.price_of_fairness(fair["table"][g]["mean_return"], base["table"][g]["mean_return"]))
             for g in fair["table"] if g in base["table"]}

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from sb3_fair import metrics
-from sb3_fair.common.stakeholders import check_choice, check_weights
+from sb3_fair.common.validation import check_choice, check_weights
 
 SCHEMES = ("anytime", "long_term", "periodic", "bounded")
 AGGREGATES = ("individual", "group")

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from sb3_fair.common.stakeholders import check_choice
+from sb3_fair.common.validation import check_choice
 
 MEMORY_KINDS = ("full", "min", "reset")
 ENCODINGS = ("raw", "scaled", "binary")

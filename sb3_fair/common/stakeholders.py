@@ -1,23 +1,14 @@
-"""The stakeholder contract, the one description every part of sb3-fair relies on.
+"""The static description of an environment's stakeholders.
 
-An environment honours the contract when
-
-* ``env.unwrapped.stakeholders`` is a :class:`Stakeholders` (names, protected attribute
-  ``groups`` per stakeholder, optional legitimate ``factors``), and
-* every ``step`` puts ``info["benefits"]``, a float array with one entry per stakeholder: what each
-  received at this step.
-
-Everything else (metrics, monitor, memory, fairness rewards, counterfactuals, logging) is computed
-from these two, never from env internals.
+Together with ``info["benefits"]`` it forms the stakeholder contract that every part of sb3-fair
+relies on; the contract, its names and getters are in :mod:`sb3_fair.common.protocol`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import gymnasium as gym
 import numpy as np
 
 
@@ -82,55 +73,3 @@ class Stakeholders:
     def individuals(cls, n: int, prefix: str = "stakeholder") -> Stakeholders:
         """``n`` stakeholders, each in a group of their own."""
         return cls(names=tuple(f"{prefix}_{i}" for i in range(n)), groups=np.arange(n))
-
-
-def get_stakeholders(env: gym.Env | Any) -> Stakeholders:
-    """Return the :class:`Stakeholders` of ``env`` (a Gymnasium env, possibly wrapped).
-
-    :raises ValueError: naming the argument when the env does not honour the contract.
-    """
-    base = getattr(env, "unwrapped", env)
-    sh = getattr(base, "stakeholders", None)
-    if sh is None:
-        raise ValueError(
-            f"env {type(base).__name__} does not honour the stakeholder contract: it needs "
-            "`env.unwrapped.stakeholders` (an sb3_fair.Stakeholders) and `info['benefits']` at every step"
-        )
-    if not isinstance(sh, Stakeholders):
-        raise ValueError(f"env.unwrapped.stakeholders must be an sb3_fair.Stakeholders, got {type(sh).__name__}")
-    return sh
-
-
-def get_benefits(info: dict[str, Any], n: int) -> np.ndarray:
-    """Read ``info["benefits"]`` and check it has one float per stakeholder.
-
-    :raises ValueError: when the key is missing or has the wrong length.
-    """
-    if "benefits" not in info:
-        raise ValueError(
-            "info['benefits'] is missing: environments used with sb3-fair must report, at every step, "
-            "what each stakeholder received (one float per stakeholder)"
-        )
-    b = np.asarray(info["benefits"], dtype=np.float64)
-    if b.shape != (n,):
-        raise ValueError(f"info['benefits'] must have one entry per stakeholder ({n}), got shape {b.shape}")
-    return b
-
-
-def check_weights(value: Any, name: str, allow_zero: bool = True) -> float:
-    """Check that a scalar weight is a finite number >= 0 (> 0 if ``allow_zero`` is False)."""
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number, got {value!r}") from None
-    if not np.isfinite(v) or v < 0 or (not allow_zero and v == 0):
-        bound = ">= 0" if allow_zero else "> 0"
-        raise ValueError(f"{name} must be a finite number {bound}, got {value!r}")
-    return v
-
-
-def check_choice(value: Any, name: str, choices: Sequence[str]) -> str:
-    """Check that ``value`` is one of ``choices``; the error names the argument and the accepted values."""
-    if value not in choices:
-        raise ValueError(f"{name} must be one of {list(choices)}, got {value!r}")
-    return value

@@ -9,16 +9,22 @@ import torch as th
 from gymnasium import spaces
 from stable_baselines3 import DQN
 from stable_baselines3.common.buffers import ReplayBuffer
-from stable_baselines3.common.type_aliases import GymEnv, MaybeCallback
+from stable_baselines3.common.type_aliases import GymEnv
 from stable_baselines3.common.vec_env import VecEnv
 from torch.nn import functional as F
 
 from sb3_fair.common.buffers import CounterfactualReplayBuffer
-from sb3_fair.common.callbacks import FairnessCallback
-from sb3_fair.common.fair_algorithm import FairAlgorithmMixin, check_fairness_window, env_attr
+from sb3_fair.common.fair_algorithm import FairAlgorithmMixin
 from sb3_fair.common.fairness_reward import RewardSpec, fairness_reward
-from sb3_fair.common.memory import MemorySpec, counterfactual_memories, decode_memory, encode_memory, update_memory
-from sb3_fair.common.stakeholders import check_choice
+from sb3_fair.common.memory import (
+    MemorySpec,
+    counterfactual_memories,
+    decode_memory,
+    encode_memory,
+    update_memory,
+)
+from sb3_fair.common.protocol import BENEFITS, get_fairness_terms, get_fairqcm_spec
+from sb3_fair.common.validation import check_choice
 from sb3_fair.dqn.policies import CnnPolicy, DQNPolicy, MlpPolicy, MultiInputPolicy
 from sb3_fair.dqn.presets import preset_kwargs
 
@@ -88,8 +94,6 @@ class FairDQN(FairAlgorithmMixin, DQN):
         max_counterfactuals: int | None = 32,
         loss: str = "huber",
         exploration_decay: float | None = None,
-        fairness_window: int | None = None,
-        wandb: bool | dict[str, Any] = False,
         **kwargs: Any,
     ) -> None:
         check_choice(loss, "loss", LOSSES)
@@ -98,7 +102,6 @@ class FairDQN(FairAlgorithmMixin, DQN):
         offsets = tuple(float(o) for o in counterfactual_offsets)
         if counterfactual and (len(offsets) == 0 or not all(np.isfinite(offsets))):
             raise ValueError(f"counterfactual_offsets must be a non-empty tuple of finite numbers, got {counterfactual_offsets!r}")
-        check_fairness_window(fairness_window)
         if exploration_decay is not None and not (isinstance(exploration_decay, (int, float)) and 0.0 < exploration_decay <= 1.0):
             raise ValueError(f"exploration_decay must be None or a number in (0, 1], got {exploration_decay!r}")
         if max_counterfactuals is not None and int(max_counterfactuals) < 1:
@@ -108,15 +111,12 @@ class FairDQN(FairAlgorithmMixin, DQN):
         self.max_counterfactuals = None if max_counterfactuals is None else int(max_counterfactuals)
         self.loss = loss
         self.exploration_decay = None if exploration_decay is None else float(exploration_decay)
-        self.fairness_window = fairness_window
-        self.wandb = wandb
         if self.counterfactual:
             if kwargs.get("replay_buffer_class") not in (None, CounterfactualReplayBuffer):
                 raise ValueError("counterfactual=True needs replay_buffer_class=CounterfactualReplayBuffer (or None)")
             if kwargs.get("n_steps", 1) != 1:
                 raise ValueError("counterfactual=True supports n_steps=1 only")
             kwargs["replay_buffer_class"] = CounterfactualReplayBuffer
-        self.fairness_callback: FairnessCallback | None = None
         self.memory_spec: MemorySpec | None = None
         self.reward_spec: RewardSpec | None = None
         self._cf_sets: list[np.ndarray] | None = None
@@ -140,8 +140,7 @@ class FairDQN(FairAlgorithmMixin, DQN):
         """Check the env against the stakeholder contract and read the memory and reward specs."""
         if not self.counterfactual:
             return
-        memory_spec = env_attr(env, "memory_spec")
-        reward_spec = env_attr(env, "reward_spec")
+        memory_spec, reward_spec, memory_slice = get_fairqcm_spec(env)
         if memory_spec is None:
             raise ValueError(
                 "counterfactual=True needs an env with memory: wrap it in sb3_fair.wrappers.MemoryAugmentation "
@@ -169,12 +168,11 @@ class FairDQN(FairAlgorithmMixin, DQN):
             raise ValueError(f"a binary-encoded memory needs integer counterfactual_offsets, got {self.counterfactual_offsets}")
         self.memory_spec = memory_spec
         self.reward_spec = reward_spec
-        base = env_attr(env, "base_obs_size")
-        self._memory_slice = slice(base, base + memory_spec.encoded_size)
+        self._memory_slice = memory_slice
         self._cf_rng = np.random.default_rng(self.seed)
 
     def _excluded_save_params(self) -> list[str]:
-        return [*super()._excluded_save_params(), "memory_spec", "reward_spec", "_cf_sets", "_cf_rng", "fairness_callback"]
+        return [*super()._excluded_save_params(), "memory_spec", "reward_spec", "_cf_sets", "_cf_rng"]
 
     def fairness_config(self) -> dict[str, Any]:
         """The fairness hyperparameters (stored in the W&B run config)."""
@@ -240,10 +238,8 @@ class FairDQN(FairAlgorithmMixin, DQN):
         """
         spec, rspec = self.memory_spec, self.reward_spec
         assert spec is not None and rspec is not None
-        benefits = np.asarray(info["benefits"], dtype=np.float64)
-        terms = info.get("fairness_terms")
-        if terms is None:
-            raise RuntimeError("info['fairness_terms'] is missing: the env's FairnessReward wrapper must be present")
+        benefits = np.asarray(info[BENEFITS], dtype=np.float64)
+        terms = get_fairness_terms(info)
         next_mem = update_memory(spec, memories, benefits)
         if spec.max_value is not None:
             ok = np.all(next_mem <= spec.max_value, axis=1)
@@ -267,42 +263,37 @@ class FairDQN(FairAlgorithmMixin, DQN):
             self.logger.record("rollout/exploration_rate", self.exploration_rate)
 
     def train(self, gradient_steps: int, batch_size: int = 100) -> None:
-        """DQN's update (SB3's code path), with the TD loss chosen by ``loss``."""
-        self.policy.set_training_mode(True)
-        self._update_learning_rate(self.policy.optimizer)
-        loss_fn = F.smooth_l1_loss if self.loss == "huber" else F.mse_loss
-        losses = []
-        for _ in range(gradient_steps):
-            replay_data = self.replay_buffer.sample(batch_size, env=self._vec_normalize_env)  # type: ignore[union-attr]
-            discounts = replay_data.discounts if replay_data.discounts is not None else self.gamma
-            with th.no_grad():
-                next_q_values, _ = self.q_net_target(replay_data.next_observations).max(dim=1)
-                next_q_values = next_q_values.reshape(-1, 1)
-                target_q_values = replay_data.rewards + (1 - replay_data.dones) * discounts * next_q_values
-            current_q_values = th.gather(self.q_net(replay_data.observations), dim=1, index=replay_data.actions.long())
-            loss = loss_fn(current_q_values, target_q_values)
-            losses.append(loss.item())
-            self.policy.optimizer.zero_grad()
-            loss.backward()
-            th.nn.utils.clip_grad_norm_(self.policy.parameters(), self.max_grad_norm)
-            self.policy.optimizer.step()
-        self._n_updates += gradient_steps
-        self.logger.record("train/n_updates", self._n_updates, exclude="tensorboard")
-        self.logger.record("train/loss", np.mean(losses))
+        """DQN's update; with ``loss="mse"`` the TD loss is the squared error (paper 003's choice).
+
+        The Huber loss (the default) is SB3's ``DQN.train`` itself. For MSE the update below follows
+        ``DQN.train`` of stable-baselines3 2.9 line for line, with ``F.mse_loss`` in place of
+        ``F.smooth_l1_loss`` (SB3 has no loss hook).
+        """
+        if self.loss == "huber":
+            super().train(gradient_steps, batch_size)
+        else:
+            self.policy.set_training_mode(True)
+            self._update_learning_rate(self.policy.optimizer)
+            losses = []
+            for _ in range(gradient_steps):
+                replay_data = self.replay_buffer.sample(batch_size, env=self._vec_normalize_env)  # type: ignore[union-attr]
+                discounts = replay_data.discounts if replay_data.discounts is not None else self.gamma
+                with th.no_grad():
+                    next_q_values, _ = self.q_net_target(replay_data.next_observations).max(dim=1)
+                    next_q_values = next_q_values.reshape(-1, 1)
+                    target_q_values = replay_data.rewards + (1 - replay_data.dones) * discounts * next_q_values
+                current_q_values = th.gather(self.q_net(replay_data.observations), dim=1, index=replay_data.actions.long())
+                loss = F.mse_loss(current_q_values, target_q_values)
+                losses.append(loss.item())
+                self.policy.optimizer.zero_grad()
+                loss.backward()
+                th.nn.utils.clip_grad_norm_(self.policy.parameters(), self.max_grad_norm)
+                self.policy.optimizer.step()
+            self._n_updates += gradient_steps
+            self.logger.record("train/n_updates", self._n_updates, exclude="tensorboard")
+            self.logger.record("train/loss", np.mean(losses))
         if self.counterfactual and self._cf_steps:
             self.logger.record("fairness/counterfactuals_per_step", self._cf_count / self._cf_steps)
-
-    def learn(
-        self: SelfFairDQN,
-        total_timesteps: int,
-        callback: MaybeCallback = None,
-        log_interval: int = 4,
-        tb_log_name: str = "FairDQN",
-        reset_num_timesteps: bool = True,
-        progress_bar: bool = False,
-    ) -> SelfFairDQN:
-        callbacks = self._with_fairness_callback(callback)
-        return super().learn(total_timesteps, callbacks, log_interval, tb_log_name, reset_num_timesteps, progress_bar)
 
 
 __all__ = ["FairDQN"]

@@ -9,6 +9,7 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import ParallelEnv
 
+from sb3_fair.common.protocol import BENEFITS, group_info
 from sb3_fair.common.stakeholders import Stakeholders
 
 
@@ -76,8 +77,9 @@ class DisparityGame(ParallelEnv):
         o = np.stack([self.groups, np.full(self.n_agents, self.t / self.max_steps)], axis=1).astype(np.float32)
         return dict(zip(self.agents, o))
 
-    def _infos(self) -> dict[str, dict[str, int]]:
-        return {a: {"group": int(g), "factor": int(f)} for a, g, f in zip(self.agents, self.groups, self.factors)}
+    def _infos(self, benefits: np.ndarray | None = None) -> dict[str, dict[str, Any]]:
+        extra = {} if benefits is None else {BENEFITS: benefits}
+        return {a: {**group_info(g, f), **extra} for a, g, f in zip(self.agents, self.groups, self.factors)}
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
         if seed is not None:
@@ -103,7 +105,7 @@ class DisparityGame(ParallelEnv):
         self.t += 1
         done = self.t >= self.max_steps
         agents = self.agents
-        out = (self._obs(), dict(zip(agents, r.tolist())), dict.fromkeys(agents, done), dict.fromkeys(agents, False), self._infos())
+        out = (self._obs(), dict(zip(agents, r.tolist())), dict.fromkeys(agents, done), dict.fromkeys(agents, False), self._infos(r))
         if done:
             self.agents = []
         return out

@@ -18,6 +18,7 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import ParallelEnv
 
+from sb3_fair.common.protocol import BENEFITS, group_info
 from sb3_fair.common.stakeholders import Stakeholders
 from sb3_fair.envs.rendering import check_render_mode
 
@@ -79,6 +80,9 @@ class AllelopathicHarvestEnv(ParallelEnv):
       (Chebyshev) (reward 3): it is frozen (its actions ignored) for ``freeze_steps`` (8) steps. The
       authors' code freezes for ever, a bug.
     * Impaired agents act only on even steps; on odd steps their action is ignored (``stay``).
+    * :meth:`action_masks` gives, for sb3-contrib's ``MaskablePPO``, each agent's actions that can
+      have an effect in the current state (the state the next action is taken in); the others
+      would act exactly as ``stay``.
     * The game ends after ``max_steps`` (3000) steps with ``terminated=True`` (not ``truncated``):
       paper 001 plays games of a fixed length and scores each game's returns, the observation
       shows the time left (feature ``t / max_steps``), so the end is part of the task and nothing is
@@ -96,8 +100,8 @@ class AllelopathicHarvestEnv(ParallelEnv):
     Observation (``Box(0, 1)``, float32): a ``(2 * view_radius + 1)^2`` egocentric window of the
     :data:`CHANNELS` (bush colours relative to the agent's preference, so red and blue agents can
     share one policy), then the :data:`FEATURES`. Every agent is a stakeholder whose benefit is its
-    own reward (the stakeholder contract); each info holds ``"group"`` (1 = impaired, the protected attribute) and
-    ``"factor"`` (0 red, 1 blue).
+    own reward (the stakeholder contract): each info holds ``"benefits"`` (every agent's reward of the step),
+    ``"group"`` (1 = impaired, the protected attribute) and ``"factor"`` (0 red, 1 blue).
 
     Example::
 
@@ -245,7 +249,7 @@ class AllelopathicHarvestEnv(ParallelEnv):
         self.t = 0
         self.agents = list(self.possible_agents)
         obs = self._observe()
-        self._infos = [{"group": int(g), "factor": int(f)} for g, f in zip(self.groups, self.preferences)]
+        self._infos = [group_info(g, f) for g, f in zip(self.groups, self.preferences)]
         return dict(zip(self.agents, obs)), dict(zip(self.agents, map(dict, self._infos)))
 
     def step_array(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray, bool]:
@@ -326,7 +330,7 @@ class AllelopathicHarvestEnv(ParallelEnv):
         obs, rewards, over = self.step_array(a)
         agents = self.agents
         out = (dict(zip(agents, obs)), dict(zip(agents, rewards.tolist())), dict.fromkeys(agents, over),
-               dict.fromkeys(agents, False), dict(zip(agents, map(dict, self._infos))))
+               dict.fromkeys(agents, False), {a: {**i, BENEFITS: rewards} for a, i in zip(agents, self._infos)})
         if over:
             self.agents = []
         return out
@@ -334,6 +338,70 @@ class AllelopathicHarvestEnv(ParallelEnv):
     def _can_act(self, t: int) -> np.ndarray:
         """Which agents' actions count at step ``t``: not frozen, and impaired ones on even steps only."""
         return (self.frozen_until <= t) & ((t % 2 == 0) | (self.groups == 0))
+
+    def action_masks(self) -> np.ndarray:
+        """Which actions can have an effect now: a bool ``(n_agents, len(ACTIONS))`` array, rows in
+        ``possible_agents`` order (sb3-contrib's invalid-action-masking protocol, Huang & Ontañón
+        2020, arXiv:2006.14171).
+
+        The mask describes the current state, the one the next :meth:`step` starts from (after an
+        automatic reset, the new episode's first state). A ``False`` entry marks an action that
+        :meth:`step_array` would resolve exactly as ``stay``: same positions, bushes, freezes and
+        rewards for everybody, the same distribution of the next state (only the draws taken from
+        the env's random stream may differ, so a masked action is not seed-for-seed identical).
+        ``stay`` is never masked, so no row is empty. The rules, with the code that makes them hold:
+
+        * An agent that cannot act at step ``t`` (frozen, or impaired on an odd step) has only
+          ``stay``: :meth:`step_array` replaces its action by ``stay``.
+        * ``up`` / ``down`` / ``left`` / ``right`` are masked on the first / last row / first /
+          last column: moves are clipped at the border, so the agent stays where it is; a move
+          enters no other rule.
+        * ``ripen_or_eat`` is masked where there is no bush under the agent: only agents on a bush
+          take part in the bush actions.
+        * ``recolour`` is masked where there is no bush under the agent, and where the bush already
+          has the agent's colour and no other agent able to act stands on the cell: recolouring an
+          own-colour bush pays 0 and changes nothing, and with no rival on the cell it wins its
+          (one-entrant) draw, so it takes no bush action from anybody (with a rival it may win the
+          draw and block the rival's action, which is an effect, so it stays valid).
+        * ``obstruct`` is masked when no agent of the other preference, not frozen, stands within
+          ``obstruct_range`` cells (Chebyshev) of the agent: it then finds no target.
+
+        Before the first :meth:`reset` there is no state and nothing is masked.
+
+        :return: the mask, ``True`` where the action is valid.
+        """
+        masks = np.ones((self.n_agents, len(ACTIONS)), dtype=bool)
+        if not hasattr(self, "pos"):
+            return masks
+        t = self.t
+        rows, cols = self.pos[:, 0], self.pos[:, 1]
+        masks[:, UP], masks[:, DOWN] = rows > 0, rows < self.height - 1
+        masks[:, LEFT], masks[:, RIGHT] = cols > 0, cols < self.width - 1
+        cell = rows * self.width + cols
+        colour_here = self.colour.flat[cell]
+        bush = colour_here >= 0
+        can_act = self._can_act(t)
+        acting_here = np.bincount(cell[can_act], minlength=self.width * self.height)[cell]
+        masks[:, RIPEN_OR_EAT] = bush
+        masks[:, RECOLOUR] = bush & ((colour_here != self.preferences) | (acting_here > 1))
+        d = np.maximum(np.abs(rows[:, None] - rows[None, :]), np.abs(cols[:, None] - cols[None, :]))
+        targets = (self.preferences[:, None] != self.preferences[None, :]) & (self.frozen_until[None, :] <= t) & (d <= self.obstruct_range)
+        masks[:, OBSTRUCT] = targets.any(axis=1)
+        masks[~can_act] = False
+        masks[:, STAY] = True
+        return masks
+
+    def action_mask(self, agent: str) -> np.ndarray:
+        """One agent's row of :meth:`action_masks`: a bool ``(len(ACTIONS),)`` array.
+
+        :param agent: a name from ``possible_agents``.
+        :return: the agent's mask, ``True`` where the action is valid.
+        """
+        try:
+            i = self.possible_agents.index(agent)
+        except ValueError:
+            raise KeyError(f"unknown agent {agent!r}; the agents are {self.possible_agents}") from None
+        return self.action_masks()[i]
 
     def _observe(self) -> np.ndarray:
         # Each cell of the padded grid is one uint64 whose byte c is channel c, so an agent's

@@ -9,8 +9,9 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.callbacks import BaseCallback
 
-from sb3_fair.common.stakeholders import Stakeholders, check_choice
+from sb3_fair.common.stakeholders import Stakeholders
 from sb3_fair.common.symmetry import AgentSymmetry
+from sb3_fair.common.validation import check_choice
 from sb3_fair.envs.rendering import RENDER_MODES, check_render_mode
 
 OBSERVATIONS = ("relative", "absolute")

@@ -16,7 +16,7 @@ from sb3_fair.common.memory import (
     initial_memory,
     update_memory,
 )
-from sb3_fair.common.stakeholders import get_benefits, get_stakeholders
+from sb3_fair.common.protocol import get_benefits, get_stakeholders
 
 
 def default_max_value(env: gym.Env) -> float | None:

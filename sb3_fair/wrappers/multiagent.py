@@ -17,9 +17,31 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import ParallelEnv
 from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper, VecMonitor
-from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvObs, VecEnvStepReturn
+from stable_baselines3.common.vec_env.base_vec_env import (
+    VecEnvIndices,
+    VecEnvObs,
+    VecEnvStepReturn,
+)
+
+from sb3_fair.common.monitor import ParallelFairnessMonitor
+from sb3_fair.common.protocol import (
+    BENEFITS,
+    TWIN,
+    get_group_info,
+    is_stakeholders_supported,
+)
+from sb3_fair.common.stakeholders import Stakeholders
 
 ParallelEnvLike = ParallelEnv | Callable[[], ParallelEnv]
+
+
+def _is_wrapped(env: Any, wrapper_class: type) -> bool:
+    """Whether a PettingZoo game is ``wrapper_class`` or wrapped in it at any depth (through ``.env``)."""
+    while env is not None:
+        if isinstance(env, wrapper_class):
+            return True
+        env = env.__dict__.get("env") if hasattr(env, "__dict__") else None
+    return False
 
 
 def _build(env: ParallelEnvLike) -> ParallelEnv:
@@ -37,9 +59,20 @@ class PettingZooVecEnv(VecEnv):
     ``MarkovVectorEnv``); at that step the slot's info holds ``terminal_observation``,
     ``TimeLimit.truncated`` and, merged over the last step's info, the new episode's reset info.
 
+    ``get_attr``, ``set_attr`` and ``env_method`` reach the slot's game instance, except that the
+    methods named in :attr:`PER_AGENT_METHODS` answer per agent: such a method is called once per
+    instance and each slot gets its own agent's entry. So ``env_method("action_masks")`` has one
+    row per slot, and sb3-contrib's ``MaskablePPO`` trains on a game with an ``action_masks``
+    method (as :class:`~sb3_fair.envs.AllelopathicHarvestEnv` has), also under ``VecMonitor``.
+
     :param env: a ``ParallelEnv`` (copied per instance) or a function that builds one.
     :param n_instances: game instances side by side.
     """
+
+    #: Game methods that answer for all the instance's agents at once: they return an array or a
+    #: list with one entry per agent, in ``possible_agents`` order (sb3-contrib's ``action_masks``:
+    #: one mask row per agent). :meth:`env_method` gives each slot its agent's entry.
+    PER_AGENT_METHODS: tuple[str, ...] = ("action_masks",)
 
     def __init__(self, env: ParallelEnvLike, n_instances: int = 1) -> None:
         import supersuit as ss
@@ -103,10 +136,36 @@ class PettingZooVecEnv(VecEnv):
             setattr(e, attr_name, value)
 
     def env_method(self, method_name: str, *method_args: Any, indices: VecEnvIndices = None, **method_kwargs: Any) -> list[Any]:
-        return [getattr(e, method_name)(*method_args, **method_kwargs) for e in self._instances(indices)]
+        """Call a method of each slot's game instance; one result per slot.
+
+        A method named in :attr:`PER_AGENT_METHODS` is called once per instance involved, and each
+        slot gets the entry of its agent (``result[j]`` for agent ``possible_agents[j]``); any
+        other method is called once per slot and its whole result is the slot's.
+
+        :param method_name: the method's name.
+        :param method_args: positional arguments of the call.
+        :param indices: the slots (all by default).
+        :param method_kwargs: keyword arguments of the call.
+        :return: one result per slot of ``indices``.
+        """
+        if method_name not in self.PER_AGENT_METHODS:
+            return [getattr(e, method_name)(*method_args, **method_kwargs) for e in self._instances(indices)]
+        envs, n = self.par_envs, self.agents_per_instance
+        per_instance: dict[int, Any] = {}
+        out = []
+        for i in self._get_indices(indices):
+            k = int(self.slot_instance[i])
+            if k not in per_instance:
+                result = getattr(envs[k], method_name)(*method_args, **method_kwargs)
+                if len(result) != n:
+                    raise ValueError(f"{method_name}() of a game instance must return one entry per agent ({n}), got {len(result)}")
+                per_instance[k] = result
+            out.append(per_instance[k][i % n])
+        return out
 
     def env_is_wrapped(self, wrapper_class: type, indices: VecEnvIndices = None) -> list[bool]:
-        return [False] * len(self._get_indices(indices))
+        """Whether each slot's game is (wrapped in) ``wrapper_class``, e.g. :class:`~sb3_fair.wrappers.ParallelFairnessMonitor`."""
+        return [_is_wrapped(e, wrapper_class) for e in self._instances(indices)]
 
     def get_images(self) -> Sequence[np.ndarray | None]:
         return [e.render() for e in self.par_envs]
@@ -119,8 +178,8 @@ def make_multiagent_vec_env(env: ParallelEnvLike, n_instances: int = 1, monitor:
     """One call from a PettingZoo ``ParallelEnv`` to an SB3 ``VecEnv``: one slot per agent.
 
     Parameter sharing as SB3 trains it: every agent of every instance is one slot of the VecEnv,
-    so one policy acts for all. Each slot's info keeps the agent's info (``"group"``, ``"factor"``,
-    …), which is what :class:`sb3_fair.FairPPO` reads.
+    so one policy acts for all. Each slot's info keeps the agent's info (``"benefits"``, ``"group"``,
+    ``"factor"``, …), which is what :class:`sb3_fair.FairPPO` reads.
 
     Example::
 
@@ -133,9 +192,16 @@ def make_multiagent_vec_env(env: ParallelEnvLike, n_instances: int = 1, monitor:
 
     :param env: a ``ParallelEnv`` (copied per instance) or a function that builds one.
     :param n_instances: game instances side by side.
-    :param monitor: wrap in SB3's ``VecMonitor`` (per-agent episode return and length in
-        ``info["episode"]``, ``rollout/ep_rew_mean`` in the logs).
+    :param monitor: wrap a game that honours the stakeholder contract in
+        :class:`~sb3_fair.wrappers.ParallelFairnessMonitor` (``info["fairness"]`` once per finished
+        game, logged as ``fairness/*``) and the VecEnv in SB3's ``VecMonitor`` (per-agent episode
+        return and length in ``info["episode"]``, ``rollout/ep_rew_mean`` in the logs).
     """
+    if monitor:
+        par = _build(env)
+        if is_stakeholders_supported(par) and not _is_wrapped(par, ParallelFairnessMonitor):
+            par = ParallelFairnessMonitor(par)
+        env = par
     vec: VecEnv = PettingZooVecEnv(env, n_instances)
     return VecMonitor(vec) if monitor else vec
 
@@ -156,7 +222,7 @@ class CounterfactualPair(ParallelEnv):
     counterfactual one (``mode="extreme"``). The pair is itself a ``ParallelEnv`` whose agents are
     ``"factual/<agent>"`` then ``"counterfactual/<agent>"``; every info carries ``"twin"``, the
     index (in ``possible_agents``) of the agent's twin, and ``"world"`` (0 factual, 1
-    counterfactual), so slots are matched one to one after :func:`make_multiagent_vec_env`. The
+    counterfactual), and ``"benefits"`` is both copies' benefits side by side, so slots are matched one to one after :func:`make_multiagent_vec_env`. The
     wrapped env must take the groups as ``reset(options={"groups": array})`` (as the sb3-fair games
     do). The pair ends when either copy's episode ends.
 
@@ -202,8 +268,8 @@ class CounterfactualPair(ParallelEnv):
     @staticmethod
     def _groups(infos: dict[str, dict], agents: list[str]) -> np.ndarray:
         try:
-            return np.array([int(infos[a]["group"]) for a in agents])
-        except KeyError as e:
+            return np.array([get_group_info(infos[a])[0] for a in agents])
+        except (KeyError, ValueError) as e:
             raise ValueError(f"env: CounterfactualPair needs every agent's info to carry 'group' (missing: {e})") from None
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
@@ -230,8 +296,17 @@ class CounterfactualPair(ParallelEnv):
 
     def _merge_infos(self, f: dict, c: dict) -> dict:
         out = self._merge(f, c)
+        n = len(self._base)
+        b_f = next((i[BENEFITS] for i in f.values() if BENEFITS in i), None)
+        b_c = next((i[BENEFITS] for i in c.values() if BENEFITS in i), None)
+        # the pair's stakeholders are both copies' agents: its benefits, both copies' benefits
+        benefits = None if b_f is None and b_c is None else np.concatenate(
+            [np.zeros(n) if b_f is None else np.asarray(b_f, dtype=np.float64),
+             np.zeros(n) if b_c is None else np.asarray(b_c, dtype=np.float64)])
         for a in out:
-            out[a] = {**out[a], "twin": self._twin[a], "world": int(a.startswith("counterfactual/"))}
+            out[a] = {**out[a], TWIN: self._twin[a], "world": int(a.startswith("counterfactual/"))}
+            if benefits is not None:
+                out[a][BENEFITS] = benefits
         return out
 
     def step(self, actions: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
@@ -247,9 +322,7 @@ class CounterfactualPair(ParallelEnv):
         return self._merge(of, oc), self._merge(rf, rc), terms, truncs, self._merge_infos(inf_f, inf_c)
 
     @property
-    def stakeholders(self) -> Any:
-        from sb3_fair.common.stakeholders import Stakeholders
-
+    def stakeholders(self) -> Stakeholders:
         f, c = self.factual.stakeholders, self.counterfactual.stakeholders
         factors = None if f.factors is None else np.concatenate([f.factors, c.factors])
         return Stakeholders(names=tuple(self.possible_agents), groups=np.concatenate([f.groups, c.groups]), factors=factors)

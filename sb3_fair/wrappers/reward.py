@@ -7,8 +7,13 @@ from typing import Any, SupportsFloat
 import gymnasium as gym
 import numpy as np
 
-from sb3_fair.common.fairness_reward import FilterFn, RewardSpec, assessed, fairness_reward
-from sb3_fair.common.stakeholders import get_benefits, get_stakeholders
+from sb3_fair.common.fairness_reward import (
+    FilterFn,
+    RewardSpec,
+    assessed,
+    fairness_reward,
+)
+from sb3_fair.common.protocol import get_benefits, get_stakeholders
 
 
 class FairnessReward(gym.RewardWrapper):

@@ -1,0 +1,192 @@
+"""Fair-ER: the equivariance regulariser of Grupen, Selman and Lee, "Cooperative Multi-Agent Fairness and
+Equivariant Policies" (AAAI 2022, arXiv:2106.05727), Eqs. 9-11 and App. B.1, as a mixin for SB3's TD3 and DDPG."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch as th
+from stable_baselines3.common.utils import polyak_update
+from stable_baselines3.common.vec_env import VecEnv
+from torch.nn import functional as F
+
+from sb3_fair.common.fair_e import FairEPolicy
+from sb3_fair.common.protocol import get_symmetry
+from sb3_fair.common.symmetry import AgentSymmetry
+from sb3_fair.common.validation import check_choice, check_weights
+
+DISTANCES = ("cosine", "mse")
+
+
+def equivariance_distance(pred: th.Tensor, target: th.Tensor, n_agents: int, kind: str = "cosine") -> th.Tensor:
+    """Per-sample distance between two joint actions, averaged over agents (Grupen et al. 2022, Eq. 9, App. B.2).
+
+    ``"cosine"``: ``1 - cos`` between each agent's action vectors (for heading vectors this is the
+    paper's ``1 - cos(theta_i - theta_j)``); ``"mse"``: mean squared difference per agent.
+    """
+    p = pred.reshape(pred.shape[0], n_agents, -1)
+    t = target.reshape(target.shape[0], n_agents, -1)
+    if kind == "cosine":
+        d = 1.0 - F.cosine_similarity(p, t, dim=-1, eps=1e-8)
+    else:
+        d = ((p - t) ** 2).mean(dim=-1)
+    return d.mean(dim=-1)
+
+
+def _is_fair_e(policy: Any) -> bool:
+    return policy == "FairEPolicy" or (isinstance(policy, type) and issubclass(policy, FairEPolicy))
+
+
+class FairERMixin:
+    """The Fair-ER regulariser for SB3's TD3 or DDPG: ``class FairX(FairERMixin, FairAlgorithmMixin, X)``.
+
+    The actor loss becomes ``-Q(s, mu(s)) + lambda * E_{s, sigma}[ d(mu(sigma . s), sigma . mu(s)) ]``
+    with ``sigma`` a random permutation of the agents drawn per sample from the env's symmetry
+    (``env.unwrapped.symmetry``, an :class:`~sb3_fair.common.symmetry.AgentSymmetry`), ``d`` = 1 - cos
+    between each agent's action vectors (the paper's choice for headings; MSE as an option), and a
+    stop-gradient on the ``sigma . mu(s)`` side (App. B.1 drops the term through the other agents'
+    parameters). With egocentric per-agent observations ``mu(sigma . s)_i`` is what agent i does
+    in agent ``sigma(i)``'s situation, so this is the paper's penalty on ``pi_i(o)`` versus
+    ``pi_j(o)`` for the same observation: an agent's action should not depend on who it is.
+
+    ``equivariance_coef = 0`` behaves exactly like the parent (same seed, same actions and weights);
+    on an env with a symmetry the equivariance error is still measured (on every 10th update, with
+    a separate random generator). Logged under ``fairness/``: ``equivariance_error`` (mean ``d`` on
+    the training batch) and ``equivariance_reg`` (``lambda`` times it). ``policy="FairEPolicy"``
+    uses the Fair-E actor (Eq. 8), equivariant by construction; its ``agent_obs`` is read from the
+    env's symmetry.
+
+    :param equivariance_coef: lambda >= 0 (the paper: 0.1, 0.5, 0.9).
+    :param equivariance_distance: ``"cosine"`` or ``"mse"``.
+    """
+
+    def __init__(self, policy: Any, env: Any, *args: Any, equivariance_coef: float = 0.0,
+                 equivariance_distance: str = "cosine", **kwargs: Any) -> None:
+        self.equivariance_coef = check_weights(equivariance_coef, "equivariance_coef")
+        self.equivariance_distance = check_choice(equivariance_distance, "equivariance_distance", DISTANCES)
+        self.symmetry: AgentSymmetry | None = None
+        if env is not None and _is_fair_e(policy) and not isinstance(env, str):
+            kwargs["policy_kwargs"] = self._fair_e_kwargs(env, kwargs.get("policy_kwargs"))
+        super().__init__(policy, env, *args, **kwargs)
+
+    @staticmethod
+    def _fair_e_kwargs(env: Any, policy_kwargs: dict[str, Any] | None) -> dict[str, Any]:
+        """Fill ``agent_obs`` for the Fair-E policy from the env's symmetry."""
+        if (policy_kwargs or {}).get("agent_obs") is not None:
+            return dict(policy_kwargs or {})
+        sym = get_symmetry(env)
+        agent_obs = None if sym is None else sym.agent_obs
+        if agent_obs is None:
+            raise ValueError("policy='FairEPolicy' needs an env whose symmetry gives per-agent views (symmetry.agent_obs)")
+        return {**(policy_kwargs or {}), "agent_obs": np.asarray(agent_obs).tolist()}
+
+    def _setup_fairness(self, env: VecEnv) -> None:
+        sym = get_symmetry(env)
+        if sym is None:
+            if self.equivariance_coef > 0:
+                raise ValueError(
+                    "equivariance_coef > 0 needs an env that describes its agent symmetry "
+                    "(`env.unwrapped.symmetry`, an sb3_fair.common.symmetry.AgentSymmetry)"
+                )
+            self.symmetry = None
+            return
+        sym.check_action_space(int(np.prod(self.action_space.shape)))  # type: ignore[attr-defined]
+        obs_shape = self.observation_space.shape  # type: ignore[attr-defined]
+        if sym.obs_dim != int(np.prod(obs_shape)):
+            raise ValueError(f"symmetry: the permutation acts on observations of size {sym.obs_dim}, the env's have size {obs_shape}")
+        self.symmetry = sym
+        perms = sym.permutations()
+        device = self.device  # type: ignore[attr-defined]
+        self._obs_perm = th.as_tensor(np.stack([np.asarray(sym.obs_index(p)) for p in perms]), device=device)
+        self._act_perm = th.as_tensor(np.stack([sym.action_index(p) for p in perms]), device=device)
+        self._perm_rng = np.random.default_rng(self.seed)  # type: ignore[attr-defined]
+
+    def _excluded_save_params(self) -> list[str]:
+        return [*super()._excluded_save_params(), "symmetry", "_obs_perm", "_act_perm", "_perm_rng"]  # type: ignore[misc]
+
+    def fairness_config(self) -> dict[str, Any]:
+        """The fairness hyperparameters (stored in the W&B run config)."""
+        return {
+            "equivariance_coef": self.equivariance_coef,
+            "equivariance_distance": self.equivariance_distance,
+            "fair_e": isinstance(self.policy, FairEPolicy),  # type: ignore[attr-defined]
+            "n_agents": None if self.symmetry is None else self.symmetry.n_agents,
+        }
+
+    def equivariance_term(self, obs: th.Tensor, actions: th.Tensor) -> th.Tensor:
+        """Per-sample ``d(mu(sigma . s), stop_grad(sigma . mu(s)))`` for one random sigma per sample."""
+        assert self.symmetry is not None
+        k = self._perm_rng.integers(0, self._obs_perm.shape[0], size=obs.shape[0])
+        k_t = th.as_tensor(k, device=obs.device)
+        obs_sigma = th.gather(obs, 1, self._obs_perm[k_t])
+        target = th.gather(actions.detach(), 1, self._act_perm[k_t])
+        return equivariance_distance(self.actor(obs_sigma), target, self.symmetry.n_agents, self.equivariance_distance)  # type: ignore[attr-defined]
+
+    def _actor_loss(self, obs: th.Tensor, eqv_errors: list[float]) -> th.Tensor:
+        """TD3's actor loss ``-Q1(s, mu(s))`` plus the Fair-ER term; the measured error goes to ``eqv_errors``."""
+        actions = self.actor(obs)  # type: ignore[attr-defined]
+        actor_loss = -self.critic.q1_forward(obs, actions).mean()  # type: ignore[attr-defined]
+        if self.equivariance_coef > 0:
+            eqv = self.equivariance_term(obs, actions).mean()
+            eqv_errors.append(eqv.item())
+            return actor_loss + self.equivariance_coef * eqv
+        if self._n_updates % 10 == 0:  # type: ignore[attr-defined]
+            # lambda = 0: measured on every 10th update only, without gradient or torch randomness
+            with th.no_grad():
+                eqv_errors.append(self.equivariance_term(obs, actions).mean().item())
+        return actor_loss
+
+    def train(self, gradient_steps: int, batch_size: int = 100) -> None:
+        """TD3's update with :meth:`_actor_loss` as the actor loss.
+
+        Without a symmetry on the env this is SB3's ``TD3.train`` itself. Otherwise the loop below
+        follows ``TD3.train`` of stable-baselines3 2.9 line for line (SB3 has no actor-loss hook); it
+        differs only in the actor loss (:meth:`_actor_loss`) and the two ``fairness/`` records.
+        """
+        if self.symmetry is None:
+            return super().train(gradient_steps, batch_size)  # type: ignore[misc]
+        self.policy.set_training_mode(True)  # type: ignore[attr-defined]
+        self._update_learning_rate([self.actor.optimizer, self.critic.optimizer])  # type: ignore[attr-defined]
+        actor_losses, critic_losses, eqv_errors = [], [], []  # type: ignore[var-annotated]
+        for _ in range(gradient_steps):
+            self._n_updates += 1  # type: ignore[attr-defined]
+            replay_data = self.replay_buffer.sample(batch_size, env=self._vec_normalize_env)  # type: ignore[attr-defined]
+            discounts = replay_data.discounts if replay_data.discounts is not None else self.gamma  # type: ignore[attr-defined]
+            with th.no_grad():
+                noise = replay_data.actions.clone().data.normal_(0, self.target_policy_noise)  # type: ignore[attr-defined]
+                noise = noise.clamp(-self.target_noise_clip, self.target_noise_clip)  # type: ignore[attr-defined]
+                next_actions = (self.actor_target(replay_data.next_observations) + noise).clamp(-1, 1)  # type: ignore[attr-defined]
+                next_q_values = th.cat(self.critic_target(replay_data.next_observations, next_actions), dim=1)  # type: ignore[attr-defined]
+                next_q_values, _ = th.min(next_q_values, dim=1, keepdim=True)
+                target_q_values = replay_data.rewards + (1 - replay_data.dones) * discounts * next_q_values
+            current_q_values = self.critic(replay_data.observations, replay_data.actions)  # type: ignore[attr-defined]
+            critic_loss = sum(F.mse_loss(current_q, target_q_values) for current_q in current_q_values)
+            assert isinstance(critic_loss, th.Tensor)
+            critic_losses.append(critic_loss.item())
+            self.critic.optimizer.zero_grad()  # type: ignore[attr-defined]
+            critic_loss.backward()
+            self.critic.optimizer.step()  # type: ignore[attr-defined]
+
+            if self._n_updates % self.policy_delay == 0:  # type: ignore[attr-defined]
+                actor_loss = self._actor_loss(replay_data.observations, eqv_errors)
+                actor_losses.append(actor_loss.item())
+                self.actor.optimizer.zero_grad()  # type: ignore[attr-defined]
+                actor_loss.backward()
+                self.actor.optimizer.step()  # type: ignore[attr-defined]
+                polyak_update(self.critic.parameters(), self.critic_target.parameters(), self.tau)  # type: ignore[attr-defined]
+                polyak_update(self.actor.parameters(), self.actor_target.parameters(), self.tau)  # type: ignore[attr-defined]
+                polyak_update(self.critic_batch_norm_stats, self.critic_batch_norm_stats_target, 1.0)  # type: ignore[attr-defined]
+                polyak_update(self.actor_batch_norm_stats, self.actor_batch_norm_stats_target, 1.0)  # type: ignore[attr-defined]
+
+        logger = self.logger  # type: ignore[attr-defined]
+        logger.record("train/n_updates", self._n_updates, exclude="tensorboard")  # type: ignore[attr-defined]
+        if actor_losses:
+            logger.record("train/actor_loss", np.mean(actor_losses))
+        logger.record("train/critic_loss", np.mean(critic_losses))
+        if eqv_errors:
+            logger.record("fairness/equivariance_error", float(np.mean(eqv_errors)))
+            logger.record("fairness/equivariance_reg", self.equivariance_coef * float(np.mean(eqv_errors)))
+
+
+__all__ = ["DISTANCES", "FairERMixin", "equivariance_distance"]

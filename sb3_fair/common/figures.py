@@ -1,0 +1,163 @@
+"""The one table of fairness figures: each figure has one name in the monitor, the trackers, evaluation, the CLI and the logs.
+
+Every figure is a function of one episode's per-stakeholder (per-agent) returns and their groups
+(plus legitimate factors and counterfactual twins where they exist), computed by
+:mod:`sb3_fair.metrics`. :func:`episode_figures` computes the applicable ones; the fairness
+callbacks log their mean over recent episodes as ``fairness/<name>``.
+
+======================  =========================================================================
+name                    figure
+======================  =========================================================================
+``group_<g>_mean``      mean return of group ``g`` (one entry per group present)
+``utilitarian``         sum of the returns
+``egalitarian``         minimum return
+``log_nash``            sum of ``log(1 + return)`` (NaN if a return is <= -1)
+``gini``                Gini index of the returns (NaN if a return is negative)
+``max_unfairness``      largest ``|return_i - mean|``
+``group_gap``           max minus min group mean (with two or more groups)
+``dp``                  demographic parity gap, protected minus the others (signed)
+``dp_abs``              ``|dp|``
+``dp_normalized``       normalised DP of fair-PPO's Table 1
+``csp_mean``            conditional statistical parity: DP gap within strata, size-weighted mean
+``csp_mean_abs``        the same mean of ``|gap|``
+``csp_<k>``             normalised DP within stratum ``k`` of the legitimate factor
+``cf``                  counterfactual fairness: mean of factual minus twin return
+``cf_abs``              ``|cf|``
+``cf_normalized``       normalised counterfactual unfairness of fair-PPO's Table 1
+======================  =========================================================================
+
+The DP and CSP figures need exactly two groups in the episode, one of them the protected group;
+CSP needs factors, CF twins. References: Alamdari, Klassen, Creager, McIlraith (2024), "Remembering
+to Be Fair: Non-Markovian Fairness in Sequential Decision Making", arXiv:2312.04772 (welfare);
+fair-PPO (the group figures): see :mod:`sb3_fair.metrics`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from sb3_fair import metrics
+
+
+@dataclass(frozen=True)
+class _Episode:
+    returns: np.ndarray
+    groups: np.ndarray
+    factors: np.ndarray | None
+    twins: np.ndarray | None
+    protected: int
+
+    @property
+    def two_groups(self) -> bool:
+        return bool(np.unique(self.groups).size == 2 and np.any(self.groups == self.protected))
+
+
+def _csp_strata(ep: _Episode) -> bool:
+    if not ep.two_groups or ep.factors is None:
+        return False
+    return any(
+        np.any(ep.groups[ep.factors == k] == ep.protected) and np.any(ep.groups[ep.factors == k] != ep.protected)
+        for k in np.unique(ep.factors)
+    )
+
+
+def _factual(ep: _Episode) -> tuple[np.ndarray, np.ndarray]:
+    tw = np.asarray(ep.twins)
+    factual = np.flatnonzero(tw > np.arange(tw.size))
+    return ep.returns[factual], ep.returns[tw[factual]]
+
+
+def _csp(ep: _Episode) -> dict[str, Any]:
+    return metrics.conditional_statistical_parity(ep.returns, ep.groups, ep.factors, ep.protected)
+
+
+_Compute = Callable[[_Episode], dict[str, float]]
+_Applies = Callable[[_Episode], bool]
+
+#: ``name -> (applies to this episode?, figures)``; a family such as ``group_means`` gives several entries
+FIGURES: dict[str, tuple[_Applies, _Compute]] = {
+    "group_means": (lambda ep: True,
+                    lambda ep: {f"group_{g}_mean": v for g, v in metrics.group_means(ep.returns, ep.groups).items()}),
+    "utilitarian": (lambda ep: True, lambda ep: {"utilitarian": metrics.utilitarian(ep.returns)}),
+    "egalitarian": (lambda ep: True, lambda ep: {"egalitarian": metrics.egalitarian(ep.returns)}),
+    "log_nash": (lambda ep: True,
+                 lambda ep: {"log_nash": metrics.log_nash(ep.returns) if np.all(ep.returns > -1) else float("nan")}),
+    "gini": (lambda ep: True, lambda ep: {"gini": metrics.gini(ep.returns) if np.all(ep.returns >= 0) else float("nan")}),
+    "max_unfairness": (lambda ep: True,
+                       lambda ep: {"max_unfairness": float(np.max(np.abs(metrics.unfairness(ep.returns))))}),
+    "group_gap": (lambda ep: np.unique(ep.groups).size >= 2,
+                  lambda ep: {"group_gap": -metrics.parity(list(metrics.group_means(ep.returns, ep.groups).values()))}),
+    "dp": (lambda ep: ep.two_groups, lambda ep: {"dp": metrics.demographic_parity(ep.returns, ep.groups, ep.protected)}),
+    "dp_abs": (lambda ep: ep.two_groups,
+               lambda ep: {"dp_abs": abs(metrics.demographic_parity(ep.returns, ep.groups, ep.protected))}),
+    "dp_normalized": (lambda ep: ep.two_groups,
+                      lambda ep: {"dp_normalized": metrics.normalized_demographic_parity(ep.returns, ep.groups, ep.protected)}),
+    "csp_mean": (_csp_strata, lambda ep: {"csp_mean": _csp(ep)["mean"]}),
+    "csp_mean_abs": (_csp_strata, lambda ep: {"csp_mean_abs": _csp(ep)["mean_abs"]}),
+    "csp_strata": (_csp_strata, lambda ep: {
+        f"csp_{k}": v
+        for k, v in metrics.normalized_conditional_statistical_parity(ep.returns, ep.groups, ep.factors, ep.protected).items()
+    }),
+    "cf": (lambda ep: ep.twins is not None, lambda ep: {"cf": metrics.counterfactual_fairness(*_factual(ep))}),
+    "cf_abs": (lambda ep: ep.twins is not None, lambda ep: {"cf_abs": abs(metrics.counterfactual_fairness(*_factual(ep)))}),
+    "cf_normalized": (lambda ep: ep.twins is not None,
+                      lambda ep: {"cf_normalized": metrics.normalized_counterfactual_fairness(*_factual(ep))}),
+}
+#: every figure of the table
+FIGURE_NAMES: tuple[str, ...] = tuple(FIGURES)
+
+
+def check_figure_names(names: Sequence[str], argument: str = "metrics") -> tuple[str, ...]:
+    """``names``, checked against :data:`FIGURE_NAMES`; the error names ``argument`` and the accepted values."""
+    if isinstance(names, str):
+        names = [names]
+    for name in names:
+        if name not in FIGURES:
+            raise ValueError(f"{argument}: unknown figure {name!r}; accepted values: {list(FIGURE_NAMES)}")
+    return tuple(names)
+
+
+def episode_figures(
+    returns: Any,
+    groups: Any,
+    factors: Any | None = None,
+    twins: Any | None = None,
+    protected: int = 1,
+    names: Sequence[str] | None = None,
+) -> dict[str, float]:
+    """The figures of one episode that apply to it (table in the module docstring), by their one name.
+
+    :param returns: each stakeholder's (agent's) episode return.
+    :param groups: each stakeholder's protected attribute.
+    :param factors: each stakeholder's legitimate factor (adds CSP).
+    :param twins: each agent's counterfactual twin, as an index into ``returns`` (adds CF).
+    :param protected: the group value of the protected stakeholders.
+    :param names: the figures to compute (default: all of :data:`FIGURE_NAMES`); those that do not
+        apply to this episode are left out.
+    :return: ``{figure: float}``.
+    """
+    ep = _Episode(
+        np.asarray(returns, dtype=np.float64),
+        np.asarray(groups, dtype=np.int64),
+        None if factors is None else np.asarray(factors, dtype=np.int64),
+        None if twins is None else np.asarray(twins, dtype=np.int64),
+        int(protected),
+    )
+    out: dict[str, float] = {}
+    for name in FIGURE_NAMES if names is None else names:
+        applies, compute = FIGURES[name]
+        if applies(ep):
+            out.update({k: float(v) for k, v in compute(ep).items()})
+    return out
+
+
+def scalar_figures(summary: dict[str, Any]) -> dict[str, float]:
+    """The scalar entries of an ``info["fairness"]`` summary (leaves out the ``returns`` array)."""
+    return {k: float(v) for k, v in summary.items() if np.isscalar(v)}
+
+
+__all__ = ["FIGURES", "FIGURE_NAMES", "check_figure_names", "episode_figures", "scalar_figures"]

@@ -1,0 +1,319 @@
+"""fair-PPO's group penalty as a reweighting of each agent's advantage, for any on-policy parent.
+
+:class:`GroupPenaltyMixin` puts the penalty on PPO (:class:`~sb3_fair.FairPPO`), sb3-contrib's
+MaskablePPO (:class:`~sb3_fair.FairMaskablePPO`) and RecurrentPPO
+(:class:`~sb3_fair.FairRecurrentPPO`): a :class:`GroupTracker` callback records each slot's group
+(factor, twin) and realised return at every rollout step, from the infos only; before the parent's
+``train`` the rollout's advantages are multiplied by :func:`advantage_weights`.
+
+Derivation. Per game instance with n agents, FairPPO maximises
+
+    J = (1/n) sum_x J_x - lambda * (alpha * D_retro + beta * D_pro),
+
+paper 001's fair-PPO objective (the PPO loss plus ``lambda * L^fair``, Eqs. 5-7) with the penalty
+``D = sum_k |C_k . v|`` written through the contrast matrix ``C`` of
+:func:`sb3_fair.metrics.group_contrasts` (DP: one row, group means; CSP: one row per stratum of the
+legitimate factor; CF: one row per agent and its counterfactual twin), where ``v`` is the vector of
+the agents' returns realised so far in the episode (retrospective part) or of the critic's values
+``V(o_x)`` (prospective part). Each entry of ``v`` estimates agent x's return, whose policy gradient
+is ``grad J_x = E[A_x grad log pi(a_x | o_x)]``. Hence
+
+    grad |C_k . v| = sign(C_k . v) sum_x C_kx grad J_x,
+
+and the whole gradient is ``(1/n) sum_x w_x grad J_x`` with the per-agent weight
+
+    w_x = 1 - lambda * n * sum_k C_kx * (alpha * sign(C_k . R) + beta * sign(C_k . V)),
+
+i.e. PPO's clipped surrogate with ``A'_x = w_x * A_x``. For DP with groups G1 and G0 this is
+``1 - lambda * n * c_x * (alpha * sign(D_retro) + beta * sign(D_pro))`` with
+``c_x = +1/|G1|`` or ``-1/|G0|``. The signs are taken per instance and timestep (the realised part
+from the rewards up to that step), so the agents of the group ahead get a smaller (possibly
+negative) weight and those behind a larger one: the penalty moves the actor. The critic's
+regression target is left alone.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.vec_env import VecEnv
+
+from sb3_fair.common.protocol import (
+    BENEFITS,
+    get_group_info,
+    get_stakeholders,
+    is_group_info_supported,
+    is_stakeholders_supported,
+)
+from sb3_fair.common.validation import check_choice, check_int, check_weights
+from sb3_fair.metrics import group_contrasts
+
+METRICS = ("dp", "csp", "cf")
+
+
+def advantage_weights(
+    realised: np.ndarray,
+    values: np.ndarray,
+    groups: np.ndarray,
+    agents_per_instance: int,
+    metric: str = "dp",
+    alpha: float = 0.5,
+    beta: float = 0.5,
+    coef: float = 1.0,
+    factors: np.ndarray | None = None,
+    twins: np.ndarray | None = None,
+    protected: int = 1,
+) -> tuple[np.ndarray, dict[str, float]]:
+    """Per-sample advantage weights ``w`` of fair-PPO's penalty (module docstring) for a rollout.
+
+    All arrays are ``(T, n_slots)`` with slots instance-major (``agents_per_instance`` agents per
+    game instance). ``twins`` holds each slot's twin as an index *within its instance*.
+
+    :return: ``(weights, stats)``; ``stats`` holds ``penalty_retro`` and ``penalty_pro``, the means
+        of ``sum_k |C_k . R|`` and ``sum_k |C_k . V|`` over instances and steps.
+    """
+    T, N = realised.shape
+    n = int(agents_per_instance)
+    if N % n:
+        raise ValueError(f"agents_per_instance ({n}) must divide the number of slots ({N})")
+    shape = (T * (N // n), n)
+    R = np.asarray(realised, dtype=np.float64).reshape(shape)
+    V = np.asarray(values, dtype=np.float64).reshape(shape)
+    G = np.asarray(groups).reshape(shape)
+    F = None if factors is None else np.asarray(factors).reshape(shape)
+    W = None if twins is None else np.asarray(twins).reshape(shape)
+    weights = np.ones(shape)
+    retro = np.zeros(shape[0])
+    pro = np.zeros(shape[0])
+    keys: dict[bytes, list[int]] = {}
+    for row in range(shape[0]):
+        key = G[row].tobytes() + (b"" if F is None else F[row].tobytes()) + (b"" if W is None else W[row].tobytes())
+        keys.setdefault(key, []).append(row)
+    for rows_list in keys.values():
+        rows = np.asarray(rows_list)
+        r0 = rows[0]
+        C = group_contrasts(G[r0], metric, factors=None if F is None else F[r0], twins=None if W is None else W[r0], protected=protected)
+        if C.shape[0] == 0:
+            continue
+        d_retro = R[rows] @ C.T
+        d_pro = V[rows] @ C.T
+        retro[rows] = np.abs(d_retro).sum(axis=1)
+        pro[rows] = np.abs(d_pro).sum(axis=1)
+        grad = (alpha * np.sign(d_retro) + beta * np.sign(d_pro)) @ C
+        weights[rows] = 1.0 - coef * n * grad
+    stats = {"penalty_retro": float(retro.mean()), "penalty_pro": float(pro.mean())}
+    return weights.reshape(T, N), stats
+
+
+def check_metric(metric: Any) -> str:
+    """``metric`` if it is one of :data:`METRICS`; a clear error naming the argument otherwise."""
+    return check_choice(metric, "fairness", METRICS)
+
+
+class GroupTracker(BaseCallback):
+    """For every rollout step, each slot's group (factor, twin) and its return realised so far in the episode.
+
+    Reads only the callback locals that every SB3 / sb3-contrib on-policy algorithm exposes
+    (``dones``, ``infos``) and the VecEnv's reset infos; the realised return accumulates each
+    slot's own entry of ``info["benefits"]``. Steps are counted from the rollout's start (SB3
+    calls ``on_step`` before adding the step to the rollout buffer), and :attr:`filled` says that
+    a whole rollout of ``n_steps`` was recorded.
+
+    :param n_steps: steps per rollout (the algorithm's ``n_steps``).
+    :param agents_per_instance: slots per game instance.
+    :param metric: ``"dp"``, ``"csp"`` or ``"cf"``; says which infos must be present.
+    :param protected: the group value of the protected agents.
+    """
+
+    def __init__(self, n_steps: int, agents_per_instance: int, metric: str = "dp", protected: int = 1) -> None:
+        super().__init__()
+        self.n_steps = int(n_steps)
+        self.n_agents = int(agents_per_instance)
+        self.metric = check_metric(metric)
+        self.protected = int(protected)
+        self.filled = False
+        self._t = 0
+        self._running: np.ndarray | None = None
+
+    def restart(self) -> None:
+        """Forget the running episodes (the env was reset): the next training start reads the reset infos."""
+        self._running = None
+
+    def _on_training_start(self) -> None:
+        env = self.training_env
+        n_envs = env.num_envs
+        self.groups = np.zeros((self.n_steps, n_envs), dtype=np.int64)
+        self.factors = np.zeros((self.n_steps, n_envs), dtype=np.int64)
+        self.twins = np.zeros((self.n_steps, n_envs), dtype=np.int64)
+        self.realised = np.zeros((self.n_steps, n_envs), dtype=np.float64)
+        if self._running is None:
+            self._running = np.zeros(n_envs)
+            self._cur = np.zeros((3, n_envs), dtype=np.int64)
+            self._read(list(env.unwrapped.reset_infos), np.ones(n_envs, dtype=bool), check=True)
+
+    def _read(self, infos: list[dict[str, Any]], which: np.ndarray, check: bool = False) -> None:
+        for i in np.flatnonzero(which):
+            info = infos[i] if i < len(infos) else {}
+            if check and self.metric == "cf" and get_group_info(info)[2] is None:
+                raise ValueError(
+                    "fairness='cf' needs a counterfactual twin for every agent: wrap the game in "
+                    "sb3_fair.wrappers.CounterfactualPair before make_multiagent_vec_env"
+                )
+            group, factor, twin = get_group_info(info) if check or is_group_info_supported(info) else (None, None, None)
+            if group is not None:
+                self._cur[:, i] = (group, factor or 0, twin or 0)
+        if check:
+            for inst, g in enumerate(self._cur[0].reshape(-1, self.n_agents)):
+                if not (np.any(g == self.protected) and np.any(g != self.protected)):
+                    raise ValueError(
+                        f"env: game instance {inst} has a single group {np.unique(g).tolist()}; the group penalty needs "
+                        f"agents in the protected group ({self.protected}) and outside it"
+                    )
+
+    def _on_rollout_start(self) -> None:
+        self._t = 0
+        self.filled = False
+
+    def _on_step(self) -> bool:
+        t, running = self._t, self._running
+        assert running is not None
+        if t >= self.n_steps:
+            return True
+        self.groups[t], self.factors[t], self.twins[t] = self._cur
+        self.realised[t] = running
+        dones = np.asarray(self.locals["dones"], dtype=bool)
+        infos = self.locals["infos"]
+        for i, info in enumerate(infos):
+            if BENEFITS not in info:
+                raise ValueError(f"info[{BENEFITS!r}] is missing in slot {i}: the group penalty reads each agent's benefit "
+                                 "from it (the stakeholder contract)")
+            running[i] += float(np.asarray(info[BENEFITS], dtype=np.float64)[i % self.n_agents])
+        running[dones] = 0.0
+        # infos of a finished game already describe the next episode (SuperSuit merges the reset info)
+        self._read(infos, np.ones(dones.size, dtype=bool))
+        self._t = t + 1
+        self.filled = self._t == self.n_steps
+        return True
+
+
+class GroupPenaltyMixin:
+    """fair-PPO's retrospective and prospective group penalties for an on-policy parent (Eqs. 5-7 of fair-PPO).
+
+    ``class FairX(GroupPenaltyMixin, FairAlgorithmMixin, X)`` with ``X`` one of SB3's PPO or
+    sb3-contrib's MaskablePPO / RecurrentPPO. The parent maximises
+    ``(1/n) sum_x J_x - fairness_coef * (alpha * D_retro + beta * D_pro)`` per game instance (the
+    derivation is this module's docstring). The env is a multi-agent VecEnv with one slot per agent
+    and parameter sharing (:func:`sb3_fair.wrappers.make_multiagent_vec_env`) whose games honour the
+    stakeholder contract and report each agent's ``"group"`` (``"factor"`` for CSP, ``"twin"`` for
+    CF) in its info. With ``fairness_coef=0`` or ``alpha = beta = 0`` the class is its parent: it
+    accepts every env the parent accepts and trains exactly like it.
+
+    :param fairness: ``"dp"`` (demographic parity), ``"csp"`` (conditional statistical parity,
+        within each stratum of the legitimate factor) or ``"cf"`` (counterfactual fairness, each
+        agent against its twin).
+    :param alpha: weight of the retrospective part (returns realised so far), >= 0.
+    :param beta: weight of the prospective part (the critic's values), >= 0.
+    :param fairness_coef: lambda, the weight of the whole penalty, >= 0.
+    :param protected_group: the group value of the protected agents.
+    :param agents_per_instance: slots per game instance; default: the env's ``agents_per_instance``
+        attribute (set by :func:`~sb3_fair.wrappers.make_multiagent_vec_env`), else all slots form
+        one game.
+    """
+
+    def __init__(
+        self,
+        *args: Any,
+        fairness: str = "dp",
+        alpha: float = 0.5,
+        beta: float = 0.5,
+        fairness_coef: float = 1.0,
+        protected_group: int = 1,
+        agents_per_instance: int | None = None,
+        **kwargs: Any,
+    ) -> None:
+        self.fairness = check_metric(fairness)
+        self.alpha = check_weights(alpha, "alpha")
+        self.beta = check_weights(beta, "beta")
+        self.fairness_coef = check_weights(fairness_coef, "fairness_coef")
+        if isinstance(protected_group, bool) or not isinstance(protected_group, (int, np.integer)):
+            raise ValueError(f"protected_group must be an int, got {protected_group!r}")
+        self.protected_group = int(protected_group)
+        self.agents_per_instance = check_int(agents_per_instance, "agents_per_instance", 2, allow_none=True)
+        self._n_agents: int | None = None
+        self._tracker: GroupTracker | None = None
+        super().__init__(*args, **kwargs)
+
+    @property
+    def penalized(self) -> bool:
+        """Whether the penalty is on (``fairness_coef > 0`` and ``alpha + beta > 0``)."""
+        return self.fairness_coef > 0 and (self.alpha > 0 or self.beta > 0)
+
+    def _setup_fairness(self, env: VecEnv) -> None:
+        """With the penalty on, check what can be checked without touching the env; the infos are checked
+        from the algorithm's own first reset, when training starts."""
+        self._tracker = None
+        if not self.penalized:
+            return
+        algo = type(self).__name__
+        if env.num_envs < 2:
+            raise ValueError(
+                f"env: {algo}'s group penalties need a multi-agent VecEnv with one slot per agent, e.g. "
+                f"sb3_fair.wrappers.make_multiagent_vec_env(parallel_env); got {type(env.unwrapped).__name__} with "
+                f"{env.num_envs} slot(s) (or set fairness_coef=0 for the plain parent algorithm)"
+            )
+        n = self.agents_per_instance or getattr(env.unwrapped, "agents_per_instance", None) or env.num_envs
+        if env.num_envs % n:
+            raise ValueError(f"agents_per_instance ({n}) must divide the env's number of slots ({env.num_envs})")
+        if not is_stakeholders_supported(env):
+            raise ValueError(f"env: {algo}'s group penalties need games honouring the stakeholder contract "
+                             "(`stakeholders` and info['benefits'] for every agent)")
+        if self.fairness == "csp" and get_stakeholders(env).factors is None:
+            raise ValueError("fairness='csp' needs games whose stakeholders have legitimate factors (Stakeholders.factors)")
+        self._n_agents = int(n)
+
+    def _fairness_callbacks(self) -> list[BaseCallback]:
+        if not self.penalized or self._n_agents is None:
+            return []
+        if self._tracker is None:
+            self._tracker = GroupTracker(self.n_steps, self._n_agents, self.fairness, self.protected_group)  # type: ignore[attr-defined]
+        if self._env_was_reset:
+            self._tracker.restart()
+        return [self._tracker, *super()._fairness_callbacks()]  # type: ignore[misc]
+
+    def _setup_learn(self, total_timesteps: int, callback: Any = None, reset_num_timesteps: bool = True,
+                     tb_log_name: str = "run", progress_bar: bool = False) -> Any:
+        # SB3 resets the env in _setup_learn exactly when this holds; the tracker must then start afresh
+        self._env_was_reset = reset_num_timesteps or self._last_obs is None  # type: ignore[attr-defined]
+        return super()._setup_learn(total_timesteps, callback, reset_num_timesteps, tb_log_name, progress_bar)  # type: ignore[misc]
+
+    def _excluded_save_params(self) -> list[str]:
+        return [*super()._excluded_save_params(), "_tracker"]  # type: ignore[misc]
+
+    def fairness_config(self) -> dict[str, Any]:
+        """The fairness hyperparameters (stored in the W&B run config)."""
+        return {"fairness": self.fairness, "alpha": self.alpha, "beta": self.beta, "fairness_coef": self.fairness_coef,
+                "protected_group": self.protected_group, "agents_per_instance": self._n_agents}
+
+    def train(self) -> None:
+        """Reweight the rollout's advantages by the group penalty (if on), then the parent's update."""
+        tracker = self._tracker
+        if self.penalized and tracker is not None and tracker.filled:
+            buf = self.rollout_buffer  # type: ignore[attr-defined]
+            weights, stats = advantage_weights(
+                tracker.realised, buf.values, tracker.groups, tracker.n_agents, self.fairness, self.alpha, self.beta,
+                self.fairness_coef, factors=tracker.factors if self.fairness == "csp" else None,
+                twins=tracker.twins if self.fairness == "cf" else None, protected=self.protected_group)
+            buf.advantages *= weights.astype(buf.advantages.dtype)
+            logger = self.logger  # type: ignore[attr-defined]
+            for key, value in stats.items():
+                logger.record(f"fairness/{key}", value)
+            logger.record("fairness/adv_weight_std", float(weights.std()))
+            logger.record("fairness/adv_weight_min", float(weights.min()))
+            logger.record("fairness/adv_weight_max", float(weights.max()))
+            tracker.filled = False
+        super().train()  # type: ignore[misc]
+
+
+__all__ = ["METRICS", "GroupPenaltyMixin", "GroupTracker", "advantage_weights", "check_metric"]

@@ -1,0 +1,234 @@
+"""Every name that an environment and sb3-fair exchange, with its getters and ``is_..._supported`` checks.
+
+Modelled on sb3-contrib's action-masking protocol (``sb3_contrib.common.maskable.utils``: one
+name, a getter, an ``is_masking_supported``). No other module of sb3-fair spells these strings.
+
+**The stakeholder contract** (what every part of sb3-fair relies on). An environment honours it when
+
+* ``env.unwrapped.stakeholders`` (:data:`STAKEHOLDERS`) is a :class:`~sb3_fair.Stakeholders`, and
+* every ``step`` puts ``info["benefits"]`` (:data:`BENEFITS`), a float array with one entry per
+  stakeholder: what each received at this step.
+
+A multi-agent (PettingZoo parallel) game honours it the same way: its ``stakeholders`` are its
+agents in ``possible_agents`` order, and every agent's info holds the whole ``benefits`` vector of
+the step. Where the protected attribute of an agent changes between episodes, the agent's info
+also carries :data:`GROUP` (and :data:`FACTOR`, the legitimate factor, and :data:`TWIN`, its
+counterfactual twin, where they apply), read at every step.
+
+**Optional env attributes**, each enabling one feature:
+
+* :data:`SYMMETRY` (an :class:`~sb3_fair.common.symmetry.AgentSymmetry`): Fair-ER / Fair-E.
+* :data:`MEMORY_SPEC`, :data:`REWARD_SPEC`, :data:`BASE_OBS_SIZE`: set by
+  :class:`~sb3_fair.wrappers.MemoryAugmentation` and :class:`~sb3_fair.wrappers.FairnessReward`;
+  FairQCM counterfactual replay.
+
+**Info keys written by sb3-fair's own wrappers**: :data:`FAIRNESS` (the episode's figures, by
+:class:`~sb3_fair.common.monitor.FairnessMonitor`), :data:`FAIRNESS_TERMS` (the parts of the
+fairness reward that do not depend on memory, by :class:`~sb3_fair.wrappers.FairnessReward`) and
+:data:`MEMORY` (by :class:`~sb3_fair.wrappers.MemoryAugmentation`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import gymnasium as gym
+import numpy as np
+from stable_baselines3.common.vec_env import VecEnv
+
+from sb3_fair.common.stakeholders import Stakeholders
+
+if TYPE_CHECKING:
+    from sb3_fair.common.fairness_reward import RewardSpec
+    from sb3_fair.common.memory import MemorySpec
+    from sb3_fair.common.symmetry import AgentSymmetry
+
+# ---------------------------------------------------------------------------------------- env attributes
+#: ``env.unwrapped.stakeholders``: a :class:`~sb3_fair.Stakeholders`
+STAKEHOLDERS = "stakeholders"
+#: ``env.unwrapped.symmetry``: an :class:`~sb3_fair.common.symmetry.AgentSymmetry`
+SYMMETRY = "symmetry"
+#: a :class:`~sb3_fair.common.memory.MemorySpec`, set by ``MemoryAugmentation``
+MEMORY_SPEC = "memory_spec"
+#: a :class:`~sb3_fair.common.fairness_reward.RewardSpec`, set by ``FairnessReward``
+REWARD_SPEC = "reward_spec"
+#: the size of the observation before ``MemoryAugmentation`` appended the memory
+BASE_OBS_SIZE = "base_obs_size"
+
+# ---------------------------------------------------------------------------------------- info keys
+#: what each stakeholder received at this step (one float per stakeholder)
+BENEFITS = "benefits"
+#: an agent's protected attribute (int), in multi-agent games whose groups change between episodes
+GROUP = "group"
+#: an agent's legitimate factor (int), for conditional statistical parity
+FACTOR = "factor"
+#: the index of an agent's counterfactual twin within its game, as ``CounterfactualPair`` reports
+TWIN = "twin"
+#: the episode's fairness figures, at the last step of an episode (``FairnessMonitor``)
+FAIRNESS = "fairness"
+#: ``{"active": bool, "task_reward": float}``: the memory-free parts of the fairness reward (``FairnessReward``)
+FAIRNESS_TERMS = "fairness_terms"
+#: the memory after this step (``MemoryAugmentation``)
+MEMORY = "memory"
+
+CONTRACT_HINT = (
+    "the stakeholder contract: `env.unwrapped.stakeholders` (an sb3_fair.Stakeholders) and "
+    "`info['benefits']` (one float per stakeholder) at every step"
+)
+
+
+# ---------------------------------------------------------------------------------------- attribute look-up
+def get_vec_env_attr(env: VecEnv, name: str) -> Any:
+    """The attribute ``name`` of ``env``'s first sub-env (through its wrappers), ``None`` if absent.
+
+    Asks :meth:`VecEnv.has_attr` first, so a missing attribute never raises inside a
+    ``SubprocVecEnv`` worker (which would kill it).
+    """
+    try:
+        if not env.has_attr(name):
+            return None
+        return env.get_attr(name, indices=[0])[0]
+    except AttributeError:
+        return None
+
+
+def _env_attr(env: gym.Env | VecEnv | Any, name: str) -> Any:
+    if isinstance(env, VecEnv):
+        return get_vec_env_attr(env, name)
+    return getattr(getattr(env, "unwrapped", env), name, None)
+
+
+# ---------------------------------------------------------------------------------------- stakeholders
+def is_stakeholders_supported(env: gym.Env | VecEnv | Any) -> bool:
+    """Whether ``env`` (a Gymnasium env, a VecEnv or a PettingZoo game) declares its stakeholders."""
+    return isinstance(_env_attr(env, STAKEHOLDERS), Stakeholders)
+
+
+def get_stakeholders(env: gym.Env | VecEnv | Any) -> Stakeholders:
+    """The :class:`~sb3_fair.Stakeholders` of ``env`` (a Gymnasium env, possibly wrapped, a VecEnv or a game).
+
+    :raises ValueError: naming the contract when the env does not honour it.
+    """
+    sh = _env_attr(env, STAKEHOLDERS)
+    if sh is None:
+        base = getattr(env, "unwrapped", env)
+        raise ValueError(f"env {type(base).__name__} does not honour {CONTRACT_HINT}")
+    if not isinstance(sh, Stakeholders):
+        raise ValueError(f"env.unwrapped.{STAKEHOLDERS} must be an sb3_fair.Stakeholders, got {type(sh).__name__}")
+    return sh
+
+
+def get_benefits(info: dict[str, Any], n: int) -> np.ndarray:
+    """``info["benefits"]``, checked to hold one float per stakeholder.
+
+    :raises ValueError: when the key is missing or has the wrong length.
+    """
+    if BENEFITS not in info:
+        raise ValueError(
+            f"info[{BENEFITS!r}] is missing: environments used with sb3-fair must report, at every step, "
+            "what each stakeholder received (one float per stakeholder)"
+        )
+    b = np.asarray(info[BENEFITS], dtype=np.float64)
+    if b.shape != (n,):
+        raise ValueError(f"info[{BENEFITS!r}] must have one entry per stakeholder ({n}), got shape {b.shape}")
+    return b
+
+
+# ---------------------------------------------------------------------------------------- multi-agent group infos
+def is_group_info_supported(info: dict[str, Any]) -> bool:
+    """Whether an agent's info carries its protected attribute (:data:`GROUP`)."""
+    return GROUP in info
+
+
+def get_group_info(info: dict[str, Any]) -> tuple[int, int | None, int | None]:
+    """``(group, factor, twin)`` of one agent's info; ``factor`` and ``twin`` are ``None`` when absent.
+
+    :raises ValueError: when the info has no :data:`GROUP`.
+    """
+    if GROUP not in info:
+        raise ValueError(f"info[{GROUP!r}] is missing: every agent's info must carry its protected attribute")
+    factor, twin = info.get(FACTOR), info.get(TWIN)
+    return int(info[GROUP]), None if factor is None else int(factor), None if twin is None else int(twin)
+
+
+def group_info(group: int, factor: int | None = None, twin: int | None = None) -> dict[str, int]:
+    """The info entries of one agent: ``{"group": g}`` plus ``factor`` and ``twin`` when given."""
+    out = {GROUP: int(group)}
+    if factor is not None:
+        out[FACTOR] = int(factor)
+    if twin is not None:
+        out[TWIN] = int(twin)
+    return out
+
+
+# ---------------------------------------------------------------------------------------- symmetry (Fair-ER)
+def is_symmetry_supported(env: gym.Env | VecEnv | Any) -> bool:
+    """Whether ``env`` describes its agent symmetry (:data:`SYMMETRY`), which Fair-ER and Fair-E need."""
+    return _env_attr(env, SYMMETRY) is not None
+
+
+def get_symmetry(env: gym.Env | VecEnv | Any) -> AgentSymmetry | None:
+    """``env.unwrapped.symmetry``, checked to be an :class:`~sb3_fair.common.symmetry.AgentSymmetry`; ``None`` if absent."""
+    from sb3_fair.common.symmetry import AgentSymmetry
+
+    sym = _env_attr(env, SYMMETRY)
+    if sym is not None and not isinstance(sym, AgentSymmetry):
+        raise ValueError(f"env.unwrapped.{SYMMETRY} must be an AgentSymmetry, got {type(sym).__name__}")
+    return sym
+
+
+# ---------------------------------------------------------------------------------------- FairQCM (memory + reward)
+def is_fairqcm_supported(env: gym.Env | VecEnv | Any) -> bool:
+    """Whether ``env`` carries the memory and the memory-based fairness reward FairQCM replays."""
+    return _env_attr(env, MEMORY_SPEC) is not None and _env_attr(env, REWARD_SPEC) is not None
+
+
+def get_fairqcm_spec(env: gym.Env | VecEnv | Any) -> tuple[MemorySpec | None, RewardSpec | None, slice | None]:
+    """``(memory_spec, reward_spec, memory_slice)`` of ``env``; each ``None`` when absent.
+
+    ``memory_slice`` is where the encoded memory sits in the flat observation.
+    """
+    memory_spec = _env_attr(env, MEMORY_SPEC)
+    reward_spec = _env_attr(env, REWARD_SPEC)
+    base = _env_attr(env, BASE_OBS_SIZE)
+    memory_slice = None if memory_spec is None or base is None else slice(int(base), int(base) + memory_spec.encoded_size)
+    return memory_spec, reward_spec, memory_slice
+
+
+def get_fairness_terms(info: dict[str, Any]) -> dict[str, Any]:
+    """``info["fairness_terms"]``, written by :class:`~sb3_fair.wrappers.FairnessReward`.
+
+    :raises RuntimeError: when it is missing (the wrapper is not on the env).
+    """
+    terms = info.get(FAIRNESS_TERMS)
+    if terms is None:
+        raise RuntimeError(f"info[{FAIRNESS_TERMS!r}] is missing: the env's FairnessReward wrapper must be present")
+    return terms
+
+
+__all__ = [
+    "BASE_OBS_SIZE",
+    "BENEFITS",
+    "FACTOR",
+    "FAIRNESS",
+    "FAIRNESS_TERMS",
+    "GROUP",
+    "MEMORY",
+    "MEMORY_SPEC",
+    "REWARD_SPEC",
+    "STAKEHOLDERS",
+    "SYMMETRY",
+    "TWIN",
+    "get_benefits",
+    "get_fairness_terms",
+    "get_fairqcm_spec",
+    "get_group_info",
+    "get_stakeholders",
+    "get_symmetry",
+    "get_vec_env_attr",
+    "group_info",
+    "is_fairqcm_supported",
+    "is_group_info_supported",
+    "is_stakeholders_supported",
+    "is_symmetry_supported",
+]
