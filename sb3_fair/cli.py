@@ -87,7 +87,7 @@ HARVEST_FIGURES = ["episode_return", "group_0_mean", "group_1_mean", "dp_normali
 
 
 def _compare_harvest(args: argparse.Namespace) -> None:
-    """PPO vs FairPPO on Allelopathic Harvest (paper 001): one shared policy, 4 games side by side."""
+    """PPO vs FairPPO on Allelopathic Harvest (La Malfa et al. 2025): one shared policy, 4 games side by side."""
     from stable_baselines3 import PPO
 
     from sb3_fair import FairPPO
@@ -155,7 +155,7 @@ def cmd_compare(args: argparse.Namespace) -> None:
     for seed in range(args.seeds):
         for name, cf in variants.items():
             print(f"training {name}, seed {seed}: {args.episodes} episodes of {env_id}", flush=True)
-            # paper 003 runs FairQCM on lending with the min-normalised group memory (A.4.2)
+            # Alamdari et al. 2024 runs FairQCM on lending with the min-normalised group memory (A.4.2)
             env_kwargs = {"memory": "min"} if (cf and args.task == "lending") else {}
             model = _make_model("fairdqn", gym.make(env_id, **env_kwargs), preset, cf, seed, args.wandb, args.tensorboard_log,
                                 learning_rate=args.learning_rate)
@@ -232,7 +232,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("train", help="train a model and print its fairness table")
     p.add_argument("env", help="a Gymnasium id, e.g. sb3_fair/DonutAllocation-v0")
     p.add_argument("--algo", default="fairdqn", choices=["fairdqn"])
-    p.add_argument("--preset", choices=["donut", "lending"], default=None, help="paper 003's hyperparameters")
+    p.add_argument("--preset", choices=["donut", "lending"], default=None, help="Alamdari et al.'s (2024) hyperparameters")
     p.add_argument("--counterfactual", action="store_true", help="FairQCM counterfactual replay")
     p.add_argument("--timesteps", type=int, default=20_000)
     p.add_argument("--seed", type=int, default=0)
@@ -253,13 +253,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("compare", help="baseline vs fair counterpart over seeds: table + trade-off plot")
     p.add_argument("--task", choices=[*sorted(TASKS), "harvest"], default="donut",
-                   help="donut/lending: DQN vs FairDQN (paper 003); harvest: PPO vs FairPPO (paper 001)")
+                   help="donut/lending: DQN vs FairDQN (Alamdari et al. 2024); harvest: PPO vs FairPPO (La Malfa et al. 2025)")
     p.add_argument("--seeds", type=int, default=2)
     p.add_argument("--episodes", type=int, default=300, help="training episodes (harvest: games) per run; donut/lending: the first N of a run whose "
-                        "exploration schedule spans paper 003's 1000 episodes (or N, if larger)")
+                        "exploration schedule spans Alamdari et al.'s (2024) 1000 episodes (or N, if larger)")
     p.add_argument("--eval-episodes", type=int, default=20)
     p.add_argument("--learning-rate", type=float, default=None,
-                   help="for both models (donut/lending default: the preset's, paper 003's 1e-4)")
+                   help="for both models (donut/lending default: the preset's, Alamdari et al.'s (2024) 1e-4)")
     p.add_argument("--fairness", choices=["dp", "csp", "cf"], default="dp", help="harvest: FairPPO's penalty")
     p.add_argument("--alpha", type=float, default=0.5, help="harvest: weight of the retrospective part")
     p.add_argument("--beta", type=float, default=0.5, help="harvest: weight of the prospective part")

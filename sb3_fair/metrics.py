@@ -12,13 +12,18 @@ Conventions
 * ``factors`` is an int array of the same length: each stakeholder's legitimate factor
   (the stratum of conditional statistical parity).
 
-Papers are cited by a number: 000 La Malfa, Zhang, Luck, Black, *Using Protected Attributes to
-Consider Fairness in Multi-Agent Systems* (AEQUITAS workshop, ECAI 2024); 001 La Malfa, Zhang, Luck,
-Black, *Fairness Aware Reinforcement Learning via Proximal Policy Optimization* (fair-PPO); 002
-Grupen, Selman, Lee, *Cooperative Multi-Agent Fairness and Equivariant Policies*; 003 Alamdari,
-Klassen, Creager, McIlraith, *Remembering to Be Fair* (ICML 2024, arXiv:2312.04772); 004 Hu, Lear,
-Zhang, *Striking a Balance in Fairness for Dynamic Systems Through Reinforcement Learning*
-(arXiv:2401.06318).
+References (cited in the docstrings by authors and year; the list is also in :mod:`sb3_fair`'s docstring):
+
+* La Malfa, Zhang, Luck, Black (2024), *Using Protected Attributes to Consider Fairness in Multi-Agent
+  Systems*, AEQUITAS workshop at ECAI 2024, arXiv:2410.12889.
+* La Malfa, Zhang, Luck, Black (2025), *Fairness Aware Reinforcement Learning via Proximal Policy
+  Optimization* (fair-PPO), arXiv:2502.03953.
+* Grupen, Selman, Lee (2022), *Cooperative Multi-Agent Fairness and Equivariant Policies*, AAAI 2022,
+  arXiv:2106.05727.
+* Alamdari, Klassen, Creager, McIlraith (2024), *Remembering to Be Fair: Non-Markovian Fairness in
+  Sequential Decision Making*, ICML 2024, arXiv:2312.04772.
+* Hu, Lear, Zhang (2024), *Striking a Balance in Fairness for Dynamic Systems Through Reinforcement
+  Learning*, arXiv:2401.06318.
 """
 
 from __future__ import annotations
@@ -81,29 +86,29 @@ def _as_groups(groups: Any, n: int, name: str = "groups") -> np.ndarray:
 
 
 # --------------------------------------------------------------------------------------------
-# Welfare (social welfare / aggregation functions W: R^n -> R), paper 003 §2 and §4
+# Welfare (social welfare / aggregation functions W: R^n -> R), Alamdari et al. 2024 §2 and §4
 # --------------------------------------------------------------------------------------------
 
 
 def utilitarian(u: Any) -> float:
-    """Utilitarian welfare ``Util(u) = sum_i u_i`` (paper 003, §2)."""
+    """Utilitarian welfare ``Util(u) = sum_i u_i`` (Alamdari et al. 2024, §2)."""
     return float(np.sum(_as_vector(u)))
 
 
 def egalitarian(u: Any) -> float:
-    """Rawlsian (egalitarian) welfare ``Rawls(u) = min_i u_i`` (paper 003, §2)."""
+    """Rawlsian (egalitarian) welfare ``Rawls(u) = min_i u_i`` (Alamdari et al. 2024, §2)."""
     return float(np.min(_as_vector(u)))
 
 
 def nash(u: Any) -> float:
-    """Nash welfare ``Nash(u) = prod_i u_i`` (paper 003, §2)."""
+    """Nash welfare ``Nash(u) = prod_i u_i`` (Alamdari et al. 2024, §2)."""
     return float(np.prod(_as_vector(u)))
 
 
 def log_nash(u: Any) -> float:
     """Log-Nash welfare of ``u + 1``: ``log Nash(u + 1) = sum_i log(u_i + 1)``.
 
-    This is the per-timepoint aggregation of paper 003's doughnut experiment (§6.1, A.4.1).
+    This is the per-timepoint aggregation of Alamdari et al.'s (2024) doughnut experiment (§6.1, A.4.1).
     Requires ``u_i > -1``.
     """
     v = _as_vector(u)
@@ -113,7 +118,7 @@ def log_nash(u: Any) -> float:
 
 
 def alpha_fair(u: Any, alpha: float = 1.0) -> float:
-    """Alpha-fair welfare (Mo & Walrand 2000), a standard extension of paper 003's §2 list.
+    """Alpha-fair welfare (Mo & Walrand 2000), a standard extension of Alamdari et al.'s (2024) §2 list.
 
     ``W_alpha(u) = sum_i u_i^(1-alpha) / (1-alpha)`` for ``alpha != 1`` and ``sum_i log u_i``
     for ``alpha = 1``. ``alpha = 0`` is utilitarian; ``alpha -> inf`` approaches egalitarian.
@@ -152,7 +157,7 @@ def generalized_gini(u: Any, weights: Sequence[float] | None = None) -> float:
 def parity(u: Any) -> float:
     """Negative spread ``-(max_i u_i - min_i u_i)``; 0 when everyone is equal.
 
-    With two entries (e.g. the loan totals of groups A and B) this is paper 003's *relaxed
+    With two entries (e.g. the loan totals of groups A and B) this is Alamdari et al.'s (2024) *relaxed
     demographic parity score* ``W(U) = -|sum_{i in A} U_i - sum_{i in B} U_i|`` (§6.2, A.4.2).
     It is shift-invariant, so it can be computed from a min-normalised memory.
     """
@@ -200,15 +205,15 @@ def welfare(u: Any, name: str = "log_nash", **kwargs: Any) -> float:
 
 
 # --------------------------------------------------------------------------------------------
-# Individual unfairness and temporal aggregation, paper 003 §4
+# Individual unfairness and temporal aggregation, Alamdari et al. 2024 §4
 # --------------------------------------------------------------------------------------------
 
 
 def unfairness(u: Any) -> np.ndarray:
-    """Unfairness to each stakeholder at one timepoint (paper 003, Defs. 4.10-4.11).
+    """Unfairness to each stakeholder at one timepoint (Alamdari et al. 2024, Defs. 4.10-4.11).
 
     ``unfairness_i = U_i - mean(U)``: negative means the trace is unfair *to* stakeholder i,
-    positive means it is unfair *in favour of* i. Paper 003's example: (6, 8, 10) gives
+    positive means it is unfair *in favour of* i. Alamdari et al.'s (2024) example: (6, 8, 10) gives
     (-2, 0, +2), unfair to A by -2 and in favour of C by +2.
     """
     v = _as_vector(u)
@@ -216,7 +221,7 @@ def unfairness(u: Any) -> np.ndarray:
 
 
 def overall_unfairness(statuses: Any) -> np.ndarray:
-    """Overall unfairness to each stakeholder over a trace (paper 003, Def. 4.11).
+    """Overall unfairness to each stakeholder over a trace (Alamdari et al. 2024, Def. 4.11).
 
     ``statuses`` is a ``(T, n)`` array of status vectors ``U(tau_t)``; the result is
     ``sum_t (U(tau_t)_i - mean(U(tau_t)))`` for each i.
@@ -231,7 +236,7 @@ TEMPORAL_AGGREGATIONS = ("long_term", "sum", "mean", "discounted", "min")
 
 
 def temporal_aggregate(values: Any, how: str = "sum", gamma: float = 1.0) -> float:
-    """Temporal aggregation ``W_temporal(w_1..w_k)`` of per-timepoint welfare (paper 003, Def. 4.9).
+    """Temporal aggregation ``W_temporal(w_1..w_k)`` of per-timepoint welfare (Alamdari et al. 2024, Def. 4.9).
 
     :param values: the per-timepoint welfare values ``w_1..w_k`` (already filtered).
     :param how: ``"long_term"`` (last value, Def. 4.1), ``"sum"``, ``"mean"``,
@@ -263,7 +268,7 @@ def fairness_score(
     how: str = "sum",
     gamma: float = 1.0,
 ) -> float:
-    """Fairness score of a trace under a timepoint-first scheme (paper 003, Defs. 4.1-4.4, 4.7, 4.9).
+    """Fairness score of a trace under a timepoint-first scheme (Alamdari et al. 2024, Defs. 4.1-4.4, 4.7, 4.9).
 
     :param statuses: ``(T, n)`` status vectors ``U(tau_1) .. U(tau_T)``.
     :param welfare_fn: per-timepoint aggregation W (name from :data:`WELFARE_FUNCTIONS` or callable).
@@ -301,7 +306,7 @@ def fairness_score(
 
 
 # --------------------------------------------------------------------------------------------
-# Group fairness: papers 000 and 001
+# Group fairness: La Malfa et al. 2024 and La Malfa et al. 2025
 # --------------------------------------------------------------------------------------------
 
 
@@ -323,7 +328,7 @@ def _two_groups(g: np.ndarray, protected: int) -> None:
 def demographic_parity(returns: Any, groups: Any, protected: int = 1) -> float:
     """Signed demographic-parity gap: mean return of the protected group minus that of the others.
 
-    Paper 000 Eq. 1 and paper 001 Eq. 2 compare the expected reward of agents with and without the
+    La Malfa et al. 2024 Eq. 1 and La Malfa et al. 2025 Eq. 2 compare the expected reward of agents with and without the
     protected attribute; ``0`` is parity and a negative value means the protected group is worse
     off. Use ``abs()`` of it for the unfairness figure.
     """
@@ -336,7 +341,7 @@ def demographic_parity(returns: Any, groups: Any, protected: int = 1) -> float:
 def demographic_parity_pairwise(
     returns: Any, groups: Any, attributes: Any | None = None, protected: int = 1
 ) -> float:
-    """Pairwise form of demographic parity (paper 000, Eq. 1).
+    """Pairwise form of demographic parity (La Malfa et al. 2024, Eq. 1).
 
     Mean of ``R_i - R_j`` over pairs (i, j) with i protected, j unprotected, and equal on every
     other attribute (the columns of ``attributes``, shape ``(n, k)``; ``None`` = all pairs).
@@ -361,7 +366,7 @@ def demographic_parity_pairwise(
 
 
 def normalized_demographic_parity(returns: Any, groups: Any, protected: int = 1) -> float:
-    """Normalised unfairness of fair-PPO's Table 1 (paper 001): ``(R_ns - R_s) / max(R_ns + R_s, 1)``.
+    """Normalised unfairness of fair-PPO's Table 1 (La Malfa et al. 2025): ``(R_ns - R_s) / max(R_ns + R_s, 1)``.
 
     ``R_s`` is the *total* return of the protected (sensitive) group, ``R_ns`` that of the others.
     Positive means the protected group receives less.
@@ -377,7 +382,7 @@ def normalized_demographic_parity(returns: Any, groups: Any, protected: int = 1)
 def conditional_statistical_parity(
     returns: Any, groups: Any, factors: Any, protected: int = 1
 ) -> dict[str, Any]:
-    """Conditional statistical parity (paper 000 Eq. 3, paper 001 Eq. 4).
+    """Conditional statistical parity (La Malfa et al. 2024 Eq. 3, La Malfa et al. 2025 Eq. 4).
 
     The demographic-parity gap within each stratum of the legitimate factor. Strata that do not
     contain both groups are skipped. Returns ``{"per_stratum": {factor: gap}, "mean": mean gap,
@@ -401,7 +406,7 @@ def conditional_statistical_parity(
 
 
 def counterfactual_fairness(factual: Any, counterfactual: Any) -> float:
-    """Counterfactual fairness gap (paper 000 Eq. 2, paper 001 Eq. 3).
+    """Counterfactual fairness gap (La Malfa et al. 2024 Eq. 2, La Malfa et al. 2025 Eq. 3).
 
     Mean over matched agents of ``R_i(factual) - R_i(counterfactual)`` where the counterfactual run
     flips the protected attribute with everything else (seed, positions) equal; 0 is fair.
@@ -414,10 +419,10 @@ def counterfactual_fairness(factual: Any, counterfactual: Any) -> float:
 
 
 def normalized_counterfactual_fairness(factual: Any, counterfactual: Any) -> float:
-    """Normalised counterfactual unfairness of fair-PPO's Table 1 (paper 001 §5.1, §6).
+    """Normalised counterfactual unfairness of fair-PPO's Table 1 (La Malfa et al. 2025 §5.1, §6).
 
     ``(R_f - R_cf) / max(R_f + R_cf, 1)`` with ``R_f`` and ``R_cf`` the total returns of the factual
-    and the counterfactual run (in paper 001's evaluation nobody is impaired in the factual run and
+    and the counterfactual run (in La Malfa et al.'s (2025) evaluation nobody is impaired in the factual run and
     everybody in the counterfactual one, so this is the normalised DP form across the two runs).
     """
     a = _as_vector(factual, "factual")
@@ -431,7 +436,7 @@ def normalized_counterfactual_fairness(factual: Any, counterfactual: Any) -> flo
 def normalized_conditional_statistical_parity(returns: Any, groups: Any, factors: Any, protected: int = 1) -> dict[int, float]:
     """The normalised DP form of fair-PPO's Table 1 within each stratum of the legitimate factor.
 
-    Paper 001 reports CSP unfairness per berry preference ("G1/G2"):
+    La Malfa et al. 2025 reports CSP unfairness per berry preference ("G1/G2"):
     ``{factor: normalized_demographic_parity(returns[stratum], groups[stratum])}`` for every stratum
     that contains both groups.
     """
@@ -454,12 +459,12 @@ def group_contrasts(
     """The signed gaps of DP, CSP or CF as rows of a matrix ``C``: ``C @ returns`` gives the gaps.
 
     This is the linear form behind :func:`demographic_parity` (one row: ``+1/|G_1|`` on the
-    protected group, ``-1/|G_0|`` on the others; paper 001 Eq. 2 in group-mean form),
+    protected group, ``-1/|G_0|`` on the others; La Malfa et al. 2025 Eq. 2 in group-mean form),
     :func:`conditional_statistical_parity` (one such row per stratum of ``factors`` that holds both
     groups, scaled by the stratum's share of the stakeholders, so that ``sum |C @ r|`` is the
     ``mean_abs`` figure; Eq. 4) and :func:`counterfactual_fairness` (one row per agent ``x`` and its
     twin ``twins[x]``, ``+1`` on the factual agent and ``-1`` on its twin, scaled by ``1 / pairs``;
-    Eq. 3). ``sum_k |C_k @ r|`` is the group penalty of paper 001 (Eqs. 5-7) in these forms, and
+    Eq. 3). ``sum_k |C_k @ r|`` is the group penalty of La Malfa et al. 2025 (Eqs. 5-7) in these forms, and
     ``sign(C @ r) @ C`` its gradient with respect to ``r`` (used by :class:`sb3_fair.FairPPO`).
 
     :param groups: protected attribute per stakeholder.
@@ -507,12 +512,12 @@ def _dp_row(g: np.ndarray, protected: int) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------------------------
-# Team fairness: paper 002
+# Team fairness: Grupen et al. 2022
 # --------------------------------------------------------------------------------------------
 
 
 def team_fairness(credit: Any) -> float:
-    """Team unfairness ``I(R;Z)`` in bits from per-episode credit vectors (paper 002, Defs. 1-2).
+    """Team unfairness ``I(R;Z)`` in bits from per-episode credit vectors (Grupen et al. 2022, Defs. 1-2).
 
     ``credit`` is an ``(E, n)`` 0/1 array: which of the n agents was credited (e.g. captured the
     evader) in each of E episodes. Z is the agent identity and R the reward; with A the number of
@@ -545,7 +550,7 @@ def team_fairness(credit: Any) -> float:
 
 
 def capture_success(credit: Any) -> float:
-    """Fraction of episodes in which at least one agent was credited (capture success, paper 002 §5)."""
+    """Fraction of episodes in which at least one agent was credited (capture success, Grupen et al. 2022 §5)."""
     c = np.asarray(credit)
     if c.ndim != 2:
         raise ValueError(f"credit must be an (episodes, agents) array, got shape {c.shape}")
@@ -555,12 +560,12 @@ def capture_success(credit: Any) -> float:
 
 
 # --------------------------------------------------------------------------------------------
-# Price of fairness: paper 001 §6.2
+# Price of fairness: La Malfa et al. 2025 §6.2
 # --------------------------------------------------------------------------------------------
 
 
 def price_of_fairness(fair_return: Any, base_return: Any) -> Any:
-    """Price of fairness in percent (paper 001, §6.2): ``100 * (R_fair - R_base) / |R_base|``.
+    """Price of fairness in percent (La Malfa et al. 2025, §6.2): ``100 * (R_fair - R_base) / |R_base|``.
 
     Negative values are a loss of return caused by the fairness constraint. Works elementwise
     (e.g. per group). ``R_base = 0`` gives ``nan``.
@@ -573,14 +578,14 @@ def price_of_fairness(fair_return: Any, base_return: Any) -> Any:
 
 
 # --------------------------------------------------------------------------------------------
-# Long-term distribution gap and equal opportunity: paper 004
+# Long-term distribution gap and equal opportunity: Hu et al. 2024
 # --------------------------------------------------------------------------------------------
 
 
 def wasserstein_1(support: Any, p: Any, q: Any) -> float:
     """Exact 1-D Wasserstein-1 distance between two weighted distributions on one ordered support.
 
-    Paper 004, Def. 2 (the long-term fairness gap between the groups' credit distributions).
+    Hu et al. 2024, Def. 2 (the long-term fairness gap between the groups' credit distributions).
     Computed with :func:`scipy.stats.wasserstein_distance`; weights need not be normalised.
     """
     from scipy.stats import wasserstein_distance
@@ -596,7 +601,7 @@ def wasserstein_1(support: Any, p: Any, q: Any) -> float:
 
 
 def l2_distribution_gap(p: Any, q: Any) -> float:
-    """Euclidean distance between two probability mass functions (the distance paper 004's plots use)."""
+    """Euclidean distance between two probability mass functions (the distance Hu et al.'s (2024) plots use)."""
     a = _as_vector(p, "p")
     b = _as_vector(q, "q")
     if a.shape != b.shape:
@@ -605,7 +610,7 @@ def l2_distribution_gap(p: Any, q: Any) -> float:
 
 
 def equal_opportunity_gap(tp_pos: float, pos_pos: float, tp_neg: float, pos_neg: float) -> float:
-    """Equal-opportunity gap ``|TPR_+ - TPR_-|`` (paper 004, Eq. 8).
+    """Equal-opportunity gap ``|TPR_+ - TPR_-|`` (Hu et al. 2024, Eq. 8).
 
     ``TPR_g = tp_g / pos_g``: the fraction of group g's qualified applicants (who would repay) that
     were accepted. A group with no qualified applicant has TPR 0.

@@ -9,30 +9,14 @@ import pytest
 from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
 from stable_baselines3.common.callbacks import BaseCallback
+from test_harvest import blank  # the hand-made game state of the harvest tests
 
 from sb3_fair.envs import AllelopathicHarvestEnv, DisparityGame
-from sb3_fair.envs.harvest import (
-    ACTIONS,
-    OBSTRUCT,
-    RECOLOUR,
-    RIGHT,
-    RIPEN_OR_EAT,
-    STAY,
-    UP,
-)
+from sb3_fair.envs.harvest import ACTIONS, OBSTRUCT, RECOLOUR, RIGHT, RIPEN_OR_EAT, STAY, UP
 from sb3_fair.wrappers import make_multiagent_vec_env
 from sb3_fair.wrappers.multiagent import unwrap_vec_env
 
 T, F = True, False
-
-
-def blank(env: AllelopathicHarvestEnv, positions: list[tuple[int, int]], groups: list[int]) -> None:
-    """Put the env in a hand-made state: no bushes, agents at ``positions``, given groups."""
-    env.reset(seed=0, options={"groups": np.array(groups)})
-    env.colour[:] = -1
-    env.ripe[:] = False
-    env.age[:] = 0
-    env.pos = np.array(positions, dtype=np.int64)
 
 
 def direct_masks(vec_env) -> np.ndarray:

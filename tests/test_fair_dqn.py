@@ -11,12 +11,7 @@ from stable_baselines3 import DQN
 import sb3_fair  # noqa: F401
 from sb3_fair import FairDQN
 from sb3_fair.common.buffers import CounterfactualReplayBuffer
-from sb3_fair.envs import (
-    DonutAllocationEnv,
-    LoanApplicantsEnv,
-    make_donut_allocation,
-    make_loan_applicants,
-)
+from sb3_fair.envs import DonutAllocationEnv, LoanApplicantsEnv, make_donut_allocation, make_loan_applicants
 from sb3_fair.wrappers import FairnessReward, MemoryAugmentation
 
 SMALL = dict(learning_starts=50, buffer_size=2000, batch_size=32, train_freq=1, target_update_interval=100)

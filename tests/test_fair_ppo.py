@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch as th
+from sb3_contrib import RecurrentPPO
 from stable_baselines3 import PPO
 
-from sb3_fair import FairPPO, metrics
+from sb3_fair import FairPPO, FairRecurrentPPO, metrics
 from sb3_fair.common.evaluation import evaluate_group_fairness, price_of_fairness_table
 from sb3_fair.common.figures import episode_figures
 from sb3_fair.envs import AllelopathicHarvestEnv, DisparityGame
@@ -101,11 +102,14 @@ def test_penalty_changes_the_actor_gradient(monkeypatch):
 
 
 # ---------------------------------------------------------------------------- learning
-def test_short_run_lowers_the_dp_gap():
+@pytest.mark.slow
+@pytest.mark.parametrize("parent, fair_cls, policy", [(PPO, FairPPO, "MlpPolicy"), (RecurrentPPO, FairRecurrentPPO, "MlpLstmPolicy")],
+                         ids=["FairPPO", "FairRecurrentPPO"])
+def test_short_run_lowers_the_dp_gap(parent, fair_cls, policy):
     kw = dict(n_steps=40, batch_size=80, n_epochs=4, learning_rate=3e-3, seed=1)
-    ppo = PPO("MlpPolicy", make_multiagent_vec_env(DisparityGame(n_agents=8, disparity=0.5), 2), **kw).learn(12_000)
-    fair = FairPPO("MlpPolicy", make_multiagent_vec_env(DisparityGame(n_agents=8, disparity=0.5), 2), **kw,
-                   fairness="dp", alpha=0.5, beta=0.5).learn(12_000)
+    ppo = parent(policy, make_multiagent_vec_env(DisparityGame(n_agents=8, disparity=0.5), 2), **kw).learn(12_000)
+    fair = fair_cls(policy, make_multiagent_vec_env(DisparityGame(n_agents=8, disparity=0.5), 2), **kw,
+                    fairness="dp", alpha=0.5, beta=0.5).learn(12_000)
     res_ppo = evaluate_group_fairness(ppo, DisparityGame(n_agents=8, disparity=0.5), n_episodes=5)
     res_fair = evaluate_group_fairness(fair, DisparityGame(n_agents=8, disparity=0.5), n_episodes=5)
     assert res_ppo["dp_abs"] > 7.0  # PPO works all the time: gap 0.5 x 20 steps

@@ -1,4 +1,4 @@
-"""Replay buffer that also takes batches of counterfactual transitions (paper 003, FairQCM)."""
+"""Replay buffer that also takes batches of counterfactual transitions (Alamdari et al. 2024, FairQCM)."""
 
 from __future__ import annotations
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 import gymnasium as gym
@@ -49,7 +50,7 @@ def evaluate_fairness(model: Any, env: gym.Env, n_episodes: int = 20, determinis
 
 
 def evaluate_team_fairness(policy: Any, env: gym.Env, n_episodes: int = 50, seed: int = 0, deterministic: bool = True) -> dict[str, Any]:
-    """Team fairness ``I(R;Z)`` and capture success of ``policy`` over ``n_episodes`` (paper 002, Defs. 1-2).
+    """Team fairness ``I(R;Z)`` and capture success of ``policy`` over ``n_episodes`` (Grupen et al. 2022, Defs. 1-2).
 
     ``policy`` is anything with SB3's ``predict`` (a model, or
     :class:`~sb3_fair.envs.GreedyPursuitPolicy`). An agent is credited in an episode when its summed
@@ -95,7 +96,10 @@ def evaluate_group_fairness(model: Any, env: Any, n_episodes: int = 10, determin
     :mod:`sb3_fair.common.figures`: DP, CSP where the game has legitimate factors, CF when ``env``
     is a :class:`~sb3_fair.wrappers.CounterfactualPair`) and are averaged.
 
-    :param model: anything with SB3's ``predict`` taking a batch of observations.
+    :param model: anything with SB3's ``predict`` taking a batch of observations; a model whose
+        ``predict`` takes ``action_masks`` (sb3-contrib's MaskablePPO) gets the game's
+        ``action_masks()`` rows of the live agents; a recurrent one (``predict`` takes
+        ``episode_start``, as RecurrentPPO's) keeps its hidden state through each episode.
     :param env: a ``ParallelEnv`` honouring the stakeholder contract.
     :param n_episodes: episodes to run (seeds ``seed``, ``seed + 1``, ...).
     :param deterministic: greedy actions.
@@ -106,15 +110,27 @@ def evaluate_group_fairness(model: Any, env: Any, n_episodes: int = 10, determin
     if int(n_episodes) < 1:
         raise ValueError(f"n_episodes must be an int >= 1, got {n_episodes!r}")
     monitor = env if isinstance(env, ParallelFairnessMonitor) else ParallelFairnessMonitor(env, protected=protected)
+    # a masking model (sb3-contrib's MaskablePPO) acts under the game's masks, as it trained
+    accepts = inspect.signature(model.predict).parameters
+    masked = "action_masks" in accepts and callable(getattr(monitor, "action_masks", None))
+    # a recurrent model (sb3-contrib's RecurrentPPO) keeps each agent's hidden state through the episode
+    recurrent = "episode_start" in accepts
     episodes: list[dict[str, float]] = []
     per_group: dict[int, list[float]] = {}
     totals = []
     for e in range(int(n_episodes)):
         obs, _infos = monitor.reset(seed=seed + e)
         summary: dict[str, Any] | None = None
+        state: Any = None
         while monitor.agents:
             live = list(monitor.agents)
-            actions, _ = model.predict(np.stack([obs[a] for a in live]), deterministic=deterministic)
+            batch = np.stack([obs[a] for a in live])
+            kwargs: dict[str, Any] = {"deterministic": deterministic}
+            if masked:
+                kwargs["action_masks"] = monitor.action_masks()[[monitor.possible_agents.index(a) for a in live]]
+            if recurrent:
+                kwargs.update(state=state, episode_start=np.full(len(live), state is None))
+            actions, state = model.predict(batch, **kwargs)
             obs, _rewards, _terms, _truncs, infos = monitor.step(dict(zip(live, actions)))
             summary = next((i[FAIRNESS] for i in infos.values() if FAIRNESS in i), summary)
         assert summary is not None, "the game ended without a fairness summary"
@@ -133,6 +149,6 @@ def evaluate_group_fairness(model: Any, env: Any, n_episodes: int = 10, determin
 
 
 def price_of_fairness_table(fair: dict[str, Any], base: dict[str, Any]) -> dict[int, float]:
-    """Price of fairness per group (paper 001 §6.2) from two :func:`evaluate_group_fairness` results."""
+    """Price of fairness per group (La Malfa et al. 2025 §6.2) from two :func:`evaluate_group_fairness` results."""
     return {g: float(metrics.price_of_fairness(fair["table"][g]["mean_return"], base["table"][g]["mean_return"]))
             for g in fair["table"] if g in base["table"]}

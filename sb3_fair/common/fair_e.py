@@ -18,7 +18,7 @@ from torch import nn
 
 
 class EquivariantActor(Actor):
-    """One shared network applied to each agent's own view (paper 002's Fair-E, Eq. 8).
+    """One shared network applied to each agent's own view (Grupen et al.'s (2022) Fair-E, Eq. 8).
 
     Agent i's action block is ``f(obs[agent_obs[i]])`` with the same ``f`` for every agent, so
     ``mu(sigma . s) = sigma . mu(s)`` holds exactly whenever the env's symmetry maps agent i's view

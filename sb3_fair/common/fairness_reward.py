@@ -1,4 +1,4 @@
-"""The fairness reward ``R(s_{t+1}) = W(U(s_{t+1})) * B(s_{t+1})`` (paper 003, Defs. 5.6 and 5.8).
+"""The fairness reward ``R(s_{t+1}) = W(U(s_{t+1})) * B(s_{t+1})`` (Alamdari et al. 2024, Defs. 5.6 and 5.8).
 
 :func:`fairness_reward` is the one function that turns a stakeholder status into a reward; the
 :class:`~sb3_fair.wrappers.FairnessReward` wrapper calls it on real transitions and
@@ -19,7 +19,7 @@ from sb3_fair.common.validation import check_choice, check_weights
 SCHEMES = ("anytime", "long_term", "periodic", "bounded")
 AGGREGATES = ("individual", "group")
 #: named filters B for the bounded scheme: ``"benefit"`` assesses fairness only at steps where
-#: some stakeholder received something (paper 003's doughnut reward is 0 when a doughnut is wasted).
+#: some stakeholder received something (Alamdari et al.'s (2024) doughnut reward is 0 when a doughnut is wasted).
 NAMED_FILTERS = ("benefit",)
 
 FilterFn = Callable[[int, np.ndarray, dict], bool]
@@ -32,7 +32,7 @@ class RewardSpec:
     :param welfare: the per-timepoint aggregation W, a key of :data:`sb3_fair.metrics.WELFARE_FUNCTIONS`.
     :param welfare_kwargs: extra arguments of W (e.g. ``alpha`` of ``alpha_fair``).
     :param aggregate: ``"individual"``: W sees one status per stakeholder; ``"group"``: W sees the
-        status summed within each group (paper 003's relaxed DP score on loans per group).
+        status summed within each group (Alamdari et al.'s (2024) relaxed DP score on loans per group).
     :param groups: the stakeholders' groups (needed by ``aggregate="group"``).
     :param scheme: ``"anytime"`` (B = 1 at every step, Def. 4.3), ``"long_term"`` (B = 1 at the
         episode's last step, Def. 4.1), ``"periodic"`` (every ``period`` steps, Def. 4.2) or
@@ -90,7 +90,7 @@ class RewardSpec:
 
 
 def assessed(spec: RewardSpec, t: int, benefits: np.ndarray, episode_over: bool, info: dict | None = None) -> bool:
-    """The filter ``B`` of paper 003 Def. 5.8 at the state reached after step ``t`` (1-based).
+    """The filter ``B`` of Alamdari et al. 2024 Def. 5.8 at the state reached after step ``t`` (1-based).
 
     It depends on time, on what this step handed out and on whether the episode ended, never on the
     memory: a counterfactual transition reuses the real step's value.
@@ -107,7 +107,7 @@ def assessed(spec: RewardSpec, t: int, benefits: np.ndarray, episode_over: bool,
 
 
 def fairness_reward(spec: RewardSpec, status: Any, active: bool, task_reward: float, grouped: bool = False) -> np.ndarray | float:
-    """``fairness_coef * W(status) * B + task_coef * task_reward`` (paper 003, Defs. 5.6, 5.8).
+    """``fairness_coef * W(status) * B + task_coef * task_reward`` (Alamdari et al. 2024, Defs. 5.6, 5.8).
 
     ``status`` may be one vector or a batch ``(k, n)`` (counterfactual statuses); the result has
     the batch shape. ``active`` is the filter value B of the step and ``task_reward`` the env's

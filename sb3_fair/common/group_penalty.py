@@ -10,7 +10,7 @@ Derivation. Per game instance with n agents, FairPPO maximises
 
     J = (1/n) sum_x J_x - lambda * (alpha * D_retro + beta * D_pro),
 
-paper 001's fair-PPO objective (the PPO loss plus ``lambda * L^fair``, Eqs. 5-7) with the penalty
+La Malfa et al.'s (2025) fair-PPO objective (the PPO loss plus ``lambda * L^fair``, Eqs. 5-7) with the penalty
 ``D = sum_k |C_k . v|`` written through the contrast matrix ``C`` of
 :func:`sb3_fair.metrics.group_contrasts` (DP: one row, group means; CSP: one row per stratum of the
 legitimate factor; CF: one row per agent and its counterfactual twin), where ``v`` is the vector of
@@ -199,7 +199,7 @@ class GroupTracker(BaseCallback):
 
 
 class GroupPenaltyMixin:
-    """fair-PPO's retrospective and prospective group penalties for an on-policy parent (Eqs. 5-7 of fair-PPO).
+    """The retrospective and prospective group penalties of fair-PPO (La Malfa et al. 2025, arXiv:2502.03953, Eqs. 5-7) for an on-policy parent.
 
     ``class FairX(GroupPenaltyMixin, FairAlgorithmMixin, X)`` with ``X`` one of SB3's PPO or
     sb3-contrib's MaskablePPO / RecurrentPPO. The parent maximises

@@ -1,4 +1,4 @@
-"""Memory augmentation (paper 003, Def. 5.2): the memory state, its update and its encoding.
+"""Memory augmentation (Alamdari et al. 2024, Def. 5.2): the memory state, its update and its encoding.
 
 :class:`MemorySpec` fixes *what* is remembered; :func:`update_memory` is the memory update
 ``mu(m, a, s')`` (here a function of the step's benefits), used alike by the
@@ -27,9 +27,9 @@ class MemorySpec:
     """What the memory holds and how it is written into the observation.
 
     :param kind: ``"full"`` (cumulative status ``U``), ``"min"`` (``U - min_i U_i``) or ``"reset"``
-        (``U``, set back to zero whenever all entries are equal); paper 003 §6.
+        (``U``, set back to zero whenever all entries are equal); Alamdari et al. 2024 §6.
     :param groups: if given, the memory holds per-group totals of the status (one entry per
-        distinct group, in sorted order) instead of one entry per stakeholder (paper 003 A.4.2).
+        distinct group, in sorted order) instead of one entry per stakeholder (Alamdari et al. 2024 A.4.2).
     :param encoding: ``"raw"`` values, ``"scaled"`` to [0, 1] by ``max_value``, or ``"binary"``
         (each entry as ``ceil(log2(max_value + 1))`` bits, most significant first; the
         encoding of the paper's experiments).
@@ -37,7 +37,7 @@ class MemorySpec:
         at most one unit). Needed by ``"scaled"`` and ``"binary"``, and caps counterfactual memories.
     :param n_stakeholders: number of stakeholders.
     :param period: if set, a one-hot ``t mod period`` counter is appended after the memory, which
-        makes periodic fairness Markovian (paper 003, Def. 5.8).
+        makes periodic fairness Markovian (Alamdari et al. 2024, Def. 5.8).
     """
 
     n_stakeholders: int
@@ -97,7 +97,7 @@ def memory_increment(spec: MemorySpec, benefits: Any) -> np.ndarray:
 
 
 def update_memory(spec: MemorySpec, memory: Any, benefits: Any) -> np.ndarray:
-    """The memory update ``m_{t+1} = mu(m_t, a_t, s_{t+1})`` of paper 003, Def. 5.2.
+    """The memory update ``m_{t+1} = mu(m_t, a_t, s_{t+1})`` of Alamdari et al. 2024, Def. 5.2.
 
     The action and next state enter through the step's benefits (``info["benefits"]``).
     ``memory`` may carry leading batch axes (a set of counterfactual memories); ``benefits`` is
@@ -144,7 +144,7 @@ def decode_memory(spec: MemorySpec, encoded: Any) -> np.ndarray:
 
 
 def encode_counter(spec: MemorySpec, t: int) -> np.ndarray:
-    """One-hot ``t mod period`` counter (paper 003, Def. 5.8); empty when no period is set."""
+    """One-hot ``t mod period`` counter (Alamdari et al. 2024, Def. 5.8); empty when no period is set."""
     out = np.zeros(spec.counter_size, dtype=np.float32)
     if spec.period:
         out[int(t) % int(spec.period)] = 1.0
@@ -158,7 +158,7 @@ def counterfactual_memories(
     max_members: int | None = None,
     rng: np.random.Generator | None = None,
 ) -> np.ndarray:
-    """The counterfactual memory set ``M'_t`` of FairQCM (paper 003, Eq. 2, Alg. 1, A.4.1).
+    """The counterfactual memory set ``M'_t`` of FairQCM (Alamdari et al. 2024, Eq. 2, Alg. 1, A.4.1).
 
     The default is the paper's set: every memory ``m'`` with ``m'_i in {m_i + 1, m_i + 2}`` for each
     entry i (``2^n`` members, 32 for n = 5), candidates with an entry at or above ``max_value``

@@ -15,13 +15,7 @@ from pettingzoo import ParallelEnv
 from pettingzoo.utils.wrappers import BaseParallelWrapper
 
 from sb3_fair.common.figures import FIGURE_NAMES, check_figure_names, episode_figures
-from sb3_fair.common.protocol import (
-    FAIRNESS,
-    get_benefits,
-    get_group_info,
-    get_stakeholders,
-    is_group_info_supported,
-)
+from sb3_fair.common.protocol import FAIRNESS, get_benefits, get_group_info, get_stakeholders, is_group_info_supported
 from sb3_fair.common.stakeholders import Stakeholders
 
 MetricFn = Callable[[np.ndarray, Stakeholders], float]

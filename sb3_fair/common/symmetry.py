@@ -1,4 +1,4 @@
-"""Agent-permutation symmetry of a team env (paper 002, Eq. 8).
+"""Agent-permutation symmetry of a team env (Grupen et al. 2022, Eq. 8).
 
 A team env with n interchangeable agents describes how a permutation ``sigma`` of the agents acts
 on a (flat) observation and on a (flat) joint action, both as index maps: ``(sigma . obs) =

@@ -1,4 +1,4 @@
-"""FairDQN: DQN with counterfactual memory replay (FairQCM, paper 003 §5.2, Eq. 2, Alg. 1)."""
+"""FairDQN: DQN with counterfactual memory replay (FairQCM, Alamdari et al. 2024 §5.2, Eq. 2, Alg. 1)."""
 
 from __future__ import annotations
 
@@ -16,13 +16,7 @@ from torch.nn import functional as F
 from sb3_fair.common.buffers import CounterfactualReplayBuffer
 from sb3_fair.common.fair_algorithm import FairAlgorithmMixin
 from sb3_fair.common.fairness_reward import RewardSpec, fairness_reward
-from sb3_fair.common.memory import (
-    MemorySpec,
-    counterfactual_memories,
-    decode_memory,
-    encode_memory,
-    update_memory,
-)
+from sb3_fair.common.memory import MemorySpec, counterfactual_memories, decode_memory, encode_memory, update_memory
 from sb3_fair.common.protocol import BENEFITS, get_fairness_terms, get_fairqcm_spec
 from sb3_fair.common.validation import check_choice
 from sb3_fair.dqn.policies import CnnPolicy, DQNPolicy, MlpPolicy, MultiInputPolicy
@@ -34,7 +28,7 @@ LOSSES = ("huber", "mse")
 
 
 class FairDQN(FairAlgorithmMixin, DQN):
-    """Deep Q-Network with FairQCM counterfactual memory replay (paper 003, §5.2, Eq. 2, Alg. 1).
+    """Deep Q-Network with FairQCM counterfactual memory replay (Alamdari et al. 2024, §5.2, Eq. 2, Alg. 1).
 
     Constructed exactly like SB3's :class:`~stable_baselines3.DQN`, plus fairness keyword
     arguments. The env must honour the stakeholder contract (``env.unwrapped.stakeholders`` and
@@ -67,11 +61,11 @@ class FairDQN(FairAlgorithmMixin, DQN):
         more members, this many are drawn at random (with replacement, duplicates dropped) before the
         step. The default 32 keeps the paper's whole set for n <= 5 and samples for larger n;
         ``None`` always enumerates the whole set.
-    :param loss: TD loss, ``"huber"`` (SB3's default) or ``"mse"`` (paper 003's choice).
+    :param loss: TD loss, ``"huber"`` (SB3's default) or ``"mse"`` (Alamdari et al.'s (2024) choice).
     :param exploration_decay: ``None`` (default) keeps SB3's linear exploration schedule
         (``exploration_fraction``). A number in (0, 1] decays epsilon per finished episode instead:
         ``max(exploration_final_eps, exploration_initial_eps * exploration_decay ** episodes)``, as
-        paper 003's code does with 0.999 (its presets use this).
+        Alamdari et al.'s (2024) code does with 0.999 (its presets use this).
     :param fairness_window: episodes averaged in ``fairness/*`` (default: ``stats_window_size``).
     :param wandb: stream the logs to Weights & Biases: ``True`` or a dict of :func:`wandb.init`
         arguments (offline without credentials; a W&B failure never stops training).
@@ -127,7 +121,7 @@ class FairDQN(FairAlgorithmMixin, DQN):
     # ------------------------------------------------------------------ set-up and checks
     @classmethod
     def from_preset(cls: type[SelfFairDQN], name: str, env: GymEnv | str, counterfactual: bool = True, **overrides: Any) -> SelfFairDQN:
-        """A FairDQN with paper 003's hyperparameters (Tables 1-2) for ``"donut"`` or ``"lending"``.
+        """A FairDQN with Alamdari et al.'s (2024) hyperparameters (Tables 1-2) for ``"donut"`` or ``"lending"``.
 
         ``counterfactual=False`` gives the paper's DQN baselines (Full, Min, Reset differ only in the
         env's memory). See :func:`sb3_fair.dqn.presets.preset_kwargs`; ``overrides`` win.
@@ -193,7 +187,7 @@ class FairDQN(FairAlgorithmMixin, DQN):
     def _sample_action(self, learning_starts: int, action_noise: Any = None, n_envs: int = 1) -> tuple[np.ndarray, np.ndarray]:
         action, buffer_action = super()._sample_action(learning_starts, action_noise, n_envs)
         if self.counterfactual:
-            # M'_t is chosen here, from m_t only, before the step's outcome is seen (paper 003, Thm. 5.7).
+            # M'_t is chosen here, from m_t only, before the step's outcome is seen (Alamdari et al. 2024, Thm. 5.7).
             memories = decode_memory(self.memory_spec, np.asarray(self._last_obs)[:, self._memory_slice])  # type: ignore[arg-type]
             self._cf_sets = [
                 counterfactual_memories(self.memory_spec, m, self.counterfactual_offsets, self.max_counterfactuals, self._cf_rng)  # type: ignore[arg-type]
@@ -231,7 +225,7 @@ class FairDQN(FairAlgorithmMixin, DQN):
     def counterfactual_transitions(
         self, obs: np.ndarray, next_obs: np.ndarray, info: dict[str, Any], memories: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Paper 003's Eq. 2 for one real transition and a set of counterfactual memories ``m~``.
+        """Alamdari et al.'s (2024) Eq. 2 for one real transition and a set of counterfactual memories ``m~``.
 
         :return: observations ``<s, m~>``, next observations ``<s', mu(m~, a, s')>`` and rewards
             ``R(<s', mu(m~, a, s')>)``, one row per memory.
@@ -263,7 +257,7 @@ class FairDQN(FairAlgorithmMixin, DQN):
             self.logger.record("rollout/exploration_rate", self.exploration_rate)
 
     def train(self, gradient_steps: int, batch_size: int = 100) -> None:
-        """DQN's update; with ``loss="mse"`` the TD loss is the squared error (paper 003's choice).
+        """DQN's update; with ``loss="mse"`` the TD loss is the squared error (Alamdari et al.'s (2024) choice).
 
         The Huber loss (the default) is SB3's ``DQN.train`` itself. For MSE the update below follows
         ``DQN.train`` of stable-baselines3 2.9 line for line, with ``F.mse_loss`` in place of

@@ -1,4 +1,4 @@
-"""Paper 003's DQN hyperparameters (Tables 1-2, A.4) as keyword arguments for FairDQN.
+"""Alamdari et al.'s (2024) DQN hyperparameters (Tables 1-2, A.4) as keyword arguments for FairDQN.
 
 Alamdari, Klassen, Creager, McIlraith, *Remembering to Be Fair: Non-Markovian Fairness in
 Sequential Decision Making*, ICML 2024 (arXiv:2312.04772).
@@ -58,7 +58,7 @@ PRESETS: dict[str, dict[bool, dict[str, Any]]] = {
 }
 
 
-#: Training episodes per run in paper 003 (§6.1 and §6.2: "across 1000 episodes"); the doughnut episode
+#: Training episodes per run in Alamdari et al. 2024 (§6.1 and §6.2: "across 1000 episodes"); the doughnut episode
 #: has 100 steps and the lending episode 40. The presets' epsilon schedule (``exploration_fraction``) is
 #: a fraction of the run: to train only the first ``n`` episodes of a paper-length run, call
 #: ``model.learn(PAPER_EPISODES * horizon, callback=StopTrainingOnMaxEpisodes(n))``.
@@ -66,7 +66,7 @@ PAPER_EPISODES = 1000
 
 
 def preset_kwargs(name: str, counterfactual: bool) -> dict[str, Any]:
-    """FairDQN keyword arguments of paper 003's ``name`` experiment (``"donut"`` or ``"lending"``)."""
+    """FairDQN keyword arguments of Alamdari et al.'s (2024) ``name`` experiment (``"donut"`` or ``"lending"``)."""
     if name not in PRESETS:
         raise ValueError(f"preset must be one of {sorted(PRESETS)}, got {name!r}")
     kwargs = dict(_COMMON)

@@ -3,21 +3,21 @@
 ====================================== ===========================================================
 id                                     what ``gym.make`` returns
 ====================================== ===========================================================
-``sb3_fair/DonutAllocation-v0``        paper 003's deep-RL doughnut task: 5 customers, p = 0.8,
+``sb3_fair/DonutAllocation-v0``        Alamdari et al.'s (2024) deep-RL doughnut task: 5 customers, p = 0.8,
                                        T = 100, full memory (binary) in the observation, reward
                                        log-Nash(U + 1), 0 when the doughnut is wasted
-``sb3_fair/DonutAllocationTabular-v0`` the same with n = 3, T = 12 (paper 003, A.2)
-``sb3_fair/LoanApplicants-v0``         paper 003's simulated lending: per-group loan counts
+``sb3_fair/DonutAllocationTabular-v0`` the same with n = 3, T = 12 (Alamdari et al. 2024, A.2)
+``sb3_fair/LoanApplicants-v0``         Alamdari et al.'s (2024) simulated lending: per-group loan counts
                                        (binary) in the observation, reward -|U_A - U_B| for a valid
                                        loan, -T for a loan to a non-applicant, -10T at the end
                                        without the 10 % margin
-``sb3_fair/LoanApplicantsGaussian-v0`` the same with Gaussian credit changes (paper 003, A.3)
-``sb3_fair/PursuitEvasion-v0``         paper 002's toroidal pursuit-evasion: 3 pursuers (one joint
+``sb3_fair/LoanApplicantsGaussian-v0`` the same with Gaussian credit changes (Alamdari et al. 2024, A.3)
+``sb3_fair/PursuitEvasion-v0``         Grupen et al.'s (2022) toroidal pursuit-evasion: 3 pursuers (one joint
                                        env), capture credit per pursuer as benefits
 ====================================== ===========================================================
 
 PettingZoo parallel games (not in Gymnasium's registry; turn them into an SB3 VecEnv with
-:func:`sb3_fair.wrappers.make_multiagent_vec_env`): :class:`AllelopathicHarvestEnv` (paper 001's
+:func:`sb3_fair.wrappers.make_multiagent_vec_env`): :class:`AllelopathicHarvestEnv` (La Malfa et al.'s (2025)
 Allelopathic Harvest; ``AllelopathicHarvestEnv.from_preset("paper" | "medium" | "small" | "tiny")``)
 and :class:`DisparityGame` (two groups, disparity set by one number; for tests and demos).
 
@@ -44,7 +44,7 @@ from sb3_fair.wrappers.reward import FairnessReward
 def make_donut_allocation(
     memory: str | None = "full", encoding: str = "binary", period: int | None = None, **env_kwargs: Any
 ) -> gym.Env:
-    """Paper 003's doughnut task (§6.1): bare env + memory + log-Nash reward, 0 when wasted."""
+    """Alamdari et al.'s (2024) doughnut task (§6.1): bare env + memory + log-Nash reward, 0 when wasted."""
     env: gym.Env = DonutAllocationEnv(**env_kwargs)
     if memory is not None:
         env = MemoryAugmentation(env, kind=memory, encoding=encoding, period=period)
@@ -54,7 +54,7 @@ def make_donut_allocation(
 def make_loan_applicants(
     memory: str | None = "full", encoding: str = "binary", period: int | None = None, **env_kwargs: Any
 ) -> gym.Env:
-    """Paper 003's simulated lending (§6.2): per-group loan memory, reward -|U_A - U_B| plus penalties."""
+    """Alamdari et al.'s (2024) simulated lending (§6.2): per-group loan memory, reward -|U_A - U_B| plus penalties."""
     env: gym.Env = LoanApplicantsEnv(**env_kwargs)
     if memory is not None:
         env = MemoryAugmentation(env, kind=memory, per_group=True, encoding=encoding, period=period)

@@ -1,4 +1,4 @@
-"""Doughnut allocation (paper 003, §6.1 and A.4.1; tabular variant A.2)."""
+"""Doughnut allocation (Alamdari et al. 2024, §6.1 and A.4.1; tabular variant A.2)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from sb3_fair.envs.rendering import RENDER_MODES, bars_rgb, check_render_mode
 class DonutAllocationEnv(gym.Env):
     """A doughnut shop bakes one doughnut per step and a server hands it to one customer.
 
-    Paper 003 §6.1 / A.4.1: ``n_customers`` customers are each at the counter independently with
+    Alamdari et al. 2024 §6.1 / A.4.1: ``n_customers`` customers are each at the counter independently with
     probability ``p`` at every step; the observation is the presence bit of each customer; action
     ``i`` gives the doughnut to customer i, and it is wasted if i is absent. The episode ends after
     ``horizon`` steps with ``truncated=True`` (and ``terminated=False``): the horizon is a time
@@ -26,7 +26,7 @@ class DonutAllocationEnv(gym.Env):
     group of their own); ``info["benefits"]`` is 1 for the customer who got the doughnut.
 
     This is the *bare* environment: its own reward is the task reward, 1 per doughnut not wasted.
-    Paper 003's fairness reward (log-Nash welfare of the counts + 1, 0 when the doughnut is wasted)
+    Alamdari et al.'s (2024) fairness reward (log-Nash welfare of the counts + 1, 0 when the doughnut is wasted)
     and memory come from :class:`~sb3_fair.wrappers.FairnessReward` and
     :class:`~sb3_fair.wrappers.MemoryAugmentation`, composed by ``gym.make("sb3_fair/DonutAllocation-v0")``.
 

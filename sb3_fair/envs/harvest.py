@@ -1,7 +1,7 @@
-"""Allelopathic Harvest (paper 001 §5, after Leibo et al. 2019): a NumPy-vectorised PettingZoo game.
+"""Allelopathic Harvest (La Malfa et al. 2025 §5, after Leibo et al. 2019): a NumPy-vectorised PettingZoo game.
 
 Two populations of agents, one preferring red berries and one blue, share a bounded grid of berry
-bushes. Half of each population is *impaired* (the protected attribute of paper 001: an impaired
+bushes. Half of each population is *impaired* (the protected attribute of La Malfa et al. 2025: an impaired
 agent acts only every second step). Every agent is a stakeholder; its info carries ``"group"``
 (1 = impaired) and ``"factor"`` (0 = prefers red, 1 = prefers blue, the legitimate factor for
 conditional statistical parity).
@@ -40,7 +40,7 @@ CHANNELS = ("own_colour_unripe", "own_colour_ripe", "other_colour_unripe", "othe
 #: Per-agent scalar features appended after the window.
 FEATURES = ("impaired", "can_act_now", "frozen", "row", "col", "time")
 
-#: Ready-made sizes. ``"paper"`` is paper 001's game; the others keep its densities
+#: Ready-made sizes. ``"paper"`` is La Malfa et al.'s (2025) game; the others keep its densities
 #: roughly (agents and bushes per cell) for quick runs.
 PRESETS: dict[str, dict[str, Any]] = {
     "paper": dict(n_agents=40, width=25, height=15, n_bushes=60, max_steps=3000),
@@ -61,7 +61,7 @@ def _one_per_key(order: np.ndarray, key: np.ndarray, scratch: np.ndarray) -> np.
 
 
 class AllelopathicHarvestEnv(ParallelEnv):
-    """Allelopathic Harvest as a PettingZoo ``ParallelEnv`` (paper 001 §5).
+    """Allelopathic Harvest as a PettingZoo ``ParallelEnv`` (La Malfa et al. 2025 §5).
 
     Rules (paper defaults; every number is a constructor argument):
 
@@ -84,7 +84,7 @@ class AllelopathicHarvestEnv(ParallelEnv):
       have an effect in the current state (the state the next action is taken in); the others
       would act exactly as ``stay``.
     * The game ends after ``max_steps`` (3000) steps with ``terminated=True`` (not ``truncated``):
-      paper 001 plays games of a fixed length and scores each game's returns, the observation
+      La Malfa et al. 2025 plays games of a fixed length and scores each game's returns, the observation
       shows the time left (feature ``t / max_steps``), so the end is part of the task and nothing is
       earned after it; the authors' code, too, treats the last step as terminal (its GAE gives the
       state after the last step value 0).

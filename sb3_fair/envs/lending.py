@@ -1,4 +1,4 @@
-"""Simulated lending (paper 003, §6.2, A.4.2; Gaussian credit changes, A.3)."""
+"""Simulated lending (Alamdari et al. 2024, §6.2, A.4.2; Gaussian credit changes, A.3)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ CREDIT_MIN, CREDIT_MAX = 0.2, 0.9
 
 
 class LoanApplicantsEnv(gym.Env):
-    """A bank grants one loan per step to one of a finite pool of applicants (paper 003, §6.2, A.4.2).
+    """A bank grants one loan per step to one of a finite pool of applicants (Alamdari et al. 2024, §6.2, A.4.2).
 
     Four applicants: group A = {0, 1} (the protected group, ``groups = 1``) starts with credit 0.5,
     group B = {2, 3} (``groups = 0``) with 0.9. Credit is the repayment probability and stays in

@@ -1,4 +1,4 @@
-"""Toroidal pursuit-evasion (paper 002, §5 and App. C): n pursuers chase one evader on a torus."""
+"""Toroidal pursuit-evasion (Grupen et al. 2022, §5 and App. C): n pursuers chase one evader on a torus."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def torus_delta(src: np.ndarray, dst: np.ndarray, size: float) -> np.ndarray:
 
 
 def evader_heading(evader: np.ndarray, pursuers: np.ndarray, size: float) -> np.ndarray:
-    """The evader's unit heading: the closed-form minimiser of paper 002's Eq. 7.
+    """The evader's unit heading: the closed-form minimiser of Grupen et al.'s (2022) Eq. 7.
 
     ``U(theta_e) = sum_i (1 / r_i) cos(theta_e - theta_i)`` with ``r_i`` and ``theta_i`` the distance
     and bearing from the evader to pursuer i. Writing ``Z = sum_i (1 / r_i) e^{i theta_i} =
@@ -40,15 +40,15 @@ def evader_heading(evader: np.ndarray, pursuers: np.ndarray, size: float) -> np.
 
 
 class PursuitEvasionEnv(gym.Env):
-    """n pursuers (one joint Gymnasium env) chase an evader on a torus (paper 002, §5, App. C).
+    """n pursuers (one joint Gymnasium env) chase an evader on a torus (Grupen et al. 2022, §5, App. C).
 
     Each step every pursuer moves ``pursuer_speed * dt`` along its heading (the joint action holds
     one 2-D heading vector per pursuer, normalised; a zero vector stands still) and the evader moves
     ``evader_speed * dt`` along the closed-form minimiser of Eq. 7 (:func:`evader_heading`), both
     from the positions at the start of the step. A pursuer within ``capture_radius`` (toroidal
     distance) of the evader captures it: the episode ends, the team reward is ``+50`` (the mutual
-    reward of paper 002) on top of the ``-0.1`` paid every step, and ``info["benefits"]`` credits
-    each capturing pursuer with 1 (paper 002's reward vector r, e.g. ``[0, 0, 1]``). A capture is
+    reward of Grupen et al. 2022) on top of the ``-0.1`` paid every step, and ``info["benefits"]`` credits
+    each capturing pursuer with 1 (Grupen et al.'s (2022) reward vector r, e.g. ``[0, 0, 1]``). A capture is
     terminal (``terminated=True``). Without a capture the episode is cut after ``max_steps`` with
     ``truncated=True``: the chase has no natural end and the observation shows no clock, so the cut
     is a time limit and SB3 bootstraps the last step. (The authors' code stores ``done = 1`` at the
@@ -200,7 +200,7 @@ class PursuitEvasionEnv(gym.Env):
 
 
 class GreedyPursuitPolicy:
-    """Paper 002's greedy baseline (App. C, Eqs. 12-13): every pursuer heads straight at the evader.
+    """Grupen et al.'s (2022) greedy baseline (App. C, Eqs. 12-13): every pursuer heads straight at the evader.
 
     The attractive potential ``U_att = k/2 d(q_i, q_goal)^2`` with the evader as goal gives the force
     ``F = -k (q_i - q_goal)``; the action is its direction (toroidal shortest way). It is equivariant,
@@ -233,7 +233,7 @@ class GreedyPursuitPolicy:
 
 
 class SpeedCurriculum(BaseCallback):
-    """Lower the pursuers' speed linearly over training (paper 002 trains from ``|v_p| = 1.2`` to ``0.4``).
+    """Lower the pursuers' speed linearly over training (Grupen et al. 2022 trains from ``|v_p| = 1.2`` to ``0.4``).
 
     Sets ``pursuer_speed`` on every sub-env (through Gymnasium's ``set_wrapper_attr``, so wrapped envs
     work) from ``start`` at the beginning of ``learn`` to ``end`` at its last step, in steps of at most

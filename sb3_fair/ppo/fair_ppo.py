@@ -10,7 +10,7 @@ from sb3_fair.common.group_penalty import GroupPenaltyMixin
 
 class FairPPO(GroupPenaltyMixin, FairAlgorithmMixin, PPO):
     """PPO with the retrospective and prospective group penalties of fair-PPO (La Malfa, Zhang, Luck and
-    Black, "Fairness Aware Reinforcement Learning via Proximal Policy Optimization", §4.2, Eqs. 5-7).
+    Black, "Fairness Aware Reinforcement Learning via Proximal Policy Optimization", 2025, arXiv:2502.03953, §4.2, Eqs. 5-7).
 
     Constructed exactly like SB3's :class:`~stable_baselines3.PPO`, plus the keyword arguments of
     :class:`~sb3_fair.common.group_penalty.GroupPenaltyMixin` (``fairness``, ``alpha``, ``beta``,

@@ -11,7 +11,7 @@ from sb3_fair.common.group_penalty import GroupPenaltyMixin
 class FairMaskablePPO(GroupPenaltyMixin, FairAlgorithmMixin, MaskablePPO):
     """MaskablePPO (invalid action masking, Huang and Ontañón 2020, arXiv:2006.14171) with the group
     penalties of fair-PPO (La Malfa, Zhang, Luck and Black, "Fairness Aware Reinforcement Learning via
-    Proximal Policy Optimization", Eqs. 5-7).
+    Proximal Policy Optimization", 2025, arXiv:2502.03953, Eqs. 5-7).
 
     Constructed exactly like sb3-contrib's :class:`~sb3_contrib.MaskablePPO` (its policies, its
     ``learn(..., use_masking=True)``), plus the keyword arguments of

@@ -10,7 +10,7 @@ from sb3_fair.common.group_penalty import GroupPenaltyMixin
 
 class FairRecurrentPPO(GroupPenaltyMixin, FairAlgorithmMixin, RecurrentPPO):
     """RecurrentPPO (an LSTM policy) with the group penalties of fair-PPO (La Malfa, Zhang, Luck and
-    Black, "Fairness Aware Reinforcement Learning via Proximal Policy Optimization", Eqs. 5-7).
+    Black, "Fairness Aware Reinforcement Learning via Proximal Policy Optimization", 2025, arXiv:2502.03953, Eqs. 5-7).
 
     Constructed exactly like sb3-contrib's :class:`~sb3_contrib.RecurrentPPO` (``"MlpLstmPolicy"``,
     ...), plus the keyword arguments of :class:`~sb3_fair.common.group_penalty.GroupPenaltyMixin`

@@ -1,4 +1,4 @@
-"""Memory augmentation wrapper (paper 003, Def. 5.2)."""
+"""Memory augmentation wrapper (Alamdari et al. 2024, Def. 5.2)."""
 
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ def default_max_value(env: gym.Env) -> float | None:
 
 
 class MemoryAugmentation(gym.ObservationWrapper):
-    """Append a memory of the stakeholders' status to the observation (paper 003, Def. 5.2).
+    """Append a memory of the stakeholders' status to the observation (Alamdari et al. 2024, Def. 5.2).
 
     The memory starts at zero and is updated after every step from ``info["benefits"]`` with
     :func:`sb3_fair.common.memory.update_memory`, the same function FairDQN uses for counterfactual
@@ -51,7 +51,7 @@ class MemoryAugmentation(gym.ObservationWrapper):
     :param per_group: remember per-group totals instead of one entry per stakeholder.
     :param encoding: ``"raw"``, ``"scaled"`` or ``"binary"``.
     :param max_value: bound of an entry for ``"scaled"``/``"binary"``; default: the env's horizon.
-    :param period: append a ``t mod period`` counter (paper 003, Def. 5.8).
+    :param period: append a ``t mod period`` counter (Alamdari et al. 2024, Def. 5.8).
     """
 
     def __init__(

@@ -17,19 +17,10 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import ParallelEnv
 from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper, VecMonitor
-from stable_baselines3.common.vec_env.base_vec_env import (
-    VecEnvIndices,
-    VecEnvObs,
-    VecEnvStepReturn,
-)
+from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvObs, VecEnvStepReturn
 
 from sb3_fair.common.monitor import ParallelFairnessMonitor
-from sb3_fair.common.protocol import (
-    BENEFITS,
-    TWIN,
-    get_group_info,
-    is_stakeholders_supported,
-)
+from sb3_fair.common.protocol import BENEFITS, TWIN, get_group_info, is_stakeholders_supported
 from sb3_fair.common.stakeholders import Stakeholders
 
 ParallelEnvLike = ParallelEnv | Callable[[], ParallelEnv]
@@ -214,10 +205,10 @@ def unwrap_vec_env(env: VecEnv) -> VecEnv:
 
 
 class CounterfactualPair(ParallelEnv):
-    """A factual and a counterfactual copy of a multi-agent game, played side by side (paper 001 §5.1).
+    """A factual and a counterfactual copy of a multi-agent game, played side by side (La Malfa et al. 2025 §5.1).
 
     Both copies are reset with the same seed; in the counterfactual copy the protected attribute is
-    flipped (``mode="flip"``: every agent gets the other group), or, as paper 001 evaluates
+    flipped (``mode="flip"``: every agent gets the other group), or, as La Malfa et al. 2025 evaluates
     counterfactual fairness, nobody holds the attribute in the factual copy and everybody in the
     counterfactual one (``mode="extreme"``). The pair is itself a ``ParallelEnv`` whose agents are
     ``"factual/<agent>"`` then ``"counterfactual/<agent>"``; every info carries ``"twin"``, the

@@ -1,4 +1,4 @@
-"""Fairness-scheme reward wrapper (paper 003, Defs. 5.6 and 5.8)."""
+"""Fairness-scheme reward wrapper (Alamdari et al. 2024, Defs. 5.6 and 5.8)."""
 
 from __future__ import annotations
 
@@ -7,27 +7,22 @@ from typing import Any, SupportsFloat
 import gymnasium as gym
 import numpy as np
 
-from sb3_fair.common.fairness_reward import (
-    FilterFn,
-    RewardSpec,
-    assessed,
-    fairness_reward,
-)
+from sb3_fair.common.fairness_reward import FilterFn, RewardSpec, assessed, fairness_reward
 from sb3_fair.common.protocol import get_benefits, get_stakeholders
 
 
 class FairnessReward(gym.RewardWrapper):
-    """Replace the reward by ``fairness_coef * W(U_t) * B_t + task_coef * r_env`` (paper 003, Defs. 5.6, 5.8).
+    """Replace the reward by ``fairness_coef * W(U_t) * B_t + task_coef * r_env`` (Alamdari et al. 2024, Defs. 5.6, 5.8).
 
     ``U_t`` is each stakeholder's cumulative benefit since the episode started (the stakeholder
-    status of paper 003 §4), ``W`` a welfare function and ``B_t`` the scheme's filter. With the
+    status of Alamdari et al. 2024 §4), ``W`` a welfare function and ``B_t`` the scheme's filter. With the
     scheme's sum over time this makes a reward-like (or bounded reward-like) fairness scheme: the
     episode's undiscounted return is the fairness score of the trace (Def. 4.7).
     The pieces of the reward are put in ``info["fairness_terms"]`` (``status``, ``active``,
     ``task_reward``) so that counterfactual replay can recompute the reward for
     another memory with the same function.
 
-    Example (paper 003's doughnut reward: log-Nash welfare of U + 1, 0 when the doughnut is wasted)::
+    Example (Alamdari et al.'s (2024) doughnut reward: log-Nash welfare of U + 1, 0 when the doughnut is wasted)::
 
         from sb3_fair.envs import DonutAllocationEnv
         from sb3_fair.wrappers import FairnessReward
