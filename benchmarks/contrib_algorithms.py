@@ -160,6 +160,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--eval-episodes", type=int, default=None)
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--quick", action="store_true")
+    p.add_argument("--report-only", action="store_true",
+                   help="write the section from the JSON files of finished runs in benchmarks/out/contrib (no training)")
     args = p.parse_args(argv)
     if args.quick:
         args.seeds, args.steps, args.episodes = 1, 4800, 5
@@ -167,9 +169,17 @@ def main(argv: list[str] | None = None) -> None:
     if args.part == "harvest":
         evals = args.eval_episodes or (2 if args.quick else 10)
         jobs = [dict(method=m, seed=s, steps=args.steps, eval_episodes=evals) for s in range(args.seeds) for m in HARVEST_METHODS]
-        with mp.get_context("spawn").Pool(args.workers) as pool:
-            results = pool.map(run_harvest, jobs, chunksize=1)
-        wall = time.perf_counter() - t0
+        if args.report_only:
+            results = [json.loads(f.read_text()) for f in sorted(OUT.glob("harvest_*.json"))]
+            results = [r for r in results if r["steps"] == args.steps]
+            args.seeds = len({r["seed"] for r in results if all(
+                any(x["seed"] == r["seed"] and x["method"] == m for x in results) for m in HARVEST_METHODS)})
+            results = [r for r in results if r["seed"] < args.seeds]
+            wall = sum(r["seconds"] for r in results) / args.workers
+        else:
+            with mp.get_context("spawn").Pool(args.workers) as pool:
+                results = pool.map(run_harvest, jobs, chunksize=1)
+            wall = time.perf_counter() - t0
         rows = []
         for m in HARVEST_METHODS:
             rs = [r for r in results if r["method"] == m]
@@ -185,8 +195,9 @@ def main(argv: list[str] | None = None) -> None:
             "PPO n_steps 150, batch 600, 4 epochs, lr 3e-4, entropy 0.01; the Fair classes with the DP penalty at "
             "(alpha, beta) = (0.5, 0.5), lambda = 1. The masked classes train and act under the game's `action_masks()`. "
             f"Evaluated on {evals} fresh games per seed; mean ± sd over {args.seeds} seeds (seeds 0..{args.seeds - 1}, the same "
-            f"for every method); group 1 = impaired. Steps/s: training throughput, two runs at a time on the 2 cores. "
-            f"Wall time {wall / 60:.0f} min.\n\n"
+            f"for every method); group 1 = impaired. Steps/s: training throughput, two runs at a time on the 2 cores "
+            f"(FairPPO and FairMaskablePPO of a seed side by side), which other work shared. "
+            f"Wall time about {wall / 60:.0f} min.\n\n"
             "| method | DP unfairness (normalised, abs) | group 0 mean return | group 1 mean return | mean return per agent | steps/s |\n"
             "|---|---|---|---|---|---|\n" + "\n".join(rows) + "\n\n"
             f"FairMaskablePPO / FairPPO steps/s per seed: {', '.join(f'{x:.2f}' for x in ratio)}.\n"
@@ -198,9 +209,14 @@ def main(argv: list[str] | None = None) -> None:
         jobs = [dict(method=m, seed=s, episodes=args.episodes, eval_episodes=evals) for s in range(args.seeds) for m in DONUT_METHODS]
         # the slowest (FairQCM) first so that the two workers finish together
         jobs.sort(key=lambda j: not j["method"].startswith("FairDQN"))
-        with mp.get_context("spawn").Pool(args.workers) as pool:
-            results = pool.map(run_donut, jobs, chunksize=1)
-        wall = time.perf_counter() - t0
+        if args.report_only:
+            results = [json.loads(f.read_text()) for f in sorted(OUT.glob("donut_*.json"))]
+            results = [r for r in results if r["episodes"] == args.episodes and r["seed"] < args.seeds]
+            wall = sum(r["seconds"] for r in results) / args.workers
+        else:
+            with mp.get_context("spawn").Pool(args.workers) as pool:
+                results = pool.map(run_donut, jobs, chunksize=1)
+            wall = time.perf_counter() - t0
         rand = random_donut_score(evals, 0)
         rows = []
         for m in DONUT_METHODS:

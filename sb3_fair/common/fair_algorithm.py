@@ -8,7 +8,7 @@ and ``set_env`` (the algorithm's :meth:`~FairAlgorithmMixin._setup_fairness`) an
 
 from __future__ import annotations
 
-import warnings
+import logging
 from typing import Any
 
 from stable_baselines3.common.base_class import BaseAlgorithm
@@ -21,6 +21,9 @@ from sb3_fair.common.callbacks import FairnessCallback
 from sb3_fair.common.monitor import FairnessMonitor, ParallelFairnessMonitor
 from sb3_fair.common.protocol import CONTRACT_HINT, is_stakeholders_supported
 from sb3_fair.common.validation import check_fairness_window
+
+#: sb3-fair's notices (e.g. "no fairness figures can be logged"), through Python's logging
+LOGGER = logging.getLogger("sb3_fair")
 
 
 def check_wandb(wandb: Any) -> bool | dict[str, Any]:
@@ -43,7 +46,9 @@ class FairAlgorithmMixin:
     :class:`~sb3_fair.common.monitor.FairnessMonitor`; adds a
     :class:`~sb3_fair.common.callbacks.FairnessCallback` (``fairness/*`` logs, optional W&B) to
     every ``learn`` through SB3's ``_init_callback``. On an env without the contract the algorithm
-    trains like its parent and warns once that no fairness figures can be logged.
+    trains like its parent and says once, through the ``"sb3_fair"`` logger of Python's
+    :mod:`logging` (not :mod:`warnings`, so that the parent's warnings are the only ones), that no
+    fairness figures can be logged.
 
     A fairness mixin (the group penalty, Fair-ER) sits before this one and implements
     :meth:`_setup_fairness` (read what its fairness needs from the env, raise on a misfit) and
@@ -84,11 +89,12 @@ class FairAlgorithmMixin:
     def _check_figures(self, env: VecEnv) -> None:
         if not self._warned_no_figures and not fairness_figures_logged(env):
             self._warned_no_figures = True
-            warnings.warn(
-                f"{type(self).__name__}: this env reports no fairness figures, so none will be logged; for them, honour "
-                f"{CONTRACT_HINT} and wrap gym envs in sb3_fair.wrappers.FairnessMonitor (done automatically for a "
-                "single env; for a VecEnv pass wrapper_class=FairnessMonitor to make_vec_env)",
-                stacklevel=2,
+            # said through `logging` (printed to stderr without any set-up), not `warnings`: SB3's own tests and
+            # users who turn warnings into errors must see the parent's warnings and no others
+            LOGGER.warning(
+                "%s: this env reports no fairness figures, so none will be logged; for them, honour %s and wrap gym envs "
+                "in sb3_fair.wrappers.FairnessMonitor (done automatically for a single env; for a VecEnv pass "
+                "wrapper_class=FairnessMonitor to make_vec_env)", type(self).__name__, CONTRACT_HINT,
             )
 
     def _setup_fairness(self, env: VecEnv) -> None:
