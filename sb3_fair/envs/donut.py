@@ -8,6 +8,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from sb3_fair.common.protocol import BENEFITS
 from sb3_fair.common.stakeholders import Stakeholders
 from sb3_fair.envs.rendering import RENDER_MODES, bars_rgb, check_render_mode
 
@@ -81,7 +82,7 @@ class DonutAllocationEnv(gym.Env):
             self.counts[a] += 1
         self.t += 1
         self.present = self._sample_presence()
-        info = {"benefits": benefits, "wasted": not delivered, "counts": self.counts.copy()}
+        info = {BENEFITS: benefits, "wasted": not delivered, "counts": self.counts.copy()}
         return self.present.copy(), float(delivered), False, self.t >= self.horizon, info
 
     def render(self) -> str | np.ndarray | None:

@@ -8,6 +8,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from sb3_fair.common.protocol import BENEFITS
 from sb3_fair.common.stakeholders import Stakeholders
 from sb3_fair.envs.rendering import RENDER_MODES, bars_rgb, check_render_mode
 
@@ -131,7 +132,7 @@ class LoanApplicantsEnv(gym.Env):
             reward -= 10.0 * self.horizon
         self.applied = (self.np_random.random(4) < self.apply_prob).astype(np.int8)
         info = {
-            "benefits": benefits,
+            BENEFITS: benefits,
             "valid_loan": repaid is not None,
             "repaid": repaid,
             "profit": self.profit,

@@ -9,6 +9,7 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.callbacks import BaseCallback
 
+from sb3_fair.common.protocol import BENEFITS
 from sb3_fair.common.stakeholders import Stakeholders
 from sb3_fair.common.symmetry import AgentSymmetry
 from sb3_fair.common.validation import check_choice
@@ -177,7 +178,7 @@ class PursuitEvasionEnv(gym.Env):
         terminated = bool(captured.any())
         reward = -0.1 + (50.0 if terminated else 0.0)
         truncated = (not terminated) and self.t >= self.max_steps
-        return self._obs(), reward, terminated, truncated, {"benefits": benefits, "captured": terminated}
+        return self._obs(), reward, terminated, truncated, {BENEFITS: benefits, "captured": terminated}
 
     def render(self) -> str | np.ndarray | None:
         if self.render_mode == "ansi":

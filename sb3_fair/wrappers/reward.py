@@ -8,7 +8,7 @@ import gymnasium as gym
 import numpy as np
 
 from sb3_fair.common.fairness_reward import FilterFn, RewardSpec, assessed, fairness_reward
-from sb3_fair.common.protocol import get_benefits, get_stakeholders
+from sb3_fair.common.protocol import FAIRNESS_TERMS, get_benefits, get_stakeholders
 
 
 class FairnessReward(gym.RewardWrapper):
@@ -82,7 +82,7 @@ class FairnessReward(gym.RewardWrapper):
         self._t += 1
         active = assessed(self.reward_spec, self._t, benefits, terminated or truncated, info)
         reward = fairness_reward(self.reward_spec, self._status, active, float(task_reward))
-        info["fairness_terms"] = {
+        info[FAIRNESS_TERMS] = {
             "status": self._status.copy(),
             "active": active,
             "task_reward": float(task_reward),
