@@ -41,7 +41,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import VecEnv
 
 from sb3_fair.common.protocol import (
-    BENEFITS,
+    get_benefits,
     get_group_info,
     get_stakeholders,
     is_group_info_supported,
@@ -151,10 +151,10 @@ class GroupTracker(BaseCallback):
         if self._running is None:
             self._running = np.zeros(n_envs)
             self._cur = np.zeros((3, n_envs), dtype=np.int64)
-            self._read(list(env.unwrapped.reset_infos), np.ones(n_envs, dtype=bool), check=True)
+            self._read(list(env.unwrapped.reset_infos), check=True)
 
-    def _read(self, infos: list[dict[str, Any]], which: np.ndarray, check: bool = False) -> None:
-        for i in np.flatnonzero(which):
+    def _read(self, infos: list[dict[str, Any]], check: bool = False) -> None:
+        for i in range(self._cur.shape[1]):
             info = infos[i] if i < len(infos) else {}
             if check and self.metric == "cf" and get_group_info(info)[2] is None:
                 raise ValueError(
@@ -186,13 +186,10 @@ class GroupTracker(BaseCallback):
         dones = np.asarray(self.locals["dones"], dtype=bool)
         infos = self.locals["infos"]
         for i, info in enumerate(infos):
-            if BENEFITS not in info:
-                raise ValueError(f"info[{BENEFITS!r}] is missing in slot {i}: the group penalty reads each agent's benefit "
-                                 "from it (the stakeholder contract)")
-            running[i] += float(np.asarray(info[BENEFITS], dtype=np.float64)[i % self.n_agents])
+            running[i] += get_benefits(info, self.n_agents)[i % self.n_agents]
         running[dones] = 0.0
         # infos of a finished game already describe the next episode (SuperSuit merges the reset info)
-        self._read(infos, np.ones(dones.size, dtype=bool))
+        self._read(infos)
         self._t = t + 1
         self.filled = self._t == self.n_steps
         return True

@@ -125,7 +125,9 @@ class ParallelFairnessMonitor(BaseParallelWrapper):
         self.protected = int(protected)
         self._n = sh.n
         self._returns = np.zeros(self._n)
-        self._groups, self._factors, self._twins = sh.groups, sh.factors, None
+        #: the protected attribute of each agent in the current episode
+        self.episode_groups = sh.groups
+        self._factors, self._twins = sh.factors, None
 
     def _read(self, infos: dict[str, dict[str, Any]]) -> None:
         sh = get_stakeholders(self.env)
@@ -140,9 +142,7 @@ class ParallelFairnessMonitor(BaseParallelWrapper):
                     factors[i] = factor
                 if twin is not None:
                     twins[i] = twin
-        self._groups, self._factors = groups, factors
-        #: the protected attribute of each agent in the current episode
-        self.episode_groups = groups
+        self.episode_groups, self._factors = groups, factors
         self._twins = twins if np.all(twins >= 0) else None
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
@@ -158,7 +158,7 @@ class ParallelFairnessMonitor(BaseParallelWrapper):
         if not self.env.agents and infos:
             first = next(a for a in self.env.possible_agents if a in infos)
             summary: dict[str, Any] = {"returns": self._returns.copy()}
-            summary.update(episode_figures(self._returns, self._groups, self._factors, self._twins, self.protected,
+            summary.update(episode_figures(self._returns, self.episode_groups, self._factors, self._twins, self.protected,
                                            self.figure_names))
             infos[first] = {**infos[first], FAIRNESS: summary}
         return obs, rewards, terms, truncs, infos
