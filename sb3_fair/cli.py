@@ -6,6 +6,8 @@ Examples::
     sb3-fair compare --task harvest --seeds 2 --episodes 60     # PPO vs FairPPO on Allelopathic Harvest
     sb3-fair train sb3_fair/DonutAllocation-v0 --preset donut --counterfactual --timesteps 50000 --save fairqcm.zip
     sb3-fair evaluate fairqcm.zip sb3_fair/DonutAllocation-v0 --episodes 50
+    sb3-fair train sb3_fair/DelayedImpactLending-v0 --algo fairppo --preset lending --variant f_ppo --timesteps 700000
+    sb3-fair evaluate fppo.zip sb3_fair/DelayedImpactLending-v0 --algo fairppo --episodes 10 --env-kwargs horizon=10000
 """
 
 from __future__ import annotations
@@ -39,15 +41,27 @@ def _parse_kv(items: list[str]) -> dict[str, Any]:
     return out
 
 
-def _make_model(algo: str, env: Any, preset: str | None, counterfactual: bool, seed: int, wandb: bool,
-                tensorboard_log: str | None, learning_rate: float | None = None, verbose: int = 0) -> Any:
-    from sb3_fair import FairDQN
+ALGOS = ("fairdqn", "fairppo")
+DQN_PRESETS = ("donut", "lending")
+PPO_PRESETS = ("lending", "attention", "epidemic")
 
-    if algo != "fairdqn":
-        raise SystemExit(f"--algo must be one of ['fairdqn'], got {algo!r}")
+
+def _make_model(algo: str, env: Any, preset: str | None, counterfactual: bool, seed: int, wandb: bool,
+                tensorboard_log: str | None, learning_rate: float | None = None, verbose: int = 0,
+                variant: str = "f_ppo") -> Any:
+    from sb3_fair import FairDQN, FairPPO
+
+    if algo not in ALGOS:
+        raise SystemExit(f"--algo must be one of {list(ALGOS)}, got {algo!r}")
     kwargs: dict[str, Any] = dict(seed=seed, wandb=wandb, tensorboard_log=tensorboard_log, verbose=verbose)
     if learning_rate is not None:
         kwargs["learning_rate"] = learning_rate
+    if algo == "fairppo":
+        if preset not in PPO_PRESETS:
+            raise SystemExit(f"--algo fairppo needs --preset, one of {list(PPO_PRESETS)} (Hu et al. 2024), got {preset!r}")
+        return FairPPO.from_preset(preset, env, variant=variant, **kwargs)
+    if preset is not None and preset not in DQN_PRESETS:
+        raise SystemExit(f"--algo fairdqn takes --preset one of {list(DQN_PRESETS)}, got {preset!r}")
     if preset:
         return FairDQN.from_preset(preset, env, counterfactual=counterfactual, **kwargs)
     return FairDQN("MlpPolicy", env, counterfactual=counterfactual, **kwargs)
@@ -57,30 +71,40 @@ def cmd_train(args: argparse.Namespace) -> None:
     import gymnasium as gym
 
     import sb3_fair  # noqa: F401
-    from sb3_fair.common.evaluation import evaluate_fairness
 
     env = gym.make(args.env, **_parse_kv(args.env_kwargs))
     model = _make_model(args.algo, env, args.preset, args.counterfactual, args.seed, args.wandb, args.tensorboard_log,
-                        learning_rate=args.learning_rate, verbose=args.verbose)
+                        learning_rate=args.learning_rate, verbose=args.verbose, variant=args.variant)
     model.learn(args.timesteps, progress_bar=args.progress_bar)
     if args.save:
         model.save(args.save)
         print(f"saved {args.save}")
-    result = evaluate_fairness(model, gym.make(args.env, **_parse_kv(args.env_kwargs)), n_episodes=args.eval_episodes)
-    _print_table({"model": result}, [k for k in result if k not in ("episodes",)], title=f"{args.env}: {args.eval_episodes} evaluation episodes")
+    _evaluate_and_print(model, args.env, _parse_kv(args.env_kwargs), args.eval_episodes, "model")
+
+
+def _evaluate_and_print(model: Any, env_id: str, env_kwargs: dict[str, Any], episodes: int, name: str) -> None:
+    """The fairness table of ``model``: long-term signals (Δs, Δl) for an env that reports them, else the episode figures."""
+    import gymnasium as gym
+
+    from sb3_fair.common.evaluation import evaluate_fairness, evaluate_long_term
+    from sb3_fair.common.protocol import is_fairness_signals_supported
+
+    env = gym.make(env_id, **env_kwargs)
+    _, info = env.reset(seed=0)
+    if is_fairness_signals_supported(info):
+        res = evaluate_long_term(model, env, n_episodes=episodes)
+        result = {k: res[k] for k in ("episode_reward", "episode_reward_std", "short_term_mean", "long_term_mean", "long_term_final")}
+    else:
+        result = evaluate_fairness(model, env, n_episodes=episodes)
+    _print_table({name: result}, [k for k in result if k != "episodes"], title=f"{env_id}: {episodes} evaluation episodes")
 
 
 def cmd_evaluate(args: argparse.Namespace) -> None:
-    import gymnasium as gym
-
     import sb3_fair  # noqa: F401
-    from sb3_fair import FairDQN
-    from sb3_fair.common.evaluation import evaluate_fairness
+    from sb3_fair import FairDQN, FairPPO
 
-    env = gym.make(args.env, **_parse_kv(args.env_kwargs))
-    model = FairDQN.load(args.model, env=env)
-    result = evaluate_fairness(model, gym.make(args.env, **_parse_kv(args.env_kwargs)), n_episodes=args.episodes)
-    _print_table({Path(args.model).stem: result}, [k for k in result if k != "episodes"], title=f"{args.env}: {args.episodes} episodes")
+    model = (FairPPO if args.algo == "fairppo" else FairDQN).load(args.model, device="cpu")
+    _evaluate_and_print(model, args.env, _parse_kv(args.env_kwargs), args.episodes, Path(args.model).stem)
 
 
 HARVEST_FIGURES = ["episode_return", "group_0_mean", "group_1_mean", "dp_normalized", "csp_mean_abs", "pof_group_0", "pof_group_1"]
@@ -231,9 +255,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("train", help="train a model and print its fairness table")
     p.add_argument("env", help="a Gymnasium id, e.g. sb3_fair/DonutAllocation-v0")
-    p.add_argument("--algo", default="fairdqn", choices=["fairdqn"])
-    p.add_argument("--preset", choices=["donut", "lending"], default=None, help="Alamdari et al.'s (2024) hyperparameters")
-    p.add_argument("--counterfactual", action="store_true", help="FairQCM counterfactual replay")
+    p.add_argument("--algo", default="fairdqn", choices=list(ALGOS))
+    p.add_argument("--preset", choices=sorted({*DQN_PRESETS, *PPO_PRESETS}), default=None,
+                   help="fairdqn: donut | lending (Alamdari et al. 2024); fairppo: lending | attention | epidemic (Hu et al. 2024)")
+    p.add_argument("--variant", choices=["f_ppo", "f_ppo_l", "a_ppo", "ppo"], default="f_ppo",
+                   help="fairppo: F-PPO, F-PPO without massaging, A-PPO, or PPO (Hu et al. 2024)")
+    p.add_argument("--counterfactual", action="store_true", help="fairdqn: FairQCM counterfactual replay")
     p.add_argument("--timesteps", type=int, default=20_000)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--save", default=None)
@@ -244,9 +271,10 @@ def build_parser() -> argparse.ArgumentParser:
     common(p)
     p.set_defaults(func=cmd_train)
 
-    p = sub.add_parser("evaluate", help="evaluate a saved FairDQN and print its fairness table")
+    p = sub.add_parser("evaluate", help="evaluate a saved FairDQN or FairPPO and print its fairness table")
     p.add_argument("model")
     p.add_argument("env")
+    p.add_argument("--algo", default="fairdqn", choices=list(ALGOS))
     p.add_argument("--episodes", type=int, default=20)
     p.add_argument("--env-kwargs", nargs="*", default=[], metavar="KEY=VALUE")
     p.set_defaults(func=cmd_evaluate)

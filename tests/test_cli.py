@@ -29,3 +29,21 @@ def test_compare_harvest(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "FairPPO (dp" in out and "dp_normalized" in out and "pof_group_1" in out
     assert plot.exists()
+
+
+def test_train_then_evaluate_f_ppo(tmp_path, capsys):
+    path = tmp_path / "fppo.zip"
+    main(["train", "sb3_fair/EpidemicControl-v0", "--algo", "fairppo", "--preset", "epidemic", "--variant", "f_ppo",
+          "--timesteps", "64", "--save", str(path), "--eval-episodes", "2", "--env-kwargs", "horizon=8"])
+    main(["evaluate", str(path), "sb3_fair/EpidemicControl-v0", "--algo", "fairppo", "--episodes", "2"])
+    out = capsys.readouterr().out
+    assert out.count("short_term_mean") == 2 and "long_term_final" in out
+
+
+def test_fairppo_needs_a_paper_004_preset():
+    import pytest
+
+    with pytest.raises(SystemExit, match="lending', 'attention', 'epidemic"):
+        main(["train", "sb3_fair/EpidemicControl-v0", "--algo", "fairppo", "--timesteps", "8"])
+    with pytest.raises(SystemExit, match="donut"):
+        main(["train", "sb3_fair/EpidemicControl-v0", "--preset", "epidemic", "--timesteps", "8"])

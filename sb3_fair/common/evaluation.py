@@ -14,7 +14,7 @@ from stable_baselines3.common.monitor import Monitor
 from sb3_fair import metrics
 from sb3_fair.common.figures import scalar_figures
 from sb3_fair.common.monitor import FairnessMonitor, ParallelFairnessMonitor
-from sb3_fair.common.protocol import FAIRNESS, get_benefits, get_stakeholders
+from sb3_fair.common.protocol import FAIRNESS, get_benefits, get_fairness_signals, get_stakeholders
 
 
 def evaluate_fairness(model: Any, env: gym.Env, n_episodes: int = 20, deterministic: bool = True) -> dict[str, Any]:
@@ -145,6 +145,69 @@ def evaluate_group_fairness(model: Any, env: Any, n_episodes: int = 10, determin
         out[key] = float(np.nanmean([ep[key] for ep in episodes if key in ep]))
     out["episode_return"] = float(np.mean(totals))
     out["episodes"] = episodes
+    return out
+
+
+def evaluate_long_term(model: Any, env: gym.Env, n_episodes: int = 10, seed: int | None = 0, deterministic: bool = False,
+                       info_keys: tuple[str, ...] = ()) -> dict[str, Any]:
+    """Per-step short- and long-term fairness of ``model`` on an env reporting both signals (Hu et al. 2024's protocol).
+
+    Runs ``n_episodes`` episodes of a single env (reset with seeds ``seed``, ``seed + 1``, ...; no
+    reseeding with ``seed=None``) and records at every step Δs and Δl of the step's info
+    (:func:`~sb3_fair.common.protocol.get_fairness_signals`), the reward, and each ``info_keys``
+    entry. Hu, Lear, Zhang (2024, arXiv:2401.06318) plot each of these per time step, averaged
+    over episodes (their Figs. 1, 3, 4: lending 10 x 10,000 steps, attention 10 x 1,000, epidemic
+    200 x 20; they sample actions, ``deterministic=False``).
+
+    :param model: anything with SB3's ``predict`` (a trained model, a reference policy, or a
+        :class:`~sb3_fair.common.massaging.MassagedPredictor`); a recurrent one (``predict`` takes
+        ``episode_start``) keeps its state through each episode.
+    :param env: the env (not vectorised).
+    :param n_episodes: episodes to run.
+    :param seed: the first episode's reset seed.
+    :param deterministic: greedy actions.
+    :param info_keys: further per-step info entries to record (numbers or arrays).
+    :return: ``{"short_term": (episodes, T) array, "long_term": ..., "reward": ..., <key>: ...}``
+        (episodes shorter than the longest padded with NaN) and the summaries ``short_term_mean``
+        (over all steps), ``long_term_mean``, ``long_term_final`` (the last step's, averaged over
+        episodes) and ``episode_reward`` / ``episode_reward_std``.
+    """
+    if int(n_episodes) < 1:
+        raise ValueError(f"n_episodes must be an int >= 1, got {n_episodes!r}")
+    recurrent = "episode_start" in inspect.signature(model.predict).parameters
+    runs: dict[str, list[list[Any]]] = {k: [] for k in ("short_term", "long_term", "reward", *info_keys)}
+    for e in range(int(n_episodes)):
+        obs, _ = env.reset(seed=None if seed is None else seed + e)
+        rows: dict[str, list[Any]] = {k: [] for k in runs}
+        state: Any = None
+        done, first = False, True
+        while not done:
+            kwargs: dict[str, Any] = {"deterministic": deterministic}
+            if recurrent:
+                kwargs.update(state=state, episode_start=np.array([first]))
+            action, state = model.predict(obs, **kwargs)
+            obs, reward, terminated, truncated, info = env.step(action)
+            ds, dl = get_fairness_signals([info])
+            rows["short_term"].append(ds[0])
+            rows["long_term"].append(dl[0])
+            rows["reward"].append(float(reward))
+            for key in info_keys:
+                rows[key].append(np.asarray(info[key], dtype=np.float64))
+            done, first = terminated or truncated, False
+        for k, v in rows.items():
+            runs[k].append(v)
+    longest = max(len(r) for r in runs["reward"])
+    out: dict[str, Any] = {}
+    for k, episodes in runs.items():
+        shape = np.shape(episodes[0][0])
+        arr = np.full((len(episodes), longest, *shape), np.nan)
+        for i, ep in enumerate(episodes):
+            arr[i, : len(ep)] = ep
+        out[k] = arr
+    totals = np.nansum(out["reward"], axis=1)
+    last = np.array([ep[-1] for ep in runs["long_term"]])
+    out.update(short_term_mean=float(np.nanmean(out["short_term"])), long_term_mean=float(np.nanmean(out["long_term"])),
+               long_term_final=float(last.mean()), episode_reward=float(totals.mean()), episode_reward_std=float(totals.std()))
     return out
 
 

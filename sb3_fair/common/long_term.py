@@ -175,6 +175,20 @@ def lending_massaging_threshold(iteration: int, tau_s: float = 0.5, i_s: int = 1
     return 1.0 - 2.0 * t
 
 
+def attention_massaging_threshold(iteration: int, tau: float = 0.08, i_s: int = 16) -> float:
+    """τ of Hu et al.'s (2024) attention case study (§VI-B): the static 0.08 of the paper, from iteration
+    ``i_s`` on (the authors' code massages for iterations > 15), else 0.
+
+    The action is a Gaussian over five logits, so Eq. 6 compares densities, as the authors' code does.
+
+    :param iteration: the 0-based PPO iteration (rollout) index.
+    :param tau: τ (paper: 0.08).
+    :param i_s: the first iteration of massaging (code: 16).
+    :return: τ for :func:`massaging_choice`.
+    """
+    return float(tau) if iteration >= i_s else 0.0
+
+
 def epidemic_massaging_threshold(iteration: int, tau_e: float = 0.35, tau_s: float = 0.01, i_s: int = 50,
                                  gamma: float = 1.2) -> float:
     """τ of Hu et al.'s (2024) epidemic case study (§VI-C): ``min(τ_e, τ_s γ^(i - i_s))`` for ``i >= i_s``, else 0.
@@ -195,6 +209,7 @@ def epidemic_massaging_threshold(iteration: int, tau_e: float = 0.35, tau_s: flo
 __all__ = [
     "MODES",
     "a_ppo_terms",
+    "attention_massaging_threshold",
     "epidemic_massaging_threshold",
     "lending_massaging_threshold",
     "long_term_terms",

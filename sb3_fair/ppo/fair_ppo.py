@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+from typing import Any, TypeVar
+
 from stable_baselines3 import PPO
+from stable_baselines3.common.type_aliases import GymEnv
 
 from sb3_fair.common.fair_algorithm import FairAlgorithmMixin
 from sb3_fair.common.group_penalty import GroupPenaltyMixin
 from sb3_fair.common.long_term_penalty import LongTermPenaltyMixin
+from sb3_fair.common.massaging import ActionMassagingMixin
+from sb3_fair.ppo.presets import preset_kwargs
+
+SelfFairPPO = TypeVar("SelfFairPPO", bound="FairPPO")
 
 
-class FairPPO(LongTermPenaltyMixin, GroupPenaltyMixin, FairAlgorithmMixin, PPO):
+class FairPPO(ActionMassagingMixin, LongTermPenaltyMixin, GroupPenaltyMixin, FairAlgorithmMixin, PPO):
     """PPO with the retrospective and prospective group penalties of fair-PPO (La Malfa, Zhang, Luck and
     Black, "Fairness Aware Reinforcement Learning via Proximal Policy Optimization", 2025, arXiv:2502.03953, §4.2, Eqs. 5-7).
 
@@ -58,6 +65,30 @@ class FairPPO(LongTermPenaltyMixin, GroupPenaltyMixin, FairAlgorithmMixin, PPO):
         model = FairPPO("MlpPolicy", vec_env, fairness="dp", alpha=0.5, beta=0.5, verbose=1)
         model.learn(1_000_000)
     """
+
+    @classmethod
+    def from_preset(cls: type[SelfFairPPO], name: str, env: GymEnv | str, variant: str = "f_ppo",
+                    **overrides: Any) -> SelfFairPPO:
+        """A FairPPO with Hu, Lear, Zhang's (2024, arXiv:2401.06318) settings for one of their case studies.
+
+        :param name: ``"lending"``, ``"attention"`` or ``"epidemic"`` (the envs
+            ``sb3_fair/DelayedImpactLending-v0``, ``AttentionAllocation-v0``, ``EpidemicControl-v0``).
+        :param env: the env (or its id).
+        :param variant: ``"f_ppo"`` (long-term regularisation and action massaging), ``"f_ppo_l"``
+            (without massaging), ``"a_ppo"`` (Yu et al.'s 2022 baseline) or ``"ppo"`` (all fairness off).
+        :param overrides: any FairPPO keyword argument; they win over the preset's.
+
+        See :mod:`sb3_fair.ppo.presets` for the values and where they come from; train for
+        ``sb3_fair.ppo.presets.PAPER_TIMESTEPS[name]`` steps for the paper's budget.
+
+        Example::
+
+            model = FairPPO.from_preset("lending", "sb3_fair/DelayedImpactLending-v0", variant="f_ppo", seed=0)
+            model.learn(700_000)
+        """
+        kwargs = preset_kwargs(name, variant)
+        kwargs.update(overrides)
+        return cls("MlpPolicy", env, **kwargs)
 
 
 __all__ = ["FairPPO"]

@@ -7,9 +7,10 @@ from sb3_contrib import MaskablePPO
 from sb3_fair.common.fair_algorithm import FairAlgorithmMixin
 from sb3_fair.common.group_penalty import GroupPenaltyMixin
 from sb3_fair.common.long_term_penalty import LongTermPenaltyMixin
+from sb3_fair.common.massaging import ActionMassagingMixin
 
 
-class FairMaskablePPO(LongTermPenaltyMixin, GroupPenaltyMixin, FairAlgorithmMixin, MaskablePPO):
+class FairMaskablePPO(ActionMassagingMixin, LongTermPenaltyMixin, GroupPenaltyMixin, FairAlgorithmMixin, MaskablePPO):
     """MaskablePPO (invalid action masking, Huang and Ontañón 2020, arXiv:2006.14171) with the group
     penalties of fair-PPO (La Malfa, Zhang, Luck and Black, "Fairness Aware Reinforcement Learning via
     Proximal Policy Optimization", 2025, arXiv:2502.03953, Eqs. 5-7).

@@ -7,9 +7,10 @@ from sb3_contrib import RecurrentPPO
 from sb3_fair.common.fair_algorithm import FairAlgorithmMixin
 from sb3_fair.common.group_penalty import GroupPenaltyMixin
 from sb3_fair.common.long_term_penalty import LongTermPenaltyMixin
+from sb3_fair.common.massaging import ActionMassagingMixin
 
 
-class FairRecurrentPPO(LongTermPenaltyMixin, GroupPenaltyMixin, FairAlgorithmMixin, RecurrentPPO):
+class FairRecurrentPPO(ActionMassagingMixin, LongTermPenaltyMixin, GroupPenaltyMixin, FairAlgorithmMixin, RecurrentPPO):
     """RecurrentPPO (an LSTM policy) with the group penalties of fair-PPO (La Malfa, Zhang, Luck and
     Black, "Fairness Aware Reinforcement Learning via Proximal Policy Optimization", 2025, arXiv:2502.03953, Eqs. 5-7).
 

@@ -1,0 +1,357 @@
+"""F-PPO (Hu, Lear, Zhang 2024, arXiv:2401.06318) on its three case studies: Figs. 1, 3 and 4 again, with seeds.
+
+For each case study (``--part lending | attention | epidemic``) and each method, PPO, A-PPO, F-PPO and
+F-PPO-L (``FairPPO.from_preset(part, env, variant=...)``: the authors' settings) train for
+``--timesteps`` steps per seed, then run the paper's evaluation protocol (lending 10 episodes of
+10,000 steps, attention 10 of 1,000, epidemic 200 of 20; sampled actions, no massaging, the same
+evaluation seeds for every method), as does the reference policy (equal opportunity, proportional
+attention, Max degree). Δs and Δl are read from the env's infos; the long-term gap of the
+evaluation is the one the paper plots (lending: L2 between the pmfs; attention: max|Λ - mean Λ|;
+epidemic: the distance between the communities' raw S/I/R counts), and sb3-fair's own measure is
+recorded beside it (lending: W1 between the groups' credit pmfs; epidemic: the distance between the
+S/I/R fractions). Training records each iteration's Δs (mean and std over the rollout) and the
+share of massaged actions (Fig. 2).
+
+``--part speed``: FairPPO's steps/s against SB3's PPO with the same settings in one run (lending and
+epidemic presets): without massaging (the regulariser on) and with massaging on from the first
+iteration.
+
+Training is resumable: each run saves its model and record in ``benchmarks/out/fppo/`` after every
+``--chunk`` steps and stops when ``--deadline-s`` has passed; run the same command again to go on
+(a resumed run starts a fresh training episode). ``--report`` writes RESULTS.md and the PNGs from
+the finished runs.
+
+Usage::
+
+    PYTHONPATH=. python benchmarks/fppo.py --part lending --seeds 3 --timesteps 700000 --workers 2
+    PYTHONPATH=. python benchmarks/fppo.py --part epidemic --seeds 3 --timesteps 100000 --report
+    PYTHONPATH=. python benchmarks/fppo.py --part speed
+    PYTHONPATH=. python benchmarks/fppo.py --part lending --quick      # smoke run
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing as mp
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from bench_common import median_steps_per_s, write_section
+
+HERE = Path(__file__).resolve().parent
+OUT = HERE / "out" / "fppo"
+METHODS = ("ppo", "a_ppo", "f_ppo", "f_ppo_l")
+LABELS = {"ppo": "PPO", "a_ppo": "A-PPO", "f_ppo": "F-PPO", "f_ppo_l": "F-PPO-L", "reference": "reference"}
+REFERENCE = {"lending": "EO (equal opportunity)", "attention": "proportional heuristic", "epidemic": "Max (highest degree)"}
+# evaluation protocol: (episodes, horizon, the paper's long-term measure)
+PROTOCOL = {"lending": (10, 10_000, "pmf_l2"), "attention": (10, 1_000, "rates"), "epidemic": (200, 20, "counts")}
+EVAL_SEED = 10_000
+# Values read off the paper's figures (final time step; the brief's section D, about ±2% of each axis).
+PAPER = {
+    "lending": {"short_term": {"PPO": "0.15-0.31", "A-PPO": "0-0.10", "F-PPO": "0.06-0.08", "reference": "0-0.07"},
+                "long_term": {"PPO": 0.16, "A-PPO": 0.43, "F-PPO": 0.115, "reference": 0.26},
+                "utility": {"PPO": 11745, "A-PPO": 11800, "F-PPO": 11630, "reference": 11660}},
+    "attention": {"short_term": {"PPO": 0.077, "A-PPO": 0.053, "F-PPO": 0.067, "reference": "CPO 0.077"},
+                  "long_term": {"PPO": "~1.3", "A-PPO": "~4.0", "F-PPO": "~1.3 (lowest)", "reference": "CPO ~1.3"},
+                  "utility": {"PPO": "2.2-2.7", "A-PPO": "1.5-1.9", "F-PPO": "2.2-2.55", "reference": "CPO 1.6-1.85"}},
+    "epidemic": {"short_term": {"PPO": 1.44, "A-PPO": 0.16, "F-PPO": 0.46, "reference": 1.82},
+                 "long_term": {"PPO": 4.4, "A-PPO": 2.95, "F-PPO": 2.55, "reference": 6.9},
+                 "utility": {"PPO": 0.22, "A-PPO": 0.155, "F-PPO": 0.19, "reference": 0.29}},
+}
+UTILITY = {"lending": "bank cash at the end (start 10,000)", "attention": "reward per step (mean over the episode)",
+           "epidemic": "fraction not infected at the last step"}
+
+
+def make_env(part: str, evaluation: bool = False) -> Any:
+    from sb3_fair.envs import AttentionAllocationEnv, DelayedImpactLendingEnv, EpidemicControlEnv
+
+    if part == "lending":
+        return DelayedImpactLendingEnv(horizon=PROTOCOL[part][1], long_term="pmf_l2") if evaluation else DelayedImpactLendingEnv()
+    if part == "attention":
+        return AttentionAllocationEnv(horizon=PROTOCOL[part][1]) if evaluation else AttentionAllocationEnv()
+    return EpidemicControlEnv(long_term="counts") if evaluation else EpidemicControlEnv()
+
+
+def paths(job: dict[str, Any]) -> tuple[Path, Path]:
+    stem = OUT / ("quick" if job.get("quick") else "") / f"{job['part']}_{job['method']}_{job['seed']}"
+    return stem.with_suffix(".zip"), stem.with_suffix(".json")
+
+
+class RolloutSignals:
+    """Each training iteration's Δs (mean, std over the rollout's steps) and share of massaged actions."""
+
+    def __init__(self) -> None:
+        from stable_baselines3.common.callbacks import BaseCallback
+
+        from sb3_fair.common.protocol import get_fairness_signals
+
+        record = self
+
+        class Callback(BaseCallback):
+            def _on_rollout_start(self) -> None:
+                record.current = []
+
+            def _on_step(self) -> bool:
+                record.current.extend(get_fairness_signals(self.locals["infos"])[0].tolist())
+                return True
+
+            def _on_rollout_end(self) -> None:
+                record.rows.append([float(np.mean(record.current)), float(np.std(record.current))])
+
+        self.rows: list[list[float]] = []
+        self.current: list[float] = []
+        self.callback = Callback()
+
+
+def evaluate(part: str, model: Any, episodes: int | None = None, env: Any = None) -> dict[str, Any]:
+    """The paper's protocol for one model (or a reference policy bound to ``env``): per-step curves averaged
+    over episodes, and summaries."""
+    from sb3_fair import metrics
+    from sb3_fair.common.evaluation import evaluate_long_term
+
+    n, _horizon, _measure = PROTOCOL[part]
+    env = env if env is not None else make_env(part, evaluation=True)
+    keys = {"lending": ("credit_pmfs", "bank_cash"), "attention": (), "epidemic": ("health_states",)}[part]
+    res = evaluate_long_term(model, env, n_episodes=episodes or n, seed=EVAL_SEED, info_keys=keys)
+    if part == "lending":
+        support = np.arange(env.unwrapped.credit_pmfs.shape[1])
+        pm = res["credit_pmfs"]
+        ours = np.array([[metrics.wasserstein_1(support, p[0], p[1]) for p in ep] for ep in pm])
+        utility = res["bank_cash"][:, -1]
+    elif part == "epidemic":
+        groups = env.unwrapped.communities
+        ours = np.array([[metrics.health_state_gap(s, groups, "fractions") for s in ep] for ep in res["health_states"]])
+        utility = res["reward"][:, -1]
+    else:
+        ours = res["long_term"]
+        utility = np.nanmean(res["reward"], axis=1)
+    step = max(1, res["reward"].shape[1] // 1000)  # at most 1000 points per curve in the record
+    curves = {"short_term": res["short_term"].mean(0), "long_term": res["long_term"].mean(0), "ours": ours.mean(0),
+              "reward": res["reward"].mean(0)}
+    if part == "lending":
+        curves["bank_cash"] = res["bank_cash"].mean(0)
+    return {"short_term_mean": res["short_term_mean"], "short_term_final": float(res["short_term"][:, -1].mean()),
+            "long_term_final": res["long_term_final"], "ours_final": float(ours[:, -1].mean()),
+            "utility": float(utility.mean()), "episode_reward": res["episode_reward"],
+            "curves": {k: v[::step].tolist() for k, v in curves.items()}, "curve_step": step}
+
+
+def run_job(job: dict[str, Any]) -> dict[str, Any]:
+    """Train (or go on training) one run until its budget or the deadline, then evaluate it once."""
+    import torch as th
+
+    th.set_num_threads(1)
+    from sb3_fair import FairPPO
+
+    model_path, record_path = paths(job)
+    model_path.parent.mkdir(parents=True, exist_ok=True)
+    record = json.loads(record_path.read_text()) if record_path.exists() else {**job, "steps": 0, "train_s": 0.0,
+                                                                                "iterations": []}
+    if record.get("timesteps") != job["timesteps"]:
+        record.update(timesteps=job["timesteps"])
+    if record["steps"] < job["timesteps"] and time.time() < job["deadline"]:
+        env = make_env(job["part"])
+        if model_path.exists():
+            model = FairPPO.load(model_path, env=env)
+        else:
+            model = FairPPO.from_preset(job["part"], env, variant=job["method"], seed=job["seed"])
+        signals = RolloutSignals()
+        per_chunk = max(model.n_steps, job["chunk"] // model.n_steps * model.n_steps)
+        while model.num_timesteps < job["timesteps"] and time.time() < job["deadline"]:
+            t0 = time.perf_counter()
+            model.learn(min(per_chunk, job["timesteps"] - model.num_timesteps), callback=signals.callback,
+                        reset_num_timesteps=False)
+            record["train_s"] += time.perf_counter() - t0
+            massaged = model.logger.name_to_value.get("fairness/massaged_fraction", 0.0)
+            record["iterations"].extend([*row, massaged] for row in signals.rows)  # massaged: last iteration of the chunk
+            signals.rows.clear()
+            record["steps"] = int(model.num_timesteps)
+            record.pop("evaluation", None)  # of fewer steps
+            model.save(model_path)
+            record_path.write_text(json.dumps(record))
+    if record["steps"] >= job["timesteps"] and "evaluation" not in record:
+        model = FairPPO.load(model_path, device="cpu")
+        record["evaluation"] = evaluate(job["part"], model, job.get("eval_episodes"))
+        record_path.write_text(json.dumps(record))
+    return record
+
+
+def run_reference(job: dict[str, Any]) -> dict[str, Any]:
+    import torch as th
+
+    th.set_num_threads(1)
+    from sb3_fair.envs import EqualOpportunityPolicy, MaxDegreePolicy, ProportionalAllocationPolicy
+
+    _, record_path = paths(job)
+    record_path.parent.mkdir(parents=True, exist_ok=True)
+    if record_path.exists():
+        return json.loads(record_path.read_text())
+    env = make_env(job["part"], evaluation=True)
+    policy = {"lending": lambda: EqualOpportunityPolicy(env, seed=job["seed"]), "attention": lambda: ProportionalAllocationPolicy(env),
+              "epidemic": lambda: MaxDegreePolicy(env)}[job["part"]]()
+    record = {**job, "evaluation": evaluate(job["part"], policy, job.get("eval_episodes"), env=env)}
+    record_path.write_text(json.dumps(record))
+    return record
+
+
+def run(job: dict[str, Any]) -> dict[str, Any]:
+    return run_reference(job) if job["method"] == "reference" else run_job(job)
+
+
+# ------------------------------------------------------------------------------------------- report
+def mean_sd(values: list[float], fmt: str) -> str:
+    if not values:
+        return "-"
+    return fmt.format(np.mean(values)) + (f" ± {fmt.format(np.std(values))}" if len(values) > 1 else "")
+
+
+def report(part: str, records: list[dict[str, Any]], args: argparse.Namespace) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    finished = [r for r in records if "evaluation" in r]
+    by_method = {m: [r for r in finished if r["method"] == m] for m in (*METHODS, "reference")}
+    fmt = {"lending": ("{:.3f}", "{:.3f}", "{:.0f}"), "attention": ("{:.3f}", "{:.2f}", "{:.2f}"),
+           "epidemic": ("{:.2f}", "{:.2f}", "{:.3f}")}[part]
+    ours_name = {"lending": "W1 of the pmfs", "attention": "(same)", "epidemic": "S/I/R fractions"}[part]
+    paper_measure = {"lending": "L2 of the pmfs", "attention": "max|Λ - mean Λ|", "epidemic": "S/I/R counts"}[part]
+    n, horizon, _ = PROTOCOL[part]
+    quick = " --quick" if args.quick else ""
+    lines = [f"## F-PPO, {part} (paper 004, {'Fig. 1' if part == 'lending' else 'Fig. 3' if part == 'attention' else 'Fig. 4'})",
+             "",
+             f"`PYTHONPATH=. python benchmarks/fppo.py --part {part} --seeds {args.seeds} --timesteps {args.timesteps}{quick} --report`"
+             f" (runs resumed across calls; {time.strftime('%Y-%m-%d')}). FairPPO.from_preset(\"{part}\", variant=...), "
+             f"{args.timesteps:,} training steps per run (paper: {PAPER_TIMESTEPS[part]:,}), evaluated over {n} episodes of "
+             f"{horizon} steps (seeds {EVAL_SEED}+), sampled actions, no massaging. Mean ± std over training seeds "
+             f"(reference: over its own seeds); paper: one seed, read off its figure.", "",
+             f"| method | runs | Δs mean over t | Δs at the end (paper) | Δl at the end, {paper_measure} (paper) | "
+             f"{ours_name} at the end | utility: {UTILITY[part]} (paper) | training steps/s |",
+             "|---|---|---|---|---|---|---|---|"]
+    for m, runs in by_method.items():
+        if not runs:
+            continue
+        label = LABELS[m] if m != "reference" else REFERENCE[part]
+        key = LABELS[m] if m != "reference" else "reference"
+        ev = [r["evaluation"] for r in runs]
+        speed = [r["steps"] / r["train_s"] for r in runs if r.get("train_s")]
+        paper = {k: PAPER[part][k].get(key, "-") for k in ("short_term", "long_term", "utility")}
+        lines.append(f"| {label} | {len(runs)} | {mean_sd([e['short_term_mean'] for e in ev], fmt[0])} | "
+                     f"{mean_sd([e['short_term_final'] for e in ev], fmt[0])} ({paper['short_term']}) | "
+                     f"{mean_sd([e['long_term_final'] for e in ev], fmt[1])} ({paper['long_term']}) | "
+                     f"{mean_sd([e['ours_final'] for e in ev], fmt[1])} | {mean_sd([e['utility'] for e in ev], fmt[2])} "
+                     f"({paper['utility']}) | {mean_sd(speed, '{:.0f}') if speed else '-'} |")
+    fig, axes = plt.subplots(1, 4, figsize=(20, 4))
+    for m, runs in by_method.items():
+        if not runs:
+            continue
+        label = LABELS[m] if m != "reference" else REFERENCE[part]
+        for ax, key in zip(axes[:3], ("short_term", "long_term", "bank_cash" if part == "lending" else "reward")):
+            curves = np.array([r["evaluation"]["curves"][key] for r in runs])
+            x = np.arange(curves.shape[1]) * runs[0]["evaluation"]["curve_step"]
+            mu, sd = curves.mean(0), curves.std(0)
+            ax.plot(x, mu, label=label)
+            ax.fill_between(x, mu - sd, mu + sd, alpha=0.2)
+        if m in ("f_ppo", "f_ppo_l"):
+            it = [np.array(r["iterations"]) for r in runs if r["iterations"]]
+            if it:
+                k = min(len(a) for a in it)
+                mu = np.mean([a[:k, 0] for a in it], axis=0)
+                axes[3].plot(np.arange(k), mu, label=label)
+                axes[3].fill_between(np.arange(k), mu - np.mean([a[:k, 1] for a in it], axis=0),
+                                     mu + np.mean([a[:k, 1] for a in it], axis=0), alpha=0.2)
+    titles = ("Δs (evaluation)", f"Δl: {paper_measure} (evaluation)", "bank cash" if part == "lending" else "reward per step",
+              "Δs during training, mean ± within-rollout std")
+    for ax, title in zip(axes, titles):
+        ax.set_title(title)
+        ax.set_xlabel("iteration" if title.startswith("Δs during") else "t")
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    png = (OUT / "quick" / f"fppo_{part}.png") if args.quick else HERE / f"fppo_{part}.png"
+    fig.savefig(png, dpi=90)
+    lines += ["", f"![{part}]({png.name})", ""]
+    missing = [f"{LABELS[r['method']]} seed {r['seed']} ({r['steps']:,} steps)" for r in records if "evaluation" not in r]
+    if missing:
+        lines += [f"Not finished (left out of the table): {', '.join(missing)}.", ""]
+    if not args.quick:
+        write_section(HERE / "RESULTS.md", f"F-PPO, {part}", "\n".join(lines))
+    print("\n".join(lines))
+
+
+def speed(args: argparse.Namespace) -> None:
+    """FairPPO vs SB3 PPO steps/s with the same preset settings, interleaved repeats in one run."""
+    import torch as th
+
+    th.set_num_threads(1)
+    from stable_baselines3 import PPO
+
+    from sb3_fair import FairPPO
+    from sb3_fair.ppo.presets import preset_kwargs
+
+    lines = ["## F-PPO, speed (paper 004)", "",
+             f"`PYTHONPATH=. python benchmarks/fppo.py --part speed` ({time.strftime('%Y-%m-%d')}): median steps/s of "
+             "3 interleaved repeats of two iterations each, one thread, same settings (the preset's); targets: FairPPO "
+             "without massaging >= 0.95x PPO, with massaging >= 0.8x.", "",
+             "| case study | PPO | FairPPO, regulariser on, no massaging | ratio | FairPPO, regulariser and massaging (τ 0.5 from "
+             "iteration 0) | ratio |", "|---|---|---|---|---|---|"]
+    for part in ("lending", "epidemic"):
+        plain = preset_kwargs(part, "ppo")
+        for k in ("fairness", "fairness_coef"):
+            plain.pop(k)
+        makers = {"ppo": lambda: PPO("MlpPolicy", make_env(part), seed=0, **plain),
+                  "f_ppo_l": lambda: FairPPO.from_preset(part, make_env(part), variant="f_ppo_l", seed=0),
+                  "f_ppo": lambda: FairPPO.from_preset(part, make_env(part), variant="f_ppo", seed=0, massaging_tau=0.5)}
+        steps = 2 * plain["n_steps"]
+        sps = median_steps_per_s(makers, steps, repeats=1 if args.quick else 3)
+        lines.append(f"| {part} | {sps['ppo']:.0f} | {sps['f_ppo_l']:.0f} | {sps['f_ppo_l'] / sps['ppo']:.2f}x | "
+                     f"{sps['f_ppo']:.0f} | {sps['f_ppo'] / sps['ppo']:.2f}x |")
+        print(lines[-1], flush=True)
+    if not args.quick:
+        write_section(HERE / "RESULTS.md", "F-PPO, speed", "\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+from sb3_fair.ppo.presets import PAPER_TIMESTEPS  # noqa: E402
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--part", choices=["lending", "attention", "epidemic", "speed"], required=True)
+    p.add_argument("--seeds", type=int, default=3)
+    p.add_argument("--timesteps", type=int, default=None, help="training steps per run (default: the paper's)")
+    p.add_argument("--methods", nargs="*", default=[*METHODS, "reference"])
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--chunk", type=int, default=50_000, help="steps between checkpoints")
+    p.add_argument("--deadline-s", type=float, default=float("inf"), help="stop training (after a chunk) after this many seconds")
+    p.add_argument("--eval-episodes", type=int, default=None, help="override the protocol's episode count")
+    p.add_argument("--report", action="store_true", help="write RESULTS.md and the PNG")
+    p.add_argument("--report-only", action="store_true", help="no training, only the report of what is on disk")
+    p.add_argument("--quick", action="store_true", help="smoke run: 1 seed, 4096 steps, 2 evaluation episodes")
+    args = p.parse_args(argv)
+    if args.part == "speed":
+        speed(args)
+        return
+    if args.quick:
+        args.seeds, args.timesteps, args.eval_episodes, args.chunk = 1, args.timesteps or 4096, 2, 2048
+    args.timesteps = args.timesteps or PAPER_TIMESTEPS[args.part]
+    deadline = time.time() + args.deadline_s
+    jobs = [dict(part=args.part, method=m, seed=s, timesteps=args.timesteps, chunk=args.chunk, deadline=deadline,
+                 eval_episodes=args.eval_episodes, quick=args.quick) for s in range(args.seeds) for m in args.methods]
+    if args.report_only:
+        records = [json.loads(paths(j)[1].read_text()) for j in jobs if paths(j)[1].exists()]
+    else:
+        with mp.get_context("spawn").Pool(args.workers) as pool:
+            records = pool.map(run, jobs, chunksize=1)
+    if args.report or args.report_only:
+        report(args.part, records, args)
+    else:
+        for r in records:
+            print(r["method"], r["seed"], r.get("steps"), "evaluated" if "evaluation" in r else "")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,262 @@
+"""F-PPO's action massaging (Hu, Lear, Zhang 2024, arXiv:2401.06318, Eq. 6) for any on-policy parent.
+
+During training rollouts, after the policy has sampled ``a_t`` and before the env executes it, the
+env's what-if query (:func:`~sb3_fair.common.protocol.get_what_if`) lists candidate replacements
+and the short-term gap Δs each would leave; among the candidates whose probability under the
+policy is within τ of ``a_t``'s, the fairest is executed (:func:`~sb3_fair.common.long_term.massaging_choice`).
+The rollout buffer stores the executed action and its log-probability under the same policy
+(Eq. 5: the gradient uses ``a'``; the PPO ratio of that sample starts at 1). The value estimate is
+unchanged: it does not depend on the action.
+
+Three parts:
+
+* :func:`massage_actions`, the one decision used in training and at evaluation: given the proposed
+  actions of a batch of sub-envs and the policy's distribution for them, which candidate each
+  sub-env executes, and its log-probability.
+* :class:`ActionMassagingMixin`, which owns ``massaging`` / ``massaging_tau`` and applies
+  :func:`massage_actions` inside the parent's own ``collect_rollouts``: a forward hook on the policy
+  (installed for the rollout only) rewrites the actions and log-probabilities that the policy's
+  ``forward`` returns, so SB3's, MaskablePPO's and RecurrentPPO's rollout loops stay theirs.
+* :class:`MassagedPredictor`, a ``predict`` that massages (for ``evaluate_policy`` and the like): the
+  algorithms' own ``predict`` never massages, as the authors evaluate.
+
+The probabilities compared are the policy's probabilities of the candidates (a Discrete or
+MultiDiscrete action) or its densities (a Box action, as the authors' attention code compares
+Gaussian densities). A candidate of probability 0 (a masked action) is never executed.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any, Callable, Union
+
+import numpy as np
+import torch as th
+from gymnasium import spaces
+from stable_baselines3.common.distributions import Distribution
+from stable_baselines3.common.vec_env import VecEnv
+
+from sb3_fair.common.long_term import massaging_choice
+from sb3_fair.common.protocol import WHAT_IF, get_what_if, is_what_if_supported
+from sb3_fair.common.validation import check_bool, check_weights
+
+#: τ: a number >= 0, or a schedule ``tau(iteration) -> float`` of the 0-based PPO iteration
+Tau = Union[float, Callable[[int], float]]
+
+
+def check_tau(tau: Any, name: str = "massaging_tau") -> Tau:
+    """``tau`` as a finite number >= 0, or a callable schedule (checked on iteration 0)."""
+    if callable(tau):
+        check_weights(tau(0), f"{name}(0)")
+        return tau
+    if isinstance(tau, (bool, str, bytes)):
+        raise ValueError(f"{name} must be a number >= 0 or a callable iteration -> number, got {tau!r}")
+    return check_weights(tau, name)
+
+
+def tau_at(tau: Tau, iteration: int, name: str = "massaging_tau") -> float:
+    """τ of the 0-based PPO iteration ``iteration`` (a schedule's value checked to be finite and >= 0)."""
+    if callable(tau):
+        return check_weights(tau(int(iteration)), f"{name}({int(iteration)})")
+    return float(tau)
+
+
+def massage_actions(env: VecEnv | Any, env_actions: np.ndarray, distribution: Distribution, tau: float,
+                    to_policy: Callable[[np.ndarray], np.ndarray] | None = None,
+                    device: th.device | str = "cpu") -> tuple[np.ndarray, list[np.ndarray], np.ndarray]:
+    """Eq. 6 of Hu et al. (2024) for one batch of proposed actions.
+
+    :param env: the VecEnv (one row of ``env_actions`` per sub-env) or a single env (one row) that
+        answers what-if queries.
+    :param env_actions: the proposed actions as the env would execute them, one row per sub-env.
+    :param distribution: the policy's SB3 distribution for this batch (its ``log_prob`` takes one
+        action per row).
+    :param tau: the closeness threshold τ (``<= 0``: nothing is massaged).
+    :param to_policy: maps the env's candidate actions to the policy's action space (e.g.
+        ``policy.scale_action`` for a squashed Box policy); identity when ``None``.
+    :param device: the torch device of ``distribution``.
+    :return: ``(chosen, candidates, log_probs)``: the index of the executed candidate per row (0:
+        the proposed action), each row's candidates in the policy's action space, and the
+        log-probability of each row's executed candidate.
+    """
+    n = len(env_actions)
+    answers = get_what_if(env, env_actions if isinstance(env, VecEnv) else env_actions[0])
+    if len(answers) != n:
+        raise ValueError(f"the what-if query answered for {len(answers)} sub-envs, expected {n}")
+    to_policy = to_policy or (lambda a: a)
+    candidates = [np.asarray(to_policy(np.asarray(c)), dtype=np.asarray(env_actions).dtype) for c, _ in answers]
+    for i, (c, ds) in enumerate(answers):
+        if len(c) == 0 or len(c) != len(ds):
+            raise ValueError(f"{WHAT_IF} must return as many candidates as Δs values, at least one (sub-env {i}): "
+                             f"got {len(c)} and {len(ds)}")
+    width = max(len(c) for c in candidates)
+    log_probs = np.empty((width, n), dtype=np.float64)
+    with th.no_grad():
+        for k in range(width):  # the k-th candidate of every row (a row with fewer repeats its proposal)
+            batch = np.stack([c[k] if k < len(c) else c[0] for c in candidates])
+            log_probs[k] = distribution.log_prob(th.as_tensor(batch, device=device)).cpu().numpy().reshape(n)
+    chosen = np.zeros(n, dtype=np.int64)
+    for i, (_, ds) in enumerate(answers):
+        m = len(candidates[i])
+        p = np.exp(log_probs[:m, i])
+        ds = np.where(p > 0, ds, np.inf)  # a candidate the policy cannot take (masked) is never executed
+        ds[0] = answers[i][1][0]  # the proposal stays the reference even where its density underflows
+        chosen[i] = massaging_choice(p, ds, tau) if tau > 0 else 0
+    return chosen, candidates, log_probs[chosen, np.arange(n)]
+
+
+class ActionMassagingMixin:
+    """F-PPO's action massaging (Eq. 6) during training rollouts, for an on-policy parent.
+
+    ``class FairX(ActionMassagingMixin, LongTermPenaltyMixin, ..., X)``. Independent of the advantage
+    regularisation: ``fairness="long_term", massaging=False`` is the paper's F-PPO-L ablation.
+    The env answers the what-if protocol (:data:`~sb3_fair.common.protocol.WHAT_IF`), checked when
+    the env is set. ``predict`` never massages; evaluate with massaging through
+    :class:`MassagedPredictor`.
+
+    Logged under ``fairness/``: ``massaged_fraction`` (the rollout's share of executed actions that
+    were replaced) and ``massaging_tau`` (τ of the rollout).
+
+    :param massaging: massage the actions of training rollouts.
+    :param massaging_tau: τ, a number >= 0 or a schedule ``tau(iteration)`` of the 0-based PPO
+        iteration (``num_timesteps // (n_steps * n_envs)`` when the rollout starts), such as
+        :func:`~sb3_fair.common.long_term.lending_massaging_threshold`. A module-level function (or a
+        :func:`functools.partial` of one) keeps the model picklable.
+    """
+
+    def __init__(self, *args: Any, massaging: bool = False, massaging_tau: Tau = 0.1, **kwargs: Any) -> None:
+        self.massaging = check_bool(massaging, "massaging")
+        self.massaging_tau = check_tau(massaging_tau)
+        self._massaged = np.zeros(2, dtype=np.int64)  # (replaced, proposed) in the last rollout
+        self._massaging_rollout_tau = 0.0  # τ of the last rollout
+        super().__init__(*args, **kwargs)
+
+    def _setup_fairness(self, env: VecEnv) -> None:
+        super()._setup_fairness(env)  # type: ignore[misc]
+        if self.massaging and not is_what_if_supported(env):
+            base = type(env.unwrapped).__name__ if hasattr(env, "unwrapped") else type(env).__name__
+            raise ValueError(
+                f"massaging=True needs an env with a {WHAT_IF}(action) method (the what-if protocol of "
+                f"sb3_fair.common.protocol), which {base} does not have: use massaging=False or such an env"
+            )
+
+    def massaging_iteration(self) -> int:
+        """The 0-based PPO iteration the next rollout belongs to."""
+        per_rollout = int(self.n_steps) * int(self.n_envs)  # type: ignore[attr-defined]
+        return int(self.num_timesteps) // per_rollout  # type: ignore[attr-defined]
+
+    def current_massaging_tau(self) -> float:
+        """τ for the next rollout."""
+        return tau_at(self.massaging_tau, self.massaging_iteration())
+
+    def _policy_to_env(self, actions: np.ndarray) -> np.ndarray:
+        """The policy's raw actions as the env executes them (SB3's clipping / unscaling of a Box)."""
+        if not isinstance(self.action_space, spaces.Box):  # type: ignore[attr-defined]
+            return actions
+        policy = self.policy  # type: ignore[attr-defined]
+        if policy.squash_output:
+            return policy.unscale_action(actions)
+        return np.clip(actions, self.action_space.low, self.action_space.high)  # type: ignore[attr-defined]
+
+    def _env_to_policy(self) -> Callable[[np.ndarray], np.ndarray] | None:
+        policy = self.policy  # type: ignore[attr-defined]
+        if isinstance(self.action_space, spaces.Box) and policy.squash_output:  # type: ignore[attr-defined]
+            return policy.scale_action
+        return None
+
+    def _massaging_hook(self, env: VecEnv, tau: float, module: Any, args: Any, kwargs: Any, output: Any) -> Any:
+        """Forward hook of the policy during a rollout: massage the sampled actions and their log-probabilities."""
+        actions, log_probs = output[0], output[2]
+        raw = actions.cpu().numpy()
+        if len(raw) != env.num_envs:  # not the rollout's own call
+            return None
+        chosen, candidates, new_log_probs = massage_actions(env, self._policy_to_env(raw), module.action_dist, tau,
+                                                            to_policy=self._env_to_policy(), device=actions.device)
+        self._massaged += (int(np.count_nonzero(chosen)), len(chosen))
+        rows = np.flatnonzero(chosen)
+        if rows.size == 0:
+            return None
+        actions, log_probs = actions.clone(), log_probs.clone()
+        for i in rows:
+            actions[i] = th.as_tensor(candidates[i][chosen[i]], dtype=actions.dtype, device=actions.device)
+            log_probs[i] = float(new_log_probs[i])
+        return (actions, output[1], log_probs, *output[3:])
+
+    def collect_rollouts(self, env: VecEnv, *args: Any, **kwargs: Any) -> bool:
+        """The parent's rollout, with the policy's sampled actions massaged when ``massaging`` is on."""
+        self._massaged[:] = 0
+        tau = self._massaging_rollout_tau = self.current_massaging_tau() if self.massaging else 0.0
+        if tau <= 0:
+            return super().collect_rollouts(env, *args, **kwargs)  # type: ignore[misc]
+        hook = self.policy.register_forward_hook(partial(self._massaging_hook, env, tau), with_kwargs=True)  # type: ignore[attr-defined]
+        try:
+            return super().collect_rollouts(env, *args, **kwargs)  # type: ignore[misc]
+        finally:
+            hook.remove()
+
+    def train(self) -> None:
+        if self.massaging:
+            replaced, proposed = self._massaged
+            logger = self.logger  # type: ignore[attr-defined]
+            logger.record("fairness/massaged_fraction", float(replaced / proposed) if proposed else 0.0)
+            logger.record("fairness/massaging_tau", float(self._massaging_rollout_tau))
+        super().train()  # type: ignore[misc]
+
+    def fairness_config(self) -> dict[str, Any]:
+        config = super().fairness_config()  # type: ignore[misc]
+        tau = self.massaging_tau
+        return {**config, "massaging": self.massaging, "massaging_tau": tau if not callable(tau) else repr(tau)}
+
+
+class MassagedPredictor:
+    """A model's ``predict`` with action massaging, for evaluating with it on (``evaluate_policy`` and the like).
+
+    Hu et al. (2024) claim short-term fairness at deployment through massaging, but their code
+    evaluates without it; the algorithms' ``predict`` follows the code. Wrap a trained model to
+    evaluate the other way::
+
+        from stable_baselines3.common.evaluation import evaluate_policy
+        from sb3_fair.common.massaging import MassagedPredictor
+
+        env = model.get_env()
+        evaluate_policy(MassagedPredictor(model, env, tau=0.1), env, n_eval_episodes=10)
+
+    :param model: a trained on-policy model (PPO, MaskablePPO, RecurrentPPO or their Fair classes).
+    :param env: the env the actions are for (a VecEnv, or a single env for single observations),
+        answering the what-if protocol. It must be the env that ``predict``'s observations come from.
+    :param tau: τ; ``None`` takes the model's ``massaging_tau`` of the iteration after its training
+        (:meth:`ActionMassagingMixin.current_massaging_tau`; a plain PPO model has none: give it).
+    """
+
+    def __init__(self, model: Any, env: VecEnv | Any, tau: float | None = None) -> None:
+        if not is_what_if_supported(env):
+            raise ValueError(f"env must answer what-if queries ({WHAT_IF}); {type(env).__name__} does not")
+        if tau is None:
+            if not isinstance(model, ActionMassagingMixin):
+                raise ValueError(f"tau is needed for a {type(model).__name__}, which has no massaging_tau")
+            tau = model.current_massaging_tau()
+        self.model, self.env, self.tau = model, env, check_weights(tau, "tau")
+
+    def predict(self, observation: Any, state: Any = None, episode_start: Any = None, deterministic: bool = False,
+                **kwargs: Any) -> tuple[np.ndarray, Any]:
+        """The model's action for ``observation``, replaced by Eq. 6 where a fairer candidate is close enough.
+
+        Extra keyword arguments (``action_masks``) go to the model's ``predict``.
+        """
+        model = self.model
+        actions, state = model.predict(observation, state=state, episode_start=episode_start,
+                                       deterministic=deterministic, **kwargs)
+        policy = model.policy
+        batch = np.asarray(actions) if isinstance(self.env, VecEnv) else np.asarray(actions)[None]
+        # the predict call above left its distribution in the policy's action distribution
+        squash = isinstance(model.action_space, spaces.Box) and policy.squash_output
+        chosen, candidates, _ = massage_actions(self.env, batch, policy.action_dist, self.tau,
+                                                to_policy=policy.scale_action if squash else None, device=model.device)
+        out = batch.copy()
+        for i in np.flatnonzero(chosen):
+            c = candidates[i][chosen[i]]
+            out[i] = policy.unscale_action(c) if squash else c
+        return (out if isinstance(self.env, VecEnv) else out[0]), state
+
+
+__all__ = ["ActionMassagingMixin", "MassagedPredictor", "Tau", "check_tau", "massage_actions", "tau_at"]

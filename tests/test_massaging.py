@@ -1,0 +1,222 @@
+"""F-PPO's action massaging (Eq. 6) in FairPPO / FairMaskablePPO / FairRecurrentPPO and at evaluation."""
+
+from __future__ import annotations
+
+import functools
+
+import gymnasium as gym
+import numpy as np
+import pytest
+import torch as th
+from sb3_contrib import MaskablePPO, RecurrentPPO
+from stable_baselines3 import PPO
+from stable_baselines3.common.distributions import CategoricalDistribution
+from stable_baselines3.common.evaluation import evaluate_policy
+
+from sb3_fair import FairMaskablePPO, FairPPO, FairRecurrentPPO
+from sb3_fair.common.long_term import attention_massaging_threshold, lending_massaging_threshold
+from sb3_fair.common.massaging import MassagedPredictor, massage_actions
+from sb3_fair.common.protocol import LONG_TERM_FAIRNESS, SHORT_TERM_FAIRNESS
+from sb3_fair.envs import AttentionAllocationEnv, DelayedImpactLendingEnv
+
+#: Δs each of the three actions of :class:`ThreeDoors` would leave: action 1 is the fairest
+GAPS = np.array([0.5, 0.0, 1.0])
+
+
+class NoWhatIf(gym.Env):
+    """Discrete(3), action ``a`` leaves Δs = ``GAPS[a]``; records each executed action and can mask action 1."""
+
+    observation_space = gym.spaces.Box(-1.0, 1.0, (2,), dtype=np.float32)
+    action_space = gym.spaces.Discrete(3)
+
+    def __init__(self, mask_fairest: bool = False, length: int = 7):
+        self.mask_fairest, self.length = mask_fairest, length
+        self.executed: list[int] = []
+        self.queries = 0
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        self.t = 0
+        return self._obs(), {SHORT_TERM_FAIRNESS: 0.0, LONG_TERM_FAIRNESS: 0.0}
+
+    def _obs(self):
+        return np.array([np.sin(self.t), np.cos(self.t)], dtype=np.float32)
+
+    def step(self, action):
+        a = int(action)
+        self.executed.append(a)
+        self.t += 1
+        info = {SHORT_TERM_FAIRNESS: float(GAPS[a]), LONG_TERM_FAIRNESS: float(self.t)}
+        return self._obs(), float(a == 2), False, self.t >= self.length, info
+
+    def action_masks(self):
+        return np.array([True, not self.mask_fairest, True])
+
+
+class ThreeDoors(NoWhatIf):
+    """:class:`NoWhatIf` answering what-if queries: every action is a candidate of every other."""
+
+    def fairness_what_if(self, action):
+        self.queries += 1
+        a = int(action)
+        candidates = np.array([a, *[b for b in range(3) if b != a]])
+        return candidates, GAPS[candidates]
+
+
+KW = dict(n_steps=16, batch_size=8, n_epochs=2, seed=0)
+OFF = dict(fairness_coef=0.0)  # the group penalty (FairPPO's default fairness) off: these envs have one agent
+CASES = [(PPO, FairPPO, "MlpPolicy", {}), (MaskablePPO, FairMaskablePPO, "MlpPolicy", {"use_masking": False}),
+         (RecurrentPPO, FairRecurrentPPO, "MlpLstmPolicy", {})]
+IDS = ["FairPPO", "FairMaskablePPO", "FairRecurrentPPO"]
+
+
+def weights(model):
+    return [p.detach().clone() for p in model.policy.state_dict().values()]
+
+
+@pytest.mark.parametrize("parent, fair_cls, policy, learn_kw", CASES, ids=IDS)
+def test_massaging_off_or_tau_zero_is_the_parent(parent, fair_cls, policy, learn_kw):
+    base = parent(policy, ThreeDoors(), **KW).learn(32, **learn_kw)
+    for kwargs in ({}, {"massaging": True, "massaging_tau": 0.0}):
+        env = ThreeDoors()
+        model = fair_cls(policy, env, **KW, **OFF, **kwargs).learn(32, **learn_kw)
+        for a, b in zip(weights(base), weights(model)):
+            th.testing.assert_close(a, b, rtol=0, atol=0)
+        assert env.queries == 0  # τ = 0 never asks the env
+
+
+@pytest.mark.parametrize("parent, fair_cls, policy, learn_kw", CASES, ids=IDS)
+def test_the_buffer_stores_the_executed_action_and_its_log_probability(parent, fair_cls, policy, learn_kw):
+    env = ThreeDoors()
+    # τ = 1: every candidate is close enough (probabilities differ by less than 1), so the fairest always runs
+    model = fair_cls(policy, env, n_steps=16, batch_size=16, n_epochs=1, seed=0, massaging=True, massaging_tau=1.0,
+                     **OFF)
+    model.learn(16, **learn_kw)
+    buf = model.rollout_buffer
+    assert env.executed == [1] * 16
+    np.testing.assert_array_equal(buf.actions.ravel(), np.ones(16))
+    assert 0 < model.logger.name_to_value["fairness/massaged_fraction"] <= 1
+    assert model.logger.name_to_value["fairness/massaging_tau"] == 1.0
+    # the stored log-probabilities are the pre-update policy's log-probabilities of action 1
+    if parent is not RecurrentPPO:
+        fresh = fair_cls(policy, ThreeDoors(), n_steps=16, batch_size=16, n_epochs=1, seed=0, **OFF)
+        obs = th.as_tensor(buf.observations.reshape(16, -1))
+        _, log_prob, _ = fresh.policy.evaluate_actions(obs, th.ones(16))
+        np.testing.assert_allclose(buf.log_probs.ravel(), log_prob.detach().numpy(), rtol=1e-5)
+
+
+def test_a_close_threshold_keeps_unlikely_candidates_out():
+    env = ThreeDoors()
+    model = FairPPO("MlpPolicy", env, n_steps=64, batch_size=64, n_epochs=1, seed=0, massaging=True, massaging_tau=1e-9, **OFF)
+    model.learn(64)
+    # no candidate has exactly the sampled action's probability: nothing is replaced
+    assert model.logger.name_to_value["fairness/massaged_fraction"] == 0.0
+    assert set(env.executed) == {0, 1, 2}
+
+
+def test_a_masked_candidate_is_never_executed():
+    env = ThreeDoors(mask_fairest=True)
+    model = FairMaskablePPO("MlpPolicy", env, n_steps=16, batch_size=16, n_epochs=1, seed=0, massaging=True, massaging_tau=1.0,
+                            **OFF)
+    model.learn(16)
+    assert 1 not in env.executed
+    assert set(env.executed) == {0}  # the fairer of the two allowed actions
+
+
+def test_the_schedule_gets_the_iteration():
+    seen = []
+
+    def schedule(i):
+        seen.append(i)
+        return 0.0 if i < 2 else 1.0
+
+    env = ThreeDoors()
+    model = FairPPO("MlpPolicy", env, n_steps=8, batch_size=8, n_epochs=1, seed=0, massaging=True, massaging_tau=schedule, **OFF)
+    model.learn(32)
+    assert seen[1:] == [0, 1, 2, 3]  # the first call checks the schedule at construction
+    assert env.executed[:16] != [1] * 16 and env.executed[16:] == [1] * 16
+
+
+def test_massaging_alone_does_not_need_the_long_term_penalty_and_is_logged_as_config():
+    model = FairPPO("MlpPolicy", ThreeDoors(), **KW, **OFF, massaging=True,
+                    massaging_tau=functools.partial(lending_massaging_threshold))
+    assert model.fairness_config()["massaging"] is True
+    model = FairPPO("MlpPolicy", ThreeDoors(), **KW, fairness="long_term", massaging=True, massaging_tau=0.3)
+    model.learn(16)
+    assert {"fairness/short_term", "fairness/massaged_fraction"} <= set(model.logger.name_to_value)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"massaging": True, "massaging_tau": -0.1}, "massaging_tau"),
+    ({"massaging": True, "massaging_tau": float("nan")}, "massaging_tau"),
+    ({"massaging": True, "massaging_tau": "0.1"}, "massaging_tau"),
+    ({"massaging": True, "massaging_tau": lambda i: -1.0}, r"massaging_tau\(0\)"),
+    ({"massaging": "yes"}, "massaging must be True or False"),
+])
+def test_bad_input_fails_at_construction(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        FairPPO("MlpPolicy", ThreeDoors(), **OFF, **kwargs)
+
+
+def test_massaging_needs_the_what_if_protocol():
+    with pytest.raises(ValueError, match="fairness_what_if"):
+        FairPPO("MlpPolicy", NoWhatIf(), massaging=True, **OFF)
+    model = FairPPO("MlpPolicy", ThreeDoors(), massaging=True, **OFF)
+    with pytest.raises(ValueError, match="fairness_what_if"):
+        model.set_env(NoWhatIf())
+    FairPPO("MlpPolicy", NoWhatIf(), **OFF)  # without massaging the env needs no what-if
+
+
+def test_a_schedule_turning_negative_fails_with_the_iteration():
+    model = FairPPO("MlpPolicy", ThreeDoors(), n_steps=8, batch_size=8, massaging=True, massaging_tau=lambda i: 0.1 - i,
+                    **OFF)
+    with pytest.raises(ValueError, match=r"massaging_tau\(1\)"):
+        model.learn(16)
+
+
+def test_predict_never_massages_and_the_predictor_does():
+    model = FairPPO("MlpPolicy", ThreeDoors(), **KW, **OFF, massaging=True, massaging_tau=1.0)
+    env = model.get_env()
+    obs = env.reset()
+    raw = {int(model.predict(obs)[0][0]) for _ in range(50)}
+    assert raw == {0, 1, 2}
+    predictor = MassagedPredictor(model, env)  # τ from the model
+    assert {int(predictor.predict(obs)[0][0]) for _ in range(20)} == {1}
+    # a single env and a single observation
+    single = ThreeDoors()
+    o, _ = single.reset(seed=0)
+    assert int(MassagedPredictor(model, single, tau=1.0).predict(o)[0]) == 1
+    mean, _ = evaluate_policy(predictor, env, n_eval_episodes=2)
+    assert mean == 0.0  # action 2 (the rewarded one) is never executed
+    with pytest.raises(ValueError, match="tau is needed"):
+        MassagedPredictor(PPO("MlpPolicy", ThreeDoors()), env)
+    with pytest.raises(ValueError, match="what-if"):
+        MassagedPredictor(model, NoWhatIf())
+
+
+def test_massage_actions_on_a_known_distribution():
+    dist = CategoricalDistribution(3).proba_distribution(th.log(th.tensor([[0.5, 0.3, 0.2], [0.1, 0.1, 0.8]])))
+    env = ThreeDoors()
+    chosen, candidates, log_probs = massage_actions(env, np.array([0]), dist.__class__(3).proba_distribution(
+        th.log(th.tensor([[0.5, 0.3, 0.2]]))), tau=0.25)
+    # proposal 0 (p 0.5, Δs 0.5); candidate 1 (p 0.3, within 0.25, Δs 0) wins; candidate 2 (p 0.2) is too far
+    assert chosen.tolist() == [1] and candidates[0].tolist() == [0, 1, 2]
+    np.testing.assert_allclose(log_probs, np.log([0.3]), rtol=1e-6)
+    chosen, _, log_probs = massage_actions(env, np.array([2]), CategoricalDistribution(3).proba_distribution(
+        th.log(th.tensor([[0.1, 0.1, 0.8]]))), tau=0.25)
+    assert chosen.tolist() == [0]  # nothing within 0.25 of 0.8
+    np.testing.assert_allclose(log_probs, np.log([0.8]), rtol=1e-6)
+
+
+def test_paper_envs_massage_through_vec_envs():
+    from stable_baselines3.common.env_util import make_vec_env
+
+    venv = make_vec_env(DelayedImpactLendingEnv, n_envs=2, seed=0, env_kwargs={"horizon": 50})
+    model = FairPPO("MlpPolicy", venv, n_steps=25, batch_size=50, n_epochs=1, seed=0, fairness="long_term",
+                    massaging=True, massaging_tau=functools.partial(lending_massaging_threshold, i_s=0, tau_s=0.1))
+    model.learn(50)
+    assert model.logger.name_to_value["fairness/massaging_tau"] == pytest.approx(0.8)
+    attention = FairPPO("MlpPolicy", AttentionAllocationEnv(horizon=20), n_steps=20, batch_size=20, n_epochs=1, seed=0,
+                        massaging=True, massaging_tau=functools.partial(attention_massaging_threshold, i_s=0), **OFF)
+    attention.learn(20)
+    assert attention.logger.name_to_value["fairness/massaged_fraction"] > 0
