@@ -315,12 +315,57 @@ def speed(args: argparse.Namespace) -> None:
     print("\n".join(lines))
 
 
+def measures(args: argparse.Namespace) -> None:
+    """What each selectable long-term measure reads: at reset (lending's initial pmfs, one cluster apart) and
+    along one episode of the reference policy (the same seed for every measure, so the same trajectory)."""
+    from sb3_fair.common.protocol import LONG_TERM_FAIRNESS
+    from sb3_fair.envs import EpidemicControlEnv, EqualOpportunityPolicy, MaxDegreePolicy
+    from sb3_fair.envs.delayed_impact import LONG_TERM_MEASURES as LENDING
+    from sb3_fair.envs.delayed_impact import DelayedImpactLendingEnv
+    from sb3_fair.envs.epidemic import LONG_TERM_MEASURES as EPIDEMIC
+
+    lines = ["## F-PPO, the long-term measures (paper 004)", "",
+             f"`PYTHONPATH=. python benchmarks/fppo.py --part measures` ({time.strftime('%Y-%m-%d')}). Δl as the env "
+             "reports it with each `long_term` option: at reset, and after t steps of the reference policy (env seed 0, "
+             "policy seed 0: the same trajectory for every option).", ""]
+    checkpoints = (1, 300, 1000, 2000)
+    lines += ["| lending `long_term` | reset | " + " | ".join(f"t = {t}" for t in checkpoints) + " |",
+              "|---|---|" + "---|" * len(checkpoints)]
+    for measure in LENDING:
+        env = DelayedImpactLendingEnv(long_term=measure)
+        obs, info = env.reset(seed=0)
+        policy = EqualOpportunityPolicy(env, seed=0)
+        row = [info[LONG_TERM_FAIRNESS]]
+        for t in range(1, checkpoints[-1] + 1):
+            obs, _, _, _, info = env.step(policy.predict(obs)[0])
+            if t in checkpoints:
+                row.append(info[LONG_TERM_FAIRNESS])
+        lines.append(f"| `{measure}` | " + " | ".join(f"{v:.3f}" for v in row) + " |")
+    checkpoints = (1, 5, 10, 20)
+    lines += ["", "| epidemic `long_term` | reset | " + " | ".join(f"t = {t}" for t in checkpoints) + " |",
+              "|---|---|" + "---|" * len(checkpoints)]
+    for measure in EPIDEMIC:
+        env = EpidemicControlEnv(long_term=measure)
+        obs, info = env.reset(seed=0)
+        policy = MaxDegreePolicy(env)
+        row = [info[LONG_TERM_FAIRNESS]]
+        for t in range(1, checkpoints[-1] + 1):
+            obs, _, _, _, info = env.step(policy.predict(obs)[0])
+            if t in checkpoints:
+                row.append(info[LONG_TERM_FAIRNESS])
+        lines.append(f"| `{measure}` | " + " | ".join(f"{v:.3f}" for v in row) + " |")
+    text = "\n".join(lines) + "\n"
+    if not args.quick:
+        write_section(HERE / "RESULTS.md", "F-PPO, the long-term measures", text)
+    print(text)
+
+
 from sb3_fair.ppo.presets import PAPER_TIMESTEPS  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--part", choices=["lending", "attention", "epidemic", "speed"], required=True)
+    p.add_argument("--part", choices=["lending", "attention", "epidemic", "speed", "measures"], required=True)
     p.add_argument("--seeds", type=int, default=3)
     p.add_argument("--timesteps", type=int, default=None, help="training steps per run (default: the paper's)")
     p.add_argument("--methods", nargs="*", default=[*METHODS, "reference"])
@@ -332,8 +377,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--report-only", action="store_true", help="no training, only the report of what is on disk")
     p.add_argument("--quick", action="store_true", help="smoke run: 1 seed, 4096 steps, 2 evaluation episodes")
     args = p.parse_args(argv)
-    if args.part == "speed":
-        speed(args)
+    if args.part in ("speed", "measures"):
+        (speed if args.part == "speed" else measures)(args)
         return
     if args.quick:
         args.seeds, args.timesteps, args.eval_episodes, args.chunk = 1, args.timesteps or 4096, 2, 2048

@@ -220,3 +220,23 @@ def test_paper_envs_massage_through_vec_envs():
                         massaging=True, massaging_tau=functools.partial(attention_massaging_threshold, i_s=0), **OFF)
     attention.learn(20)
     assert attention.logger.name_to_value["fairness/massaged_fraction"] > 0
+
+
+def test_candidate_log_probs_match_one_call_per_row():
+    from sb3_contrib.common.maskable.distributions import MaskableCategoricalDistribution
+    from stable_baselines3.common.distributions import DiagGaussianDistribution, MultiCategoricalDistribution
+
+    from sb3_fair.common.massaging import candidate_log_probs
+
+    g = th.Generator().manual_seed(0)
+    cases = [
+        (CategoricalDistribution(4).proba_distribution(th.randn(3, 4, generator=g)), th.randint(0, 4, (5, 3), generator=g)),
+        (DiagGaussianDistribution(2).proba_distribution(th.randn(3, 2, generator=g), th.zeros(2)), th.randn(5, 3, 2, generator=g)),
+        (MultiCategoricalDistribution([2, 3]).proba_distribution(th.randn(3, 5, generator=g)), th.randint(0, 2, (5, 3, 2), generator=g)),
+    ]
+    masked = MaskableCategoricalDistribution(4).proba_distribution(th.randn(3, 4, generator=g))
+    masked.apply_masking(np.array([[True, False, True, True]] * 3))
+    cases.append((masked, th.randint(0, 4, (5, 3), generator=g)))
+    for dist, candidates in cases:
+        expected = th.stack([dist.log_prob(row) for row in candidates])
+        th.testing.assert_close(candidate_log_probs(dist, candidates), expected)

@@ -33,7 +33,8 @@ from typing import Any, Callable, Union
 import numpy as np
 import torch as th
 from gymnasium import spaces
-from stable_baselines3.common.distributions import Distribution
+from sb3_contrib.common.maskable.distributions import MaskableCategoricalDistribution
+from stable_baselines3.common.distributions import CategoricalDistribution, DiagGaussianDistribution, Distribution
 from stable_baselines3.common.vec_env import VecEnv
 
 from sb3_fair.common.long_term import massaging_choice
@@ -59,6 +60,21 @@ def tau_at(tau: Tau, iteration: int, name: str = "massaging_tau") -> float:
     if callable(tau):
         return check_weights(tau(int(iteration)), f"{name}({int(iteration)})")
     return float(tau)
+
+
+def candidate_log_probs(distribution: Distribution, candidates: th.Tensor) -> th.Tensor:
+    """Log-probabilities of ``candidates`` (shape ``(K, n, *action shape)``) under a batch-of-``n`` distribution, ``(K, n)``.
+
+    One broadcast call for SB3's categorical (also sb3-contrib's masked) and diagonal Gaussian
+    distributions; one call per candidate row for the others.
+    """
+    inner = getattr(distribution, "distribution", None)
+    if isinstance(distribution, (CategoricalDistribution, MaskableCategoricalDistribution)) and isinstance(
+            inner, th.distributions.Categorical):
+        return inner.log_prob(candidates)
+    if type(distribution) is DiagGaussianDistribution and isinstance(inner, th.distributions.Normal):
+        return inner.log_prob(candidates).sum(dim=-1)
+    return th.stack([distribution.log_prob(row).reshape(-1) for row in candidates])
 
 
 def massage_actions(env: VecEnv | Any, env_actions: np.ndarray, distribution: Distribution, tau: float,
@@ -90,11 +106,10 @@ def massage_actions(env: VecEnv | Any, env_actions: np.ndarray, distribution: Di
             raise ValueError(f"{WHAT_IF} must return as many candidates as Δs values, at least one (sub-env {i}): "
                              f"got {len(c)} and {len(ds)}")
     width = max(len(c) for c in candidates)
-    log_probs = np.empty((width, n), dtype=np.float64)
+    # the k-th candidate of every row (a row with fewer repeats its proposal), shape (width, n, *action shape)
+    stacked = np.stack([np.stack([c[k] if k < len(c) else c[0] for c in candidates]) for k in range(width)])
     with th.no_grad():
-        for k in range(width):  # the k-th candidate of every row (a row with fewer repeats its proposal)
-            batch = np.stack([c[k] if k < len(c) else c[0] for c in candidates])
-            log_probs[k] = distribution.log_prob(th.as_tensor(batch, device=device)).cpu().numpy().reshape(n)
+        log_probs = candidate_log_probs(distribution, th.as_tensor(stacked, device=device)).cpu().numpy().astype(np.float64)
     chosen = np.zeros(n, dtype=np.int64)
     for i, (_, ds) in enumerate(answers):
         m = len(candidates[i])
