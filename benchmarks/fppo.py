@@ -5,12 +5,10 @@ F-PPO-L (``FairPPO.from_preset(part, env, variant=...)``: the authors' settings)
 ``--timesteps`` steps per seed, then run the paper's evaluation protocol (lending 10 episodes of
 10,000 steps, attention 10 of 1,000, epidemic 200 of 20; sampled actions, no massaging, the same
 evaluation seeds for every method), as does the reference policy (equal opportunity, proportional
-attention, Max degree). Δs and Δl are read from the env's infos; the long-term gap of the
-evaluation is the one the paper plots (lending: L2 between the pmfs; attention: max|Λ - mean Λ|;
-epidemic: the distance between the communities' raw S/I/R counts), and sb3-fair's own measure is
-recorded beside it (lending: W1 between the groups' credit pmfs; epidemic: the distance between the
-S/I/R fractions). Training records each iteration's Δs (mean and std over the rollout) and the
-share of massaged actions (Fig. 2).
+attention, Max degree). Each gap is reported twice (:func:`evaluate`): as the paper's figures
+compute it, for the comparison with the values read off them, and as sb3-fair's envs report it
+per episode. Training records each iteration's Δs (mean and std over the rollout) and the share of
+massaged actions (Fig. 2).
 
 ``--part speed``: FairPPO's steps/s against SB3's PPO with the same settings in one run (lending and
 epidemic presets): without massaging (the regulariser on) and with massaging on from the first
@@ -46,8 +44,8 @@ OUT = HERE / "out" / "fppo"
 METHODS = ("ppo", "a_ppo", "f_ppo", "f_ppo_l")
 LABELS = {"ppo": "PPO", "a_ppo": "A-PPO", "f_ppo": "F-PPO", "f_ppo_l": "F-PPO-L", "reference": "reference"}
 REFERENCE = {"lending": "EO (equal opportunity)", "attention": "proportional heuristic", "epidemic": "Max (highest degree)"}
-# evaluation protocol: (episodes, horizon, the paper's long-term measure)
-PROTOCOL = {"lending": (10, 10_000, "pmf_l2"), "attention": (10, 1_000, "rates"), "epidemic": (200, 20, "counts")}
+# evaluation protocol: (episodes, horizon)
+PROTOCOL = {"lending": (10, 10_000), "attention": (10, 1_000), "epidemic": (200, 20)}
 EVAL_SEED = 10_000
 # Values read off the paper's figures (final time step; the brief's section D, about ±2% of each axis).
 PAPER = {
@@ -68,15 +66,13 @@ UTILITY = {"lending": "bank cash at the end (start 10,000)", "attention": "rewar
 def make_env(part: str, evaluation: bool = False) -> Any:
     from sb3_fair.envs import AttentionAllocationEnv, DelayedImpactLendingEnv, EpidemicControlEnv
 
-    if part == "lending":
-        return DelayedImpactLendingEnv(horizon=PROTOCOL[part][1], long_term="pmf_l2") if evaluation else DelayedImpactLendingEnv()
-    if part == "attention":
-        return AttentionAllocationEnv(horizon=PROTOCOL[part][1]) if evaluation else AttentionAllocationEnv()
-    return EpidemicControlEnv(long_term="counts") if evaluation else EpidemicControlEnv()
+    cls = {"lending": DelayedImpactLendingEnv, "attention": AttentionAllocationEnv, "epidemic": EpidemicControlEnv}[part]
+    return cls(horizon=PROTOCOL[part][1]) if evaluation else cls()
 
 
 def paths(job: dict[str, Any]) -> tuple[Path, Path]:
-    stem = OUT / ("quick" if job.get("quick") else "") / f"{job['part']}_{job['method']}_{job['seed']}"
+    budget = "" if job["method"] == "reference" else f"_{job['timesteps']}"
+    stem = OUT / ("quick" if job.get("quick") else "") / f"{job['part']}_{job['method']}_{job['seed']}{budget}"
     return stem.with_suffix(".zip"), stem.with_suffix(".json")
 
 
@@ -99,7 +95,9 @@ class RolloutSignals:
                 return True
 
             def _on_rollout_end(self) -> None:
-                record.rows.append([float(np.mean(record.current)), float(np.std(record.current))])
+                replaced, proposed = getattr(self.model, "_massaged", (0, 0))  # this rollout's counts
+                record.rows.append([float(np.mean(record.current)), float(np.std(record.current)),
+                                    float(replaced / proposed) if proposed else 0.0])
 
         self.rows: list[list[float]] = []
         self.current: list[float] = []
@@ -107,36 +105,52 @@ class RolloutSignals:
 
 
 def evaluate(part: str, model: Any, episodes: int | None = None, env: Any = None) -> dict[str, Any]:
-    """The paper's protocol for one model (or a reference policy bound to ``env``): per-step curves averaged
-    over episodes, and summaries."""
+    """The paper's protocol for one model (or a reference policy bound to ``env``): per-step curves and summaries.
+
+    Two statistics per gap. sb3-fair's: the env's Δs and Δl (its default measures) per episode,
+    averaged over episodes. The paper's, as its figures compute them (brief, section A): lending Δs
+    = |mean over episodes of TPR_0 - mean of TPR_1| (windowed TPRs), Δl = W1 between the cloud of
+    the 10 episodes' group-0 pmfs and that of their group-1 pmfs; attention Δs = Eq. 9's gap over
+    the whole episode so far, Δl = max|Λ - mean Λ|; epidemic Δs = the env's (episode-cumulative,
+    as theirs), Δl = W1 between the clouds of the 200 episodes' S/I/R count vectors of each community.
+    """
     from sb3_fair import metrics
     from sb3_fair.common.evaluation import evaluate_long_term
 
-    n, _horizon, _measure = PROTOCOL[part]
+    n, _horizon = PROTOCOL[part]
     env = env if env is not None else make_env(part, evaluation=True)
-    keys = {"lending": ("credit_pmfs", "bank_cash"), "attention": (), "epidemic": ("health_states",)}[part]
+    keys = {"lending": ("credit_pmfs", "bank_cash", "tpr"), "attention": ("allocation",), "epidemic": ("health_states",)}[part]
     res = evaluate_long_term(model, env, n_episodes=episodes or n, seed=EVAL_SEED, info_keys=keys)
+    steps = res["reward"].shape[1]
     if part == "lending":
-        support = np.arange(env.unwrapped.credit_pmfs.shape[1])
+        tpr = res["tpr"].mean(axis=0)  # (T, 2): mean over episodes first, then the gap
+        paper_ds = np.abs(tpr[:, 0] - tpr[:, 1])
         pm = res["credit_pmfs"]
-        ours = np.array([[metrics.wasserstein_1(support, p[0], p[1]) for p in ep] for ep in pm])
+        paper_dl = np.array([metrics.point_cloud_wasserstein(pm[:, t, 0], pm[:, t, 1]) for t in range(steps)])
         utility = res["bank_cash"][:, -1]
-    elif part == "epidemic":
-        groups = env.unwrapped.communities
-        ours = np.array([[metrics.health_state_gap(s, groups, "fractions") for s in ep] for ep in res["health_states"]])
-        utility = res["reward"][:, -1]
-    else:
-        ours = res["long_term"]
+    elif part == "attention":
+        cumulative = np.cumsum(res["allocation"], axis=1)
+        paper_ds = np.array([[metrics.allocation_share_gap(row) for row in ep] for ep in cumulative]).mean(axis=0)
+        paper_dl = res["long_term"].mean(axis=0)  # the env's default Δl is the paper's evaluation measure
         utility = np.nanmean(res["reward"], axis=1)
-    step = max(1, res["reward"].shape[1] // 1000)  # at most 1000 points per curve in the record
-    curves = {"short_term": res["short_term"].mean(0), "long_term": res["long_term"].mean(0), "ours": ours.mean(0),
-              "reward": res["reward"].mean(0)}
+    else:
+        groups = env.unwrapped.communities
+        states = res["health_states"].astype(np.int64)  # (E, T, 34)
+        counts = np.stack([np.stack([(states[..., groups == g] == k).sum(-1) for k in range(3)], axis=-1)
+                           for g in (0, 1)], axis=2)  # (E, T, 2 communities, 3 states)
+        paper_ds = res["short_term"].mean(axis=0)
+        paper_dl = np.array([metrics.point_cloud_wasserstein(counts[:, t, 0], counts[:, t, 1]) for t in range(steps)])
+        utility = res["reward"][:, -1]
+    step = max(1, steps // 1000)  # at most 1000 points per curve in the record
+    curves = {"short_term": res["short_term"].mean(0), "long_term": res["long_term"].mean(0), "paper_short_term": paper_ds,
+              "paper_long_term": paper_dl, "reward": res["reward"].mean(0)}
     if part == "lending":
         curves["bank_cash"] = res["bank_cash"].mean(0)
-    return {"short_term_mean": res["short_term_mean"], "short_term_final": float(res["short_term"][:, -1].mean()),
-            "long_term_final": res["long_term_final"], "ours_final": float(ours[:, -1].mean()),
-            "utility": float(utility.mean()), "episode_reward": res["episode_reward"],
-            "curves": {k: v[::step].tolist() for k, v in curves.items()}, "curve_step": step}
+    return {"short_term_mean": res["short_term_mean"], "long_term_final": res["long_term_final"],
+            "paper_short_term_final": float(paper_ds[-1]), "paper_short_term_mean": float(paper_ds.mean()),
+            "paper_long_term_final": float(paper_dl[-1]), "utility": float(utility.mean()),
+            "episode_reward": res["episode_reward"], "curves": {k: v[::step].tolist() for k, v in curves.items()},
+            "curve_step": step}
 
 
 def run_job(job: dict[str, Any]) -> dict[str, Any]:
@@ -156,6 +170,11 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
         env = make_env(job["part"])
         if model_path.exists():
             model = FairPPO.load(model_path, env=env)
+            # the checkpoint is the truth (a crash may have come between saving it and writing the record);
+            # fresh random streams, not step 0's again (load reseeds with the run's seed)
+            record["steps"] = int(model.num_timesteps)
+            del record["iterations"][record["steps"] // model.n_steps:]
+            model.set_random_seed(job["seed"] + model.num_timesteps)
         else:
             model = FairPPO.from_preset(job["part"], env, variant=job["method"], seed=job["seed"])
         signals = RolloutSignals()
@@ -165,8 +184,7 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
             model.learn(min(per_chunk, job["timesteps"] - model.num_timesteps), callback=signals.callback,
                         reset_num_timesteps=False)
             record["train_s"] += time.perf_counter() - t0
-            massaged = model.logger.name_to_value.get("fairness/massaged_fraction", 0.0)
-            record["iterations"].extend([*row, massaged] for row in signals.rows)  # massaged: last iteration of the chunk
+            record["iterations"].extend(signals.rows)
             signals.rows.clear()
             record["steps"] = int(model.num_timesteps)
             record.pop("evaluation", None)  # of fewer steps
@@ -218,9 +236,13 @@ def report(part: str, records: list[dict[str, Any]], args: argparse.Namespace) -
     by_method = {m: [r for r in finished if r["method"] == m] for m in (*METHODS, "reference")}
     fmt = {"lending": ("{:.3f}", "{:.3f}", "{:.0f}"), "attention": ("{:.3f}", "{:.2f}", "{:.2f}"),
            "epidemic": ("{:.2f}", "{:.2f}", "{:.3f}")}[part]
-    ours_name = {"lending": "W1 of the pmfs", "attention": "(same)", "epidemic": "S/I/R fractions"}[part]
-    paper_measure = {"lending": "L2 of the pmfs", "attention": "max|Λ - mean Λ|", "epidemic": "S/I/R counts"}[part]
-    n, horizon, _ = PROTOCOL[part]
+    paper_ds = {"lending": "\\|mean TPR₀ − mean TPR₁\\| (window 300)", "attention": "Eq. 9 gap over the episode so far",
+                "epidemic": "Eq. 10 gap, episode-cumulative"}[part]
+    paper_dl = {"lending": "W1 between the episodes' pmf clouds", "attention": "max\\|Λ − mean Λ\\|",
+                "epidemic": "W1 between the episodes' S/I/R count clouds"}[part]
+    ours_dl = {"lending": "W1 on the credit axis, windowed", "attention": "max\\|Λ − mean Λ\\|",
+               "epidemic": "S/I/R fraction distance"}[part]
+    n, horizon = PROTOCOL[part]
     quick = " --quick" if args.quick else ""
     lines = [f"## F-PPO, {part} (paper 004, {'Fig. 1' if part == 'lending' else 'Fig. 3' if part == 'attention' else 'Fig. 4'})",
              "",
@@ -228,9 +250,12 @@ def report(part: str, records: list[dict[str, Any]], args: argparse.Namespace) -
              f" (runs resumed across calls; {time.strftime('%Y-%m-%d')}). FairPPO.from_preset(\"{part}\", variant=...), "
              f"{args.timesteps:,} training steps per run (paper: {PAPER_TIMESTEPS[part]:,}), evaluated over {n} episodes of "
              f"{horizon} steps (seeds {EVAL_SEED}+), sampled actions, no massaging. Mean ± std over training seeds "
-             f"(reference: over its own seeds); paper: one seed, read off its figure.", "",
-             f"| method | runs | Δs mean over t | Δs at the end (paper) | Δl at the end, {paper_measure} (paper) | "
-             f"{ours_name} at the end | utility: {UTILITY[part]} (paper) | training steps/s |",
+             f"(reference: over its own seeds); in brackets the paper's value, one seed, read off its figure. "
+             f"\"Paper's statistic\" is computed as the paper's figure computes it; \"env\" is the env's own signal "
+             f"per episode, averaged over episodes.", "",
+             f"| method | runs | Δs at the end, paper's statistic: {paper_ds} | Δs env, mean over t | "
+             f"Δl at the end, paper's statistic: {paper_dl} | Δl env at the end: {ours_dl} | "
+             f"utility: {UTILITY[part]} | training steps/s |",
              "|---|---|---|---|---|---|---|---|"]
     for m, runs in by_method.items():
         if not runs:
@@ -240,17 +265,18 @@ def report(part: str, records: list[dict[str, Any]], args: argparse.Namespace) -
         ev = [r["evaluation"] for r in runs]
         speed = [r["steps"] / r["train_s"] for r in runs if r.get("train_s")]
         paper = {k: PAPER[part][k].get(key, "-") for k in ("short_term", "long_term", "utility")}
-        lines.append(f"| {label} | {len(runs)} | {mean_sd([e['short_term_mean'] for e in ev], fmt[0])} | "
-                     f"{mean_sd([e['short_term_final'] for e in ev], fmt[0])} ({paper['short_term']}) | "
-                     f"{mean_sd([e['long_term_final'] for e in ev], fmt[1])} ({paper['long_term']}) | "
-                     f"{mean_sd([e['ours_final'] for e in ev], fmt[1])} | {mean_sd([e['utility'] for e in ev], fmt[2])} "
+        lines.append(f"| {label} | {len(runs)} | {mean_sd([e['paper_short_term_final'] for e in ev], fmt[0])} "
+                     f"({paper['short_term']}) | {mean_sd([e['short_term_mean'] for e in ev], fmt[0])} | "
+                     f"{mean_sd([e['paper_long_term_final'] for e in ev], fmt[1])} ({paper['long_term']}) | "
+                     f"{mean_sd([e['long_term_final'] for e in ev], fmt[1])} | {mean_sd([e['utility'] for e in ev], fmt[2])} "
                      f"({paper['utility']}) | {mean_sd(speed, '{:.0f}') if speed else '-'} |")
-    fig, axes = plt.subplots(1, 4, figsize=(20, 4))
+    fig, axes = plt.subplots(1, 5, figsize=(25, 4))
     for m, runs in by_method.items():
         if not runs:
             continue
         label = LABELS[m] if m != "reference" else REFERENCE[part]
-        for ax, key in zip(axes[:3], ("short_term", "long_term", "bank_cash" if part == "lending" else "reward")):
+        keys = ("paper_short_term", "paper_long_term", "long_term", "bank_cash" if part == "lending" else "reward")
+        for ax, key in zip(axes[:4], keys):
             curves = np.array([r["evaluation"]["curves"][key] for r in runs])
             x = np.arange(curves.shape[1]) * runs[0]["evaluation"]["curve_step"]
             mu, sd = curves.mean(0), curves.std(0)
@@ -261,13 +287,13 @@ def report(part: str, records: list[dict[str, Any]], args: argparse.Namespace) -
             if it:
                 k = min(len(a) for a in it)
                 mu = np.mean([a[:k, 0] for a in it], axis=0)
-                axes[3].plot(np.arange(k), mu, label=label)
-                axes[3].fill_between(np.arange(k), mu - np.mean([a[:k, 1] for a in it], axis=0),
-                                     mu + np.mean([a[:k, 1] for a in it], axis=0), alpha=0.2)
-    titles = ("Δs (evaluation)", f"Δl: {paper_measure} (evaluation)", "bank cash" if part == "lending" else "reward per step",
-              "Δs during training, mean ± within-rollout std")
+                within = np.mean([a[:k, 1] for a in it], axis=0)
+                axes[4].plot(np.arange(k), mu, label=label)
+                axes[4].fill_between(np.arange(k), mu - within, mu + within, alpha=0.2)
+    titles = (f"Δs: {paper_ds}", f"Δl: {paper_dl}", f"Δl (env): {ours_dl}",
+              "bank cash" if part == "lending" else "reward per step", "Δs during training, mean ± within-rollout std")
     for ax, title in zip(axes, titles):
-        ax.set_title(title)
+        ax.set_title(title.replace("\\", ""), fontsize=9)
         ax.set_xlabel("iteration" if title.startswith("Δs during") else "t")
         ax.legend(fontsize=7)
     fig.tight_layout()

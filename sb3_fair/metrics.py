@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 __all__ = [
+    "point_cloud_wasserstein",
     "WELFARE_FUNCTIONS",
     "TEMPORAL_AGGREGATIONS",
     "utilitarian",
@@ -605,6 +606,35 @@ def wasserstein_1(support: Any, p: Any, q: Any) -> float:
     if np.any(a < 0) or np.any(b < 0) or a.sum() <= 0 or b.sum() <= 0:
         raise ValueError("p and q must be non-negative with positive mass")
     return float(wasserstein_distance(x, x, u_weights=a, v_weights=b))
+
+
+def point_cloud_wasserstein(x: Any, y: Any) -> float:
+    """Exact Wasserstein-1 between two equal-size clouds of points with uniform weights, Euclidean cost.
+
+    The optimal plan between two uniform clouds of n points is a matching (Birkhoff), found by
+    :func:`scipy.optimize.linear_sum_assignment`; the distance is the mean matched distance. Hu et
+    al.'s (2024) figures plot this statistic (with geomloss's Sinkhorn at blur 0.01, which is close
+    to exact) between the groups' per-episode vectors at each time step: lending, the two groups'
+    credit pmfs over 10 episodes (Fig. 1b); epidemic, the two communities' S/I/R counts over 200
+    episodes (Fig. 4b).
+
+    :param x: shape ``(n, d)`` (or ``(n,)`` for points on a line).
+    :param y: the same shape as ``x``.
+    """
+    from scipy.optimize import linear_sum_assignment
+    from scipy.spatial.distance import cdist
+
+    a = np.asarray(x, dtype=np.float64)
+    b = np.asarray(y, dtype=np.float64)
+    a = a[:, None] if a.ndim == 1 else a
+    b = b[:, None] if b.ndim == 1 else b
+    if a.ndim != 2 or a.shape != b.shape or a.shape[0] == 0:
+        raise ValueError(f"x and y must be non-empty clouds of the same shape (n, d), got {np.shape(x)} and {np.shape(y)}")
+    if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
+        raise ValueError("x and y must be finite")
+    cost = cdist(a, b)
+    rows, cols = linear_sum_assignment(cost)
+    return float(cost[rows, cols].mean())
 
 
 def l2_distribution_gap(p: Any, q: Any) -> float:

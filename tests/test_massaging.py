@@ -188,8 +188,14 @@ def test_predict_never_massages_and_the_predictor_does():
     assert int(MassagedPredictor(model, single, tau=1.0).predict(o)[0]) == 1
     mean, _ = evaluate_policy(predictor, env, n_eval_episodes=2)
     assert mean == 0.0  # action 2 (the rewarded one) is never executed
+    # evaluate_policy with a single env (it wraps it and passes batches of one)
+    single = ThreeDoors()
+    mean, _ = evaluate_policy(MassagedPredictor(model, single, tau=1.0), single, n_eval_episodes=2)
+    assert mean == 0.0 and set(single.executed) == {1}
     with pytest.raises(ValueError, match="tau is needed"):
         MassagedPredictor(PPO("MlpPolicy", ThreeDoors()), env)
+    with pytest.raises(ValueError, match="tau is needed"):
+        MassagedPredictor(FairPPO("MlpPolicy", ThreeDoors(), **OFF), env)
     with pytest.raises(ValueError, match="what-if"):
         MassagedPredictor(model, NoWhatIf())
 

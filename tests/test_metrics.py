@@ -208,3 +208,20 @@ def test_smoothed_distribution_known_answer():
         M.smoothed_distribution([1, 0], [1, 1, 1], 1.0)
     with pytest.raises(ValueError, match="prior"):
         M.smoothed_distribution([1, 0], [0, 0], 1.0)
+
+
+def test_point_cloud_wasserstein_known_answers():
+    from sb3_fair.metrics import point_cloud_wasserstein
+
+    # one point each: the Euclidean distance
+    assert point_cloud_wasserstein([[0.0, 0.0]], [[3.0, 4.0]]) == pytest.approx(5.0)
+    # the same cloud in another order: 0
+    assert point_cloud_wasserstein([[0, 1], [2, 3]], [[2, 3], [0, 1]]) == pytest.approx(0.0)
+    # on a line it is the 1-D W1 of the two samples (sorted matching): |0-1| and |10-11| -> mean 1
+    assert point_cloud_wasserstein([0.0, 10.0], [11.0, 1.0]) == pytest.approx(1.0)
+    # identical clouds of the paper's initial lending pmfs: the L2 distance the paper's Fig. 1b starts at
+    p = np.array([0, .1, .1, .2, .3, .3, 0])
+    q = np.array([.1, .1, .2, .3, .3, 0, 0])
+    assert point_cloud_wasserstein(np.tile(p, (10, 1)), np.tile(q, (10, 1))) == pytest.approx(0.3464, abs=1e-4)
+    with pytest.raises(ValueError, match="same shape"):
+        point_cloud_wasserstein([[0, 1]], [[0, 1], [1, 1]])

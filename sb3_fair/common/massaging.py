@@ -240,15 +240,16 @@ class MassagedPredictor:
     :param env: the env the actions are for (a VecEnv, or a single env for single observations),
         answering the what-if protocol. It must be the env that ``predict``'s observations come from.
     :param tau: τ; ``None`` takes the model's ``massaging_tau`` of the iteration after its training
-        (:meth:`ActionMassagingMixin.current_massaging_tau`; a plain PPO model has none: give it).
+        (:meth:`ActionMassagingMixin.current_massaging_tau`; give it for a model that did not train
+        with ``massaging=True``, such as a plain PPO).
     """
 
     def __init__(self, model: Any, env: VecEnv | Any, tau: float | None = None) -> None:
         if not is_what_if_supported(env):
             raise ValueError(f"env must answer what-if queries ({WHAT_IF}); {type(env).__name__} does not")
         if tau is None:
-            if not isinstance(model, ActionMassagingMixin):
-                raise ValueError(f"tau is needed for a {type(model).__name__}, which has no massaging_tau")
+            if not isinstance(model, ActionMassagingMixin) or not model.massaging:
+                raise ValueError(f"tau is needed for a {type(model).__name__} that did not train with massaging=True")
             tau = model.current_massaging_tau()
         self.model, self.env, self.tau = model, env, check_weights(tau, "tau")
 
@@ -262,7 +263,10 @@ class MassagedPredictor:
         actions, state = model.predict(observation, state=state, episode_start=episode_start,
                                        deterministic=deterministic, **kwargs)
         policy = model.policy
-        batch = np.asarray(actions) if isinstance(self.env, VecEnv) else np.asarray(actions)[None]
+        vectorized = policy.obs_to_tensor(observation)[1]
+        batch = np.asarray(actions) if vectorized else np.asarray(actions)[None]
+        if not isinstance(self.env, VecEnv) and len(batch) != 1:
+            raise ValueError(f"a single env answers for one observation, got a batch of {len(batch)}: pass the VecEnv")
         # the predict call above left its distribution in the policy's action distribution
         squash = isinstance(model.action_space, spaces.Box) and policy.squash_output
         chosen, candidates, _ = massage_actions(self.env, batch, policy.action_dist, self.tau,
@@ -271,7 +275,7 @@ class MassagedPredictor:
         for i in np.flatnonzero(chosen):
             c = candidates[i][chosen[i]]
             out[i] = policy.unscale_action(c) if squash else c
-        return (out if isinstance(self.env, VecEnv) else out[0]), state
+        return (out if vectorized else out[0]), state
 
 
 __all__ = ["ActionMassagingMixin", "MassagedPredictor", "Tau", "check_tau", "massage_actions", "tau_at"]

@@ -22,10 +22,19 @@ Variants: ``"f_ppo"`` (regularisation and massaging), ``"f_ppo_l"`` (the paper's
 massaging), ``"a_ppo"`` (Yu et al.'s 2022 baseline with the weights of Hu et al.'s code) and ``"ppo"``
 (every fairness weight 0: SB3's PPO with the same settings).
 
-Deviations: the envs end a training episode with ``truncated`` (bootstrapped), where the authors'
-code treats the cut as terminal (``horizon_terminates=True`` in the env gives theirs); the epidemic
-and attention massaging follow the paper's Eq. 6, where the authors' code massages differently
-(brief in ``benchmarks/RESULTS.md``).
+Deviations from the authors' code (the paper is followed where the two differ):
+
+* the envs end a training episode with ``truncated`` (bootstrapped), where the authors' code treats
+  the cut as terminal (``horizon_terminates=True`` in the env gives theirs);
+* the env's default Δl is what F-PPO trains on: lending W1 on the credit axis, attention the spread
+  of the true rates, epidemic the S/I/R fractions, where the authors' code trains on a Sinkhorn of
+  windowed counts, on the spread of windowed incident counts and on raw S/I/R counts (each env's
+  ``long_term`` option selects theirs);
+* massaging is Eq. 6 everywhere. The authors' epidemic code massages only when the sampled node's
+  own probability is at most τ (no closeness test); their attention code compares per-dimension
+  Gaussian densities of the two sites a one-unit move touches, where sb3-fair compares the joint
+  density of the 5-d logit action (its peak is (2π)^-2.5 σ^-5 ≈ 0.0101 at σ = 1, so τ = 0.08 admits
+  every candidate until the policy's standard deviations shrink below about 0.66).
 """
 
 from __future__ import annotations
