@@ -282,14 +282,20 @@ def report(part: str, records: list[dict[str, Any]], args: argparse.Namespace) -
             mu, sd = curves.mean(0), curves.std(0)
             ax.plot(x, mu, label=label)
             ax.fill_between(x, mu - sd, mu + sd, alpha=0.2)
-        if m in ("f_ppo", "f_ppo_l"):
-            it = [np.array(r["iterations"]) for r in runs if r["iterations"]]
-            if it:
-                k = min(len(a) for a in it)
-                mu = np.mean([a[:k, 0] for a in it], axis=0)
-                within = np.mean([a[:k, 1] for a in it], axis=0)
-                axes[4].plot(np.arange(k), mu, label=label)
-                axes[4].fill_between(np.arange(k), mu - within, mu + within, alpha=0.2)
+    # training-time Δs (Fig. 2a) of every run, finished or not
+    training_rows = []
+    reached = [len(r["iterations"]) for r in records if r["method"] in METHODS and r.get("iterations")]
+    k = min(reached, default=0)  # the iterations every run has reached: the same range for every method
+    for m in METHODS:
+        it = [np.array(r["iterations"]) for r in records if r["method"] == m and r.get("iterations")]
+        if not it:
+            continue
+        mu, within = np.mean([a[:k, 0] for a in it], axis=0), np.mean([a[:k, 1] for a in it], axis=0)
+        axes[4].plot(np.arange(k), mu, label=LABELS[m])
+        axes[4].fill_between(np.arange(k), mu - within, mu + within, alpha=0.2)
+        late = [float(a[k // 2 : k, 0].mean()) for a in it]
+        massaged = [float(a[k // 2 : k, 2].mean()) for a in it]
+        training_rows.append(f"| {LABELS[m]} | {len(it)} | {k} | {mean_sd(late, '{:.3f}')} | {mean_sd(massaged, '{:.3f}')} |")
     titles = (f"Δs: {paper_ds}", f"Δl: {paper_dl}", f"Δl (env): {ours_dl}",
               "bank cash" if part == "lending" else "reward per step", "Δs during training, mean ± within-rollout std")
     for ax, title in zip(axes, titles):
@@ -299,6 +305,12 @@ def report(part: str, records: list[dict[str, Any]], args: argparse.Namespace) -
     fig.tight_layout()
     png = (OUT / "quick" / f"fppo_{part}.png") if args.quick else HERE / f"fppo_{part}.png"
     fig.savefig(png, dpi=90)
+    if training_rows:
+        lines += ["", "Δs during training (Fig. 2a; every run, finished or not): the mean of the rollouts' mean Δs over "
+                  "the second half of the iterations every run has reached, and the share of massaged actions "
+                  "over the same iterations.", "",
+                  "| method | runs | iterations | Δs, second half | massaged share, second half |", "|---|---|---|---|---|",
+                  *training_rows]
     lines += ["", f"![{part}]({png.name})", ""]
     missing = [f"{LABELS[r['method']]} seed {r['seed']} ({r['steps']:,} steps)" for r in records if "evaluation" not in r]
     if missing:
