@@ -40,6 +40,8 @@ from typing import Any
 import numpy as np
 from bench_common import median_steps_per_s, write_section
 
+from sb3_fair.ppo.presets import PAPER_TIMESTEPS
+
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "out" / "fppo"
 METHODS = ("ppo", "a_ppo", "f_ppo", "f_ppo_l")
@@ -367,10 +369,28 @@ def speed(args: argparse.Namespace) -> None:
     print("\n".join(lines))
 
 
+def measure_table(name: str, options: tuple[str, ...], checkpoints: tuple[int, ...], make: Any, reference: Any) -> list[str]:
+    """Markdown rows: Δl of each ``long_term`` option at reset and at ``checkpoints`` along the reference policy's episode."""
+    from sb3_fair.common.protocol import LONG_TERM_FAIRNESS
+
+    lines = [f"| {name} `long_term` | reset | " + " | ".join(f"t = {t}" for t in checkpoints) + " |",
+             "|---|---|" + "---|" * len(checkpoints)]
+    for measure in options:
+        env = make(measure)
+        obs, info = env.reset(seed=0)
+        policy = reference(env)
+        row = [info[LONG_TERM_FAIRNESS]]
+        for t in range(1, checkpoints[-1] + 1):
+            obs, _, _, _, info = env.step(policy.predict(obs)[0])
+            if t in checkpoints:
+                row.append(info[LONG_TERM_FAIRNESS])
+        lines.append(f"| `{measure}` | " + " | ".join(f"{v:.3f}" for v in row) + " |")
+    return lines
+
+
 def measures(args: argparse.Namespace) -> None:
     """What each selectable long-term measure reads: at reset (lending's initial pmfs, one cluster apart) and
     along one episode of the reference policy (the same seed for every measure, so the same trajectory)."""
-    from sb3_fair.common.protocol import LONG_TERM_FAIRNESS
     from sb3_fair.envs import EpidemicControlEnv, EqualOpportunityPolicy, MaxDegreePolicy
     from sb3_fair.envs.delayed_impact import LONG_TERM_MEASURES as LENDING
     from sb3_fair.envs.delayed_impact import DelayedImpactLendingEnv
@@ -380,39 +400,14 @@ def measures(args: argparse.Namespace) -> None:
              f"`PYTHONPATH=. python benchmarks/fppo.py --part measures` ({time.strftime('%Y-%m-%d')}). Δl as the env "
              "reports it with each `long_term` option: at reset, and after t steps of the reference policy (env seed 0, "
              "policy seed 0: the same trajectory for every option).", ""]
-    checkpoints = (1, 300, 1000, 2000)
-    lines += ["| lending `long_term` | reset | " + " | ".join(f"t = {t}" for t in checkpoints) + " |",
-              "|---|---|" + "---|" * len(checkpoints)]
-    for measure in LENDING:
-        env = DelayedImpactLendingEnv(long_term=measure)
-        obs, info = env.reset(seed=0)
-        policy = EqualOpportunityPolicy(env, seed=0)
-        row = [info[LONG_TERM_FAIRNESS]]
-        for t in range(1, checkpoints[-1] + 1):
-            obs, _, _, _, info = env.step(policy.predict(obs)[0])
-            if t in checkpoints:
-                row.append(info[LONG_TERM_FAIRNESS])
-        lines.append(f"| `{measure}` | " + " | ".join(f"{v:.3f}" for v in row) + " |")
-    checkpoints = (1, 5, 10, 20)
-    lines += ["", "| epidemic `long_term` | reset | " + " | ".join(f"t = {t}" for t in checkpoints) + " |",
-              "|---|---|" + "---|" * len(checkpoints)]
-    for measure in EPIDEMIC:
-        env = EpidemicControlEnv(long_term=measure)
-        obs, info = env.reset(seed=0)
-        policy = MaxDegreePolicy(env)
-        row = [info[LONG_TERM_FAIRNESS]]
-        for t in range(1, checkpoints[-1] + 1):
-            obs, _, _, _, info = env.step(policy.predict(obs)[0])
-            if t in checkpoints:
-                row.append(info[LONG_TERM_FAIRNESS])
-        lines.append(f"| `{measure}` | " + " | ".join(f"{v:.3f}" for v in row) + " |")
+    lines += measure_table("lending", LENDING, (1, 300, 1000, 2000), lambda m: DelayedImpactLendingEnv(long_term=m),
+                           lambda env: EqualOpportunityPolicy(env, seed=0))
+    lines += [""] + measure_table("epidemic", EPIDEMIC, (1, 5, 10, 20), lambda m: EpidemicControlEnv(long_term=m),
+                                  MaxDegreePolicy)
     text = "\n".join(lines) + "\n"
     if not args.quick:
         write_section(HERE / "RESULTS.md", "F-PPO, the long-term measures", text)
     print(text)
-
-
-from sb3_fair.ppo.presets import PAPER_TIMESTEPS  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> None:
