@@ -677,7 +677,7 @@ def true_positive_rates(tp: Any, pos: Any) -> np.ndarray:
     p = np.asarray(pos, dtype=np.float64).reshape(-1)
     if t.shape != p.shape:
         raise ValueError(f"tp and pos must have one entry per group, got shapes {t.shape} and {p.shape}")
-    if not (np.all(np.isfinite(t)) and np.all(np.isfinite(p))) or np.any(t < 0) or np.any(t > p):
+    if not np.all((t >= 0) & (t <= p) & (p < np.inf)):  # also False for NaN
         raise ValueError(f"tp and pos must be finite counts with 0 <= tp <= pos, got tp={tp!r}, pos={pos!r}")
     return np.where(p > 0, t / np.maximum(p, 1e-300), 0.0)
 

@@ -71,7 +71,9 @@ def candidate_log_probs(distribution: Distribution, candidates: th.Tensor) -> th
     inner = getattr(distribution, "distribution", None)
     if isinstance(distribution, (CategoricalDistribution, MaskableCategoricalDistribution)) and isinstance(
             inner, th.distributions.Categorical):
-        return inner.log_prob(candidates)
+        # torch's Categorical.log_prob without its per-call argument validation: its logits are normalised
+        log_pmf = inner.logits.expand(*candidates.shape, inner.logits.shape[-1])
+        return log_pmf.gather(-1, candidates.long().unsqueeze(-1)).squeeze(-1)
     if type(distribution) is DiagGaussianDistribution and isinstance(inner, th.distributions.Normal):
         return inner.log_prob(candidates).sum(dim=-1)
     return th.stack([distribution.log_prob(row).reshape(-1) for row in candidates])
