@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import functools
 
 import gymnasium as gym
@@ -12,6 +13,7 @@ from sb3_contrib import MaskablePPO, RecurrentPPO
 from stable_baselines3 import PPO
 from stable_baselines3.common.distributions import CategoricalDistribution
 from stable_baselines3.common.evaluation import evaluate_policy
+from stable_baselines3.common.logger import configure
 
 from sb3_fair import FairMaskablePPO, FairPPO, FairRecurrentPPO
 from sb3_fair.common.long_term import attention_massaging_threshold, lending_massaging_threshold
@@ -70,6 +72,16 @@ CASES = [(PPO, FairPPO, "MlpPolicy", {}), (MaskablePPO, FairMaskablePPO, "MlpPol
 IDS = ["FairPPO", "FairMaskablePPO", "FairRecurrentPPO"]
 
 
+def logged_rows(model, path):
+    """Send ``model``'s logger dumps to ``path/progress.csv``; returns a reader of the rows dumped so far."""
+    model.set_logger(configure(str(path), ["csv"]))
+
+    def rows():
+        with open(path / "progress.csv") as fh:
+            return [{k: float(v) for k, v in row.items() if v} for row in csv.DictReader(fh)]
+    return rows
+
+
 def weights(model):
     return [p.detach().clone() for p in model.policy.state_dict().values()]
 
@@ -86,17 +98,18 @@ def test_massaging_off_or_tau_zero_is_the_parent(parent, fair_cls, policy, learn
 
 
 @pytest.mark.parametrize("parent, fair_cls, policy, learn_kw", CASES, ids=IDS)
-def test_the_buffer_stores_the_executed_action_and_its_log_probability(parent, fair_cls, policy, learn_kw):
+def test_the_buffer_stores_the_executed_action_and_its_log_probability(parent, fair_cls, policy, learn_kw, tmp_path):
     env = ThreeDoors()
     # τ = 1: every candidate is close enough (probabilities differ by less than 1), so the fairest always runs
     model = fair_cls(policy, env, n_steps=16, batch_size=16, n_epochs=1, seed=0, massaging=True, massaging_tau=1.0,
                      **OFF)
+    rows = logged_rows(model, tmp_path)
     model.learn(16, **learn_kw)
     buf = model.rollout_buffer
     assert env.executed == [1] * 16
     np.testing.assert_array_equal(buf.actions.ravel(), np.ones(16))
-    assert 0 < model.logger.name_to_value["fairness/massaged_fraction"] <= 1
-    assert model.logger.name_to_value["fairness/massaging_tau"] == 1.0
+    assert 0 < rows()[0]["fairness/massaged_fraction"] <= 1
+    assert rows()[0]["fairness/massaging_tau"] == 1.0
     # the stored log-probabilities are the pre-update policy's log-probabilities of action 1
     if parent is not RecurrentPPO:
         fresh = fair_cls(policy, ThreeDoors(), n_steps=16, batch_size=16, n_epochs=1, seed=0, **OFF)
@@ -105,12 +118,13 @@ def test_the_buffer_stores_the_executed_action_and_its_log_probability(parent, f
         np.testing.assert_allclose(buf.log_probs.ravel(), log_prob.detach().numpy(), rtol=1e-5)
 
 
-def test_a_close_threshold_keeps_unlikely_candidates_out():
+def test_a_close_threshold_keeps_unlikely_candidates_out(tmp_path):
     env = ThreeDoors()
     model = FairPPO("MlpPolicy", env, n_steps=64, batch_size=64, n_epochs=1, seed=0, massaging=True, massaging_tau=1e-9, **OFF)
+    rows = logged_rows(model, tmp_path)
     model.learn(64)
     # no candidate has exactly the sampled action's probability: nothing is replaced
-    assert model.logger.name_to_value["fairness/massaged_fraction"] == 0.0
+    assert rows()[0]["fairness/massaged_fraction"] == 0.0
     assert set(env.executed) == {0, 1, 2}
 
 
@@ -137,13 +151,19 @@ def test_the_schedule_gets_the_iteration():
     assert env.executed[:16] != [1] * 16 and env.executed[16:] == [1] * 16
 
 
-def test_massaging_alone_does_not_need_the_long_term_penalty_and_is_logged_as_config():
+def test_massaging_alone_does_not_need_the_long_term_penalty_and_is_logged(tmp_path):
     model = FairPPO("MlpPolicy", ThreeDoors(), **KW, **OFF, massaging=True,
                     massaging_tau=functools.partial(lending_massaging_threshold))
     assert model.fairness_config()["massaging"] is True
-    model = FairPPO("MlpPolicy", ThreeDoors(), **KW, fairness="long_term", massaging=True, massaging_tau=0.3)
+    env = ThreeDoors()
+    model = FairPPO("MlpPolicy", env, **KW, **OFF, massaging=True, massaging_tau=0.3)
+    rows = logged_rows(model, tmp_path)
     model.learn(16)
-    assert {"fairness/short_term", "fairness/massaged_fraction"} <= set(model.logger.name_to_value)
+    row = rows()[0]  # the dump after the first rollout
+    # the signals of the rollout's 16 executed steps: Δs of each action, Δl = the step count (1..7, 1..7, 1, 2)
+    assert float(row["fairness/short_term"]) == pytest.approx(GAPS[env.executed[:16]].mean())
+    assert float(row["fairness/long_term"]) == pytest.approx(np.mean([*range(1, 8), *range(1, 8), 1, 2]))
+    assert float(row["fairness/massaged_fraction"]) > 0
 
 
 @pytest.mark.parametrize("kwargs, match", [
@@ -214,18 +234,20 @@ def test_massage_actions_on_a_known_distribution():
     np.testing.assert_allclose(log_probs, np.log([0.8]), rtol=1e-6)
 
 
-def test_paper_envs_massage_through_vec_envs():
+def test_paper_envs_massage_through_vec_envs(tmp_path):
     from stable_baselines3.common.env_util import make_vec_env
 
     venv = make_vec_env(DelayedImpactLendingEnv, n_envs=2, seed=0, env_kwargs={"horizon": 50})
     model = FairPPO("MlpPolicy", venv, n_steps=25, batch_size=50, n_epochs=1, seed=0, fairness="long_term",
                     massaging=True, massaging_tau=functools.partial(lending_massaging_threshold, i_s=0, tau_s=0.1))
+    rows = logged_rows(model, tmp_path / "lending")
     model.learn(50)
-    assert model.logger.name_to_value["fairness/massaging_tau"] == pytest.approx(0.8)
+    assert rows()[0]["fairness/massaging_tau"] == pytest.approx(0.8)
     attention = FairPPO("MlpPolicy", AttentionAllocationEnv(horizon=20), n_steps=20, batch_size=20, n_epochs=1, seed=0,
                         massaging=True, massaging_tau=functools.partial(attention_massaging_threshold, i_s=0), **OFF)
+    rows = logged_rows(attention, tmp_path / "attention")
     attention.learn(20)
-    assert attention.logger.name_to_value["fairness/massaged_fraction"] > 0
+    assert rows()[0]["fairness/massaged_fraction"] > 0
 
 
 def test_candidate_log_probs_match_one_call_per_row():

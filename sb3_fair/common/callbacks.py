@@ -10,12 +10,15 @@ from stable_baselines3.common.callbacks import BaseCallback
 
 from sb3_fair.common.figures import scalar_figures
 from sb3_fair.common.logging import WandbOutputFormat, active_wandb_run, start_wandb_run
-from sb3_fair.common.protocol import FAIRNESS
+from sb3_fair.common.protocol import FAIRNESS, get_fairness_signals, is_fairness_signals_supported
 
 
 class FairnessCallback(BaseCallback):
     """Record ``fairness/<figure>``: the mean of the monitors' episode figures over the last ``window``
-    episodes, next to SB3's ``rollout/ep_rew_mean``.
+    episodes, next to SB3's ``rollout/ep_rew_mean``; and, for an env that reports Hu et al.'s (2024)
+    short- and long-term gaps in every step's info (:func:`~sb3_fair.common.protocol.is_fairness_signals_supported`),
+    ``fairness/short_term`` and ``fairness/long_term``: their mean over the steps since the last
+    log dump (one rollout for PPO).
 
     Works with any SB3 algorithm whose env reports ``info["fairness"]``
     (:class:`~sb3_fair.wrappers.FairnessMonitor`, or :class:`~sb3_fair.wrappers.ParallelFairnessMonitor`
@@ -73,6 +76,10 @@ class FairnessCallback(BaseCallback):
 
     def _on_step(self) -> bool:
         infos = self.locals.get("infos") or []
+        if infos and all(is_fairness_signals_supported(info) for info in infos):
+            short_term, long_term = get_fairness_signals(infos)
+            self.logger.record_mean("fairness/short_term", float(short_term.mean()))
+            self.logger.record_mean("fairness/long_term", float(long_term.mean()))
         new = False
         for info in infos:
             fairness = info.get(FAIRNESS)

@@ -254,12 +254,14 @@ class LongTermPenaltyMixin:
         return regularized_advantages(advantages, terms, self._long_term_coef, mode=self.regularization)
 
     def train(self) -> None:
-        """Log the rollout's signals and terms, regularise every minibatch's advantages, then the parent's update."""
+        """Log the rollout's mean terms, regularise every minibatch's advantages, then the parent's update.
+
+        (The rollout's mean Δs and Δl are logged by :class:`~sb3_fair.common.callbacks.FairnessCallback`,
+        with or without the regularisation.)
+        """
         buf = self.rollout_buffer  # type: ignore[attr-defined]
         if self.long_term_regularized and isinstance(buf, LongTermBufferMixin):
             logger = self.logger  # type: ignore[attr-defined]
-            logger.record("fairness/short_term", float(np.mean(buf.short_term)))
-            logger.record("fairness/long_term", float(np.mean(buf.long_term)))
             if self._long_term == "long_term":
                 penalty, reward = long_term_terms(buf.short_term, buf.long_term_change, self.delta)
                 logger.record("fairness/long_term_penalty", float(penalty.mean()))

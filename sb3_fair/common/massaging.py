@@ -145,7 +145,6 @@ class ActionMassagingMixin:
         self.massaging = check_bool(massaging, "massaging")
         self.massaging_tau = check_tau(massaging_tau)
         self._massaged = np.zeros(2, dtype=np.int64)  # (replaced, proposed) in the last rollout
-        self._massaging_rollout_tau = 0.0  # τ of the last rollout
         super().__init__(*args, **kwargs)
 
     def _setup_fairness(self, env: VecEnv) -> None:
@@ -202,22 +201,21 @@ class ActionMassagingMixin:
     def collect_rollouts(self, env: VecEnv, *args: Any, **kwargs: Any) -> bool:
         """The parent's rollout, with the policy's sampled actions massaged when ``massaging`` is on."""
         self._massaged[:] = 0
-        tau = self._massaging_rollout_tau = self.current_massaging_tau() if self.massaging else 0.0
+        tau = self.current_massaging_tau() if self.massaging else 0.0
         if tau <= 0:
-            return super().collect_rollouts(env, *args, **kwargs)  # type: ignore[misc]
-        hook = self.policy.register_forward_hook(partial(self._massaging_hook, env, tau), with_kwargs=True)  # type: ignore[attr-defined]
-        try:
-            return super().collect_rollouts(env, *args, **kwargs)  # type: ignore[misc]
-        finally:
-            hook.remove()
-
-    def train(self) -> None:
-        if self.massaging:
+            collected = super().collect_rollouts(env, *args, **kwargs)  # type: ignore[misc]
+        else:
+            hook = self.policy.register_forward_hook(partial(self._massaging_hook, env, tau), with_kwargs=True)  # type: ignore[attr-defined]
+            try:
+                collected = super().collect_rollouts(env, *args, **kwargs)  # type: ignore[misc]
+            finally:
+                hook.remove()
+        if self.massaging:  # dumped with the rollout's own Δs and Δl
             replaced, proposed = self._massaged
             logger = self.logger  # type: ignore[attr-defined]
             logger.record("fairness/massaged_fraction", float(replaced / proposed) if proposed else 0.0)
-            logger.record("fairness/massaging_tau", float(self._massaging_rollout_tau))
-        super().train()  # type: ignore[misc]
+            logger.record("fairness/massaging_tau", float(tau))
+        return collected
 
     def fairness_config(self) -> dict[str, Any]:
         config = super().fairness_config()  # type: ignore[misc]

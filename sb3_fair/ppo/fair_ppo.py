@@ -52,8 +52,9 @@ class FairPPO(ActionMassagingMixin, LongTermPenaltyMixin, GroupPenaltyMixin, Fai
     advantages of a single-agent env that reports the short- and long-term fairness gaps in its infos,
     with the keyword arguments of :class:`~sb3_fair.common.long_term_penalty.LongTermPenaltyMixin`
     (``fairness_coef`` a weight or a pair, ``delta``, ``omega``, ``regularization``); the group
-    penalty is then off. Logged: ``fairness/short_term``, ``fairness/long_term`` and each term's
-    rollout mean.
+    penalty is then off. Logged: each term's rollout mean; ``fairness/short_term`` and
+    ``fairness/long_term`` (the rollout's mean gaps) for every env that reports them, with or
+    without the regularisation.
 
     Example::
 
