@@ -268,3 +268,37 @@ def test_candidate_log_probs_match_one_call_per_row():
     for dist, candidates in cases:
         expected = th.stack([dist.log_prob(row) for row in candidates])
         th.testing.assert_close(candidate_log_probs(dist, candidates), expected)
+
+
+class OffsetDial(gym.Env):
+    """Box(0, 2) action; the what-if query offers the proposal and a less fair neighbour, and records the proposals."""
+
+    observation_space = gym.spaces.Box(-1.0, 1.0, (1,), dtype=np.float32)
+    action_space = gym.spaces.Box(0.0, 2.0, (1,), dtype=np.float32)
+
+    def __init__(self):
+        self.proposed, self.executed = [], []
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        return np.zeros(1, dtype=np.float32), {SHORT_TERM_FAIRNESS: 0.0, LONG_TERM_FAIRNESS: 0.0}
+
+    def step(self, action):
+        self.executed.append(float(np.asarray(action).ravel()[0]))
+        return np.zeros(1, dtype=np.float32), 0.0, False, False, {SHORT_TERM_FAIRNESS: 0.0, LONG_TERM_FAIRNESS: 0.0}
+
+    def fairness_what_if(self, action):
+        a = np.asarray(action, dtype=np.float32).reshape(1)
+        self.proposed.append(float(a[0]))
+        return np.stack([a, np.clip(a + 0.5, 0.0, 2.0)]), np.array([0.0, 1.0])
+
+
+@pytest.mark.parametrize("fair_cls, policy", [(FairPPO, "MlpPolicy"), (FairRecurrentPPO, "MlpLstmPolicy")])
+def test_the_what_if_query_sees_the_action_the_parents_rollout_executes(fair_cls, policy):
+    # a squashed gSDE policy: SB3's PPO rollout unscales its [-1, 1] action to the bounds, RecurrentPPO's clips it
+    env = OffsetDial()
+    model = fair_cls(policy, env, n_steps=8, batch_size=8, n_epochs=1, seed=0, use_sde=True, **OFF,
+                     policy_kwargs={"squash_output": True}, massaging=True, massaging_tau=1e6)
+    model.learn(8)
+    assert model._massaged[0] == 0  # the neighbour is never fairer: every proposal is executed as asked
+    np.testing.assert_allclose(env.proposed, env.executed, rtol=0, atol=1e-6)

@@ -165,19 +165,24 @@ class ActionMassagingMixin:
         """τ for the next rollout."""
         return tau_at(self.massaging_tau, self.massaging_iteration())
 
+    #: whether the parent's ``collect_rollouts`` unscales a squashed Box action to the bounds (SB3's
+    #: on-policy rollout does; RecurrentPPO's only clips)
+    _rollout_unscales_squashed_actions = True
+
+    def _unscales(self) -> bool:
+        return bool(self._rollout_unscales_squashed_actions and self.policy.squash_output)  # type: ignore[attr-defined]
+
     def _policy_to_env(self, actions: np.ndarray) -> np.ndarray:
-        """The policy's raw actions as the env executes them (SB3's clipping / unscaling of a Box)."""
+        """The policy's raw actions as the parent's rollout executes them (its clipping / unscaling of a Box)."""
         if not isinstance(self.action_space, spaces.Box):  # type: ignore[attr-defined]
             return actions
-        policy = self.policy  # type: ignore[attr-defined]
-        if policy.squash_output:
-            return policy.unscale_action(actions)
+        if self._unscales():
+            return self.policy.unscale_action(actions)  # type: ignore[attr-defined]
         return np.clip(actions, self.action_space.low, self.action_space.high)  # type: ignore[attr-defined]
 
     def _env_to_policy(self) -> Callable[[np.ndarray], np.ndarray] | None:
-        policy = self.policy  # type: ignore[attr-defined]
-        if isinstance(self.action_space, spaces.Box) and policy.squash_output:  # type: ignore[attr-defined]
-            return policy.scale_action
+        if isinstance(self.action_space, spaces.Box) and self._unscales():  # type: ignore[attr-defined]
+            return self.policy.scale_action  # type: ignore[attr-defined]
         return None
 
     def _massaging_hook(self, env: VecEnv, tau: float, module: Any, args: Any, kwargs: Any, output: Any) -> Any:

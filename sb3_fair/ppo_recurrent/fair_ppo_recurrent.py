@@ -35,5 +35,9 @@ class FairRecurrentPPO(ActionMassagingMixin, LongTermPenaltyMixin, GroupPenaltyM
         model = FairRecurrentPPO("MlpLstmPolicy", vec_env, n_steps=40, fairness="dp").learn(20_000)
     """
 
+    # RecurrentPPO's rollout clips a Box action to the bounds, even a squashed (gSDE) one: massaging asks
+    # the env about the action that this rollout executes
+    _rollout_unscales_squashed_actions = False
+
 
 __all__ = ["FairRecurrentPPO"]
