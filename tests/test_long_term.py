@@ -48,6 +48,14 @@ def test_min_max_scale():
     np.testing.assert_allclose(min_max_scale([0.0, 1e-4]), [0.0, 1.0], atol=1e-3)
 
 
+def test_a_one_row_minibatch_keeps_its_advantage_in_scaled_mode():
+    # min-max scaling would turn the single advantage into 0 (no gradient); SB3 leaves one row unstandardised too
+    np.testing.assert_array_equal(regularized_advantages([-3.5], ([-1.0], [0.0]), (1.12, 1.0)), [-3.5])
+    assert regularized_advantages([-3.5], ([-1.0], [0.0]), (1.0, 1.0), mode="literal")[0] == -4.5
+    with pytest.raises(ValueError, match="shape"):
+        regularized_advantages([-3.5], ([-1.0, 0.0],), (1.0,))
+
+
 def test_regularized_advantages_literal_and_scaled():
     adv = np.array([1.0, -1.0, 0.0])
     pen = np.array([-0.5, 0.0, 0.0])

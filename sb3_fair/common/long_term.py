@@ -108,7 +108,9 @@ def regularized_advantages(advantages: Any, terms: Sequence[Any], weights: Seque
       :func:`min_max_scale` over the minibatch, as the code of Hu et al. (2024) and of Yu et al.
       (2022) computes it.
 
-    PPO standardises the result afterwards (``normalize_advantage``), as in both codes.
+    PPO standardises the result afterwards (``normalize_advantage``), as in both codes. A minibatch of
+    one row cannot be min-max scaled (it would become 0): ``"scaled"`` returns its advantage
+    unchanged, which SB3 then leaves unstandardised, as its PPO does with one row.
 
     :param advantages: GAE advantages of the minibatch.
     :param terms: the fairness terms, each of the advantages' shape.
@@ -123,12 +125,16 @@ def regularized_advantages(advantages: Any, terms: Sequence[Any], weights: Seque
     for w in weights:
         check_weights(w, "weights")
     adv = np.asarray(advantages, dtype=np.float64)
-    scale = min_max_scale if mode == "scaled" else np.asarray
-    out = advantage_weight * scale(adv)
-    for term, w in zip(terms, weights):
-        t = np.asarray(term, dtype=np.float64)
+    arrays = [np.asarray(term, dtype=np.float64) for term in terms]
+    for t in arrays:
         if t.shape != adv.shape:
             raise ValueError(f"each term must have the advantages' shape {adv.shape}, got {t.shape}")
+    if mode == "scaled" and adv.size == 1:
+        # one row has no range to scale by (min-max would zero it): as SB3 leaves it unstandardised, leave it as is
+        return adv.copy()
+    scale = min_max_scale if mode == "scaled" else np.asarray
+    out = advantage_weight * scale(adv)
+    for t, w in zip(arrays, weights):
         if w:
             out = out + w * scale(t)
     return out
