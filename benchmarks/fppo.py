@@ -63,6 +63,9 @@ PAPER = {
                  "long_term": {"PPO": 4.4, "A-PPO": 2.95, "F-PPO": 2.55, "reference": 6.9},
                  "utility": {"PPO": 0.22, "A-PPO": 0.155, "F-PPO": 0.19, "reference": 0.29}},
 }
+# table formats: (Δs, Δl, utility)
+FORMATS = {"lending": ("{:.3f}", "{:.3f}", "{:.0f}"), "attention": ("{:.3f}", "{:.2f}", "{:.2f}"),
+           "epidemic": ("{:.2f}", "{:.2f}", "{:.3f}")}
 UTILITY = {"lending": "bank cash at the end (start 10,000)", "attention": "reward per step (mean over the episode)",
            "epidemic": "fraction not infected at the last step"}
 
@@ -239,6 +242,59 @@ def mean_sd(values: list[float], fmt: str) -> str:
     return fmt.format(np.mean(values)) + (f" ± {fmt.format(np.std(values))}" if len(values) > 1 else "")
 
 
+def by_seed(runs: list[dict[str, Any]], value: Any) -> dict[int, float]:
+    return {r["seed"]: float(value(r)) for r in runs}
+
+
+def claims_table(part: str, by_method: dict[str, list[dict[str, Any]]], training: dict[str, dict[int, float]]) -> list[str]:
+    """The paper's headline claims, each checked seed by seed (training seeds paired by their number)."""
+    final = {m: by_seed(runs, lambda r: r["evaluation"]["paper_long_term_final"]) for m, runs in by_method.items()}
+    short = {m: by_seed(runs, lambda r: r["evaluation"]["paper_short_term_final"]) for m, runs in by_method.items()}
+    utility = {m: by_seed(runs, lambda r: r["evaluation"]["utility"]) for m, runs in by_method.items()}
+    fmt = FORMATS[part]
+
+    def paired(a: dict[int, float], b: dict[int, float], holds: Any) -> tuple[int, int]:
+        seeds = sorted(set(a) & set(b))
+        return sum(bool(holds(a[s], b[s])) for s in seeds), len(seeds)
+
+    def cell(m: str, values: dict[str, dict[int, float]], f: str) -> str:
+        return f"{LABELS[m]} {mean_sd(list(values.get(m, {}).values()), f)}"
+
+    rows = []
+    trained = [m for m in METHODS if final.get(m)]
+    lowest = [s for s in final.get("f_ppo", {}) if all(s in final[m] for m in trained)]
+    wins = sum(final["f_ppo"][s] <= min(final[m][s] for m in trained) for s in lowest)
+    ref = np.mean(list(final["reference"].values())) if final.get("reference") else np.nan
+    below_ref = sum(final["f_ppo"][s] < ref for s in final.get("f_ppo", {}))
+    rows.append(f"| F-PPO has the lowest long-term gap (paper's statistic at the end) | "
+                f"{'; '.join(cell(m, final, fmt[1]) for m in (*trained, 'reference') if final.get(m))} | "
+                f"lowest of the four trained methods in {wins} of {len(lowest)} seeds; below the reference's mean in "
+                f"{below_ref} of {len(final.get('f_ppo', {}))} |")
+    # the fair baselines: A-PPO, and lending's equal-opportunity policy (the other references are not fair policies)
+    fair = [m for m in ("a_ppo", "reference") if short.get(m) and (m == "a_ppo" or part == "lending")]
+    bound = max((np.mean(list(short[m].values())) for m in fair), default=np.nan)
+    near = {m: sum(v <= bound for v in short.get(m, {}).values()) for m in ("f_ppo", "f_ppo_massaged")}
+    rows.append(f"| F-PPO's short-term gap is near the fair baselines' ({', '.join(LABELS[m] for m in fair)}) | "
+                f"{'; '.join(cell(m, short, fmt[0]) for m in ('ppo', 'a_ppo', 'f_ppo', 'f_ppo_massaged', 'reference') if short.get(m))} | "
+                f"at or below the larger fair baseline mean ({fmt[0].format(bound)}) in {near['f_ppo']} of "
+                f"{len(short.get('f_ppo', {}))} seeds without massaging, {near['f_ppo_massaged']} of "
+                f"{len(short.get('f_ppo_massaged', {}))} with it |")
+    k, n = paired(utility.get("f_ppo", {}), utility.get("ppo", {}), lambda a, b: abs(a - b) <= 0.05 * abs(b))
+    ratios = [utility["f_ppo"][s] / utility["ppo"][s] for s in sorted(set(utility.get("f_ppo", {})) & set(utility.get("ppo", {})))]
+    rows.append(f"| F-PPO's utility is comparable to PPO's | {cell('ppo', utility, fmt[2])}; {cell('f_ppo', utility, fmt[2])} | "
+                f"F-PPO / PPO {mean_sd(ratios, '{:.3f}')}; within 5% in {k} of {n} seeds |")
+    k, n = paired(final.get("a_ppo", {}), final.get("ppo", {}), lambda a, b: a > b)
+    rows.append(f"| A-PPO worsens the long-term gap (above PPO's) | {cell('ppo', final, fmt[1])}; {cell('a_ppo', final, fmt[1])} | "
+                f"A-PPO above PPO in {k} of {n} seeds |")
+    k1, n1 = paired(training.get("f_ppo", {}), training.get("f_ppo_l", {}), lambda a, b: a < b)
+    k2, n2 = paired(training.get("f_ppo", {}), training.get("ppo", {}), lambda a, b: a < b)
+    rows.append(f"| Massaging keeps Δs low during training (Fig. 2a) | "
+                f"{'; '.join(cell(m, training, fmt[0]) for m in METHODS if training.get(m))} (second half of training) | "
+                f"F-PPO below F-PPO-L in {k1} of {n1} seeds, below PPO in {k2} of {n2} |")
+    return ["", "The paper's headline claims, checked seed by seed (seeds paired by number; mean ± std over seeds):", "",
+            "| claim | values | outcome |", "|---|---|---|", *rows]
+
+
 def report(part: str, records: list[dict[str, Any]], args: argparse.Namespace) -> None:
     import matplotlib
 
@@ -250,8 +306,7 @@ def report(part: str, records: list[dict[str, Any]], args: argparse.Namespace) -
     # F-PPO evaluated with massaging on (MassagedPredictor, τ of the iteration after training) as one more row
     by_method["f_ppo_massaged"] = [{**r, "evaluation": r["evaluation_massaged"]} for r in by_method["f_ppo"]
                                    if "evaluation_massaged" in r]
-    fmt = {"lending": ("{:.3f}", "{:.3f}", "{:.0f}"), "attention": ("{:.3f}", "{:.2f}", "{:.2f}"),
-           "epidemic": ("{:.2f}", "{:.2f}", "{:.3f}")}[part]
+    fmt = FORMATS[part]
     paper_ds = {"lending": "\\|mean TPR₀ − mean TPR₁\\| (window 300)", "attention": "Eq. 9 gap over the episode so far",
                 "epidemic": "Eq. 10 gap, episode-cumulative"}[part]
     paper_dl = {"lending": "W1 between the episodes' pmf clouds", "attention": "max\\|Λ − mean Λ\\|",
@@ -300,6 +355,7 @@ def report(part: str, records: list[dict[str, Any]], args: argparse.Namespace) -
             ax.fill_between(x, mu - sd, mu + sd, alpha=0.2)
     # training-time Δs (Fig. 2a) of every run, finished or not
     training_rows = []
+    training: dict[str, dict[int, float]] = {}  # each run's mean Δs over the second half of its training
     reached = [len(r["iterations"]) for r in records if r["method"] in METHODS and r.get("iterations")]
     k = min(reached, default=0)  # the iterations every run has reached: the same range for every method
     for m in METHODS:
@@ -312,6 +368,8 @@ def report(part: str, records: list[dict[str, Any]], args: argparse.Namespace) -
         late = [float(a[k // 2 : k, 0].mean()) for a in it]
         massaged = [float(a[k // 2 : k, 2].mean()) for a in it]
         training_rows.append(f"| {LABELS[m]} | {len(it)} | {k} | {mean_sd(late, '{:.3f}')} | {mean_sd(massaged, '{:.3f}')} |")
+        training[m] = by_seed([r for r in finished if r["method"] == m],
+                              lambda r: np.array(r["iterations"])[len(r["iterations"]) // 2:, 0].mean())
     titles = (f"Δs: {paper_ds}", f"Δl: {paper_dl}", f"Δl (env): {ours_dl}",
               "bank cash" if part == "lending" else "reward per step", "Δs during training, mean ± within-rollout std")
     for ax, title in zip(axes, titles):
@@ -327,6 +385,8 @@ def report(part: str, records: list[dict[str, Any]], args: argparse.Namespace) -
                   "over the same iterations.", "",
                   "| method | runs | iterations | Δs, second half | massaged share, second half |", "|---|---|---|---|---|",
                   *training_rows]
+    if by_method.get("f_ppo"):
+        lines += claims_table(part, by_method, training)
     lines += ["", f"![{part}]({png.name})", ""]
     missing = [f"{LABELS[r['method']]} seed {r['seed']} ({r['steps']:,} steps)" for r in records if "evaluation" not in r]
     if missing:
