@@ -77,6 +77,7 @@ def logged_rows(model, path):
     model.set_logger(configure(str(path), ["csv"]))
 
     def rows():
+        model.logger.close()  # flushed, and no open file left for the garbage collector to warn about in another test
         with open(path / "progress.csv") as fh:
             return [{k: float(v) for k, v in row.items() if v} for row in csv.DictReader(fh)]
     return rows

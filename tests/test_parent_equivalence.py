@@ -100,6 +100,10 @@ def predictions(model: BaseAlgorithm, env_fn: Callable[[], Any]) -> np.ndarray:
     return model.predict(obs, deterministic=True)[0]
 
 
+def own_warnings(caught: list[warnings.WarningMessage]) -> list[str]:
+    return [str(w.message) for w in caught if not issubclass(w.category, ResourceWarning)]
+
+
 @rows()
 @pytest.mark.parametrize("env_kind", ["contract", "plain"])
 def test_zero_weight_is_exactly_the_parent(row: Row, env_kind: str, caplog):
@@ -111,7 +115,8 @@ def test_zero_weight_is_exactly_the_parent(row: Row, env_kind: str, caplog):
     with warnings.catch_warnings(record=True) as fair_warnings, caplog.at_level(logging.WARNING, logger="sb3_fair"):
         warnings.simplefilter("always")
         fair = row.fair(row.policy, env_fn(), **row.kwargs, **row.zero)
-    assert [str(w.message) for w in fair_warnings] == [str(w.message) for w in parent_warnings]  # the parent's, no more
+    # the parent's, no more (a ResourceWarning is another test's file being garbage-collected now)
+    assert own_warnings(fair_warnings) == own_warnings(parent_warnings)
     # on an env without the contract: said once, through logging
     assert ("no fairness figures" in caplog.text) == (env_kind == "plain")
     assert isinstance(fair, row.parent)
