@@ -24,12 +24,16 @@ def median_steps_per_s(makers: dict[str, Callable[[], Any]], steps: int, repeats
 
 
 def write_section(path: Path, key: str, text: str) -> None:
-    """Replace the section whose heading contains ``key`` in RESULTS.md, where it stands (or append it)."""
+    """Replace the section whose heading contains ``key`` in RESULTS.md, where it stands (or append it).
+
+    A hand-written section (its heading says "written by hand") is never replaced, even when it
+    names the generated section it reads.
+    """
     head = "# Benchmark results\n\nEvery figure below was measured by the command in its heading.\n\n"
     old = path.read_text() if path.exists() else head
     parts = [p.rstrip() + "\n" for p in old.split("\n## ")]
     body = text.strip().removeprefix("## ") + "\n"
-    hits = [i for i, p in enumerate(parts) if i > 0 and key in p.splitlines()[0]]
+    hits = [i for i, p in enumerate(parts) if i > 0 and key in p.splitlines()[0] and "written by hand" not in p.splitlines()[0]]
     if hits:
         parts[hits[0]] = body
         parts = [p for i, p in enumerate(parts) if i not in hits[1:]]
