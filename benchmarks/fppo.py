@@ -269,31 +269,36 @@ def claims_table(part: str, by_method: dict[str, list[dict[str, Any]]], training
         return f"{LABELS[m]} {mean_sd(list(values.get(m, {}).values()), f)}"
 
     rows = []
-    trained = [m for m in METHODS if final.get(m)]
-    lowest = [s for s in final.get("f_ppo", {}) if all(s in final[m] for m in trained)]
-    wins = sum(final["f_ppo"][s] <= min(final[m][s] for m in trained) for s in lowest)
-    ref = np.mean(list(final["reference"].values())) if final.get("reference") else np.nan
-    below_ref = sum(final["f_ppo"][s] < ref for s in final.get("f_ppo", {}))
+    # only seeds on which all four methods finished are compared (no verdict from a partial set)
+    complete = [s for s in final.get("f_ppo", {}) if all(s in final.get(m, {}) for m in METHODS)]
+    wins = sum(final["f_ppo"][s] <= min(final[m][s] for m in METHODS) for s in complete)
+    outcome = f"lowest of the four trained methods in {wins} of {len(complete)} seeds on which all four finished"
+    if final.get("reference") and final.get("f_ppo"):
+        ref = np.mean(list(final["reference"].values()))
+        outcome += f"; below the reference's mean in {sum(v < ref for v in final['f_ppo'].values())} of {len(final['f_ppo'])}"
     rows.append(f"| F-PPO has the lowest long-term gap (paper's statistic at the end) | "
-                f"{'; '.join(cell(m, final, fmt[1]) for m in (*trained, 'reference') if final.get(m))} | "
-                f"lowest of the four trained methods in {wins} of {len(lowest)} seeds; below the reference's mean in "
-                f"{below_ref} of {len(final.get('f_ppo', {}))} |")
+                f"{'; '.join(cell(m, final, fmt[1]) for m in (*METHODS, 'reference') if final.get(m))} | {outcome} |")
     # the fair baselines: A-PPO, and lending's equal-opportunity policy (the other references are not fair policies)
     fair = [m for m in ("a_ppo", "reference") if short.get(m) and (m == "a_ppo" or part == "lending")]
-    bound = max((np.mean(list(short[m].values())) for m in fair), default=np.nan)
-    near = {m: sum(v <= bound for v in short.get(m, {}).values()) for m in ("f_ppo", "f_ppo_massaged")}
-    rows.append(f"| F-PPO's short-term gap is near the fair baselines' ({', '.join(LABELS[m] for m in fair)}) | "
+    if fair:
+        bound = max(np.mean(list(short[m].values())) for m in fair)
+        near = {m: sum(v <= bound for v in short.get(m, {}).values()) for m in ("f_ppo", "f_ppo_massaged")}
+        outcome = (f"at or below the larger fair baseline mean ({fmt[0].format(bound)}) in {near['f_ppo']} of "
+                   f"{len(short.get('f_ppo', {}))} seeds without massaging, {near['f_ppo_massaged']} of "
+                   f"{len(short.get('f_ppo_massaged', {}))} with it")
+    else:
+        outcome = "no fair baseline finished"
+    rows.append(f"| F-PPO's short-term gap is near the fair baselines' ({', '.join(LABELS[m] for m in fair) or '-'}) | "
                 f"{'; '.join(cell(m, short, fmt[0]) for m in ('ppo', 'a_ppo', 'f_ppo', 'f_ppo_massaged', 'reference') if short.get(m))} | "
-                f"at or below the larger fair baseline mean ({fmt[0].format(bound)}) in {near['f_ppo']} of "
-                f"{len(short.get('f_ppo', {}))} seeds without massaging, {near['f_ppo_massaged']} of "
-                f"{len(short.get('f_ppo_massaged', {}))} with it |")
-    base = 10_000 if part == "lending" else 0  # lending: the profit over the starting cash
-    k, n = paired(utility.get("f_ppo", {}), utility.get("ppo", {}), lambda a, b: a - base >= 0.95 * (b - base))
-    ratios = [(utility["f_ppo"][s] - base) / (utility["ppo"][s] - base)
-              for s in sorted(set(utility.get("f_ppo", {})) & set(utility.get("ppo", {})))]
+                f"{outcome} |")
+    # comparable: no more than 5% of PPO's gain below it (lending: the profit over the starting cash)
+    base = 10_000 if part == "lending" else 0
+    k, n = paired(utility.get("f_ppo", {}), utility.get("ppo", {}), lambda a, b: a - base >= (b - base) - 0.05 * abs(b - base))
+    gaps = [utility["f_ppo"][s] - utility["ppo"][s] for s in sorted(set(utility.get("f_ppo", {})) & set(utility.get("ppo", {})))]
     rows.append(f"| F-PPO's utility is comparable to PPO's{' (profit over the starting 10,000)' if base else ''} | "
                 f"{cell('ppo', utility, fmt[2])}; {cell('f_ppo', utility, fmt[2])} | "
-                f"F-PPO / PPO {mean_sd(ratios, '{:.3f}')}; at least 95% of PPO's in {k} of {n} seeds |")
+                f"F-PPO − PPO {mean_sd(gaps, fmt[2])}; at most 5% of PPO's {'profit' if base else 'utility'} below it in "
+                f"{k} of {n} seeds |")
     k, n = paired(final.get("a_ppo", {}), final.get("ppo", {}), lambda a, b: a > b)
     rows.append(f"| A-PPO worsens the long-term gap (above PPO's) | {cell('ppo', final, fmt[1])}; {cell('a_ppo', final, fmt[1])} | "
                 f"A-PPO above PPO in {k} of {n} seeds |")

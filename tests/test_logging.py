@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import warnings
 
+import numpy as np
 import pytest
 from stable_baselines3 import DQN
 from stable_baselines3.common.logger import configure
@@ -102,3 +103,31 @@ def test_wandb_failure_never_stops_training(tmp_path, monkeypatch):
         model.learn(200)
     assert model.num_timesteps == 200
     assert any("Weights & Biases" in str(w.message) for w in caught)
+
+
+def test_long_term_signals_are_the_rollout_mean_even_when_another_callback_dumps(tmp_path):
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    from sb3_fair import FairPPO
+    from sb3_fair.envs import DelayedImpactLendingEnv
+
+    class DumpEveryFiveSteps(BaseCallback):  # as SB3's EvalCallback dumps in the middle of a rollout
+        def _on_step(self):
+            if self.n_calls % 5 == 0:
+                self.logger.dump(self.num_timesteps)
+            return True
+
+    seen = []
+
+    class Signals(BaseCallback):
+        def _on_step(self):
+            seen.append(self.locals["infos"][0]["short_term_fairness"])
+            return True
+
+    model = FairPPO("MlpPolicy", DelayedImpactLendingEnv(horizon=40), n_steps=16, batch_size=16, n_epochs=1, seed=0,
+                    fairness_coef=0.0)
+    model.set_logger(configure(str(tmp_path), ["csv"]))
+    model.learn(16, callback=[DumpEveryFiveSteps(), Signals()])
+    model.logger.close()
+    rows = [row for row in read_csv(tmp_path / "progress.csv") if row.get("fairness/short_term")]
+    assert len(rows) == 1 and float(rows[0]["fairness/short_term"]) == pytest.approx(np.mean(seen))

@@ -51,6 +51,7 @@ def test_min_max_scale():
 def test_a_one_row_minibatch_keeps_its_advantage_in_scaled_mode():
     # min-max scaling would turn the single advantage into 0 (no gradient); SB3 leaves one row unstandardised too
     np.testing.assert_array_equal(regularized_advantages([-3.5], ([-1.0], [0.0]), (1.12, 1.0)), [-3.5])
+    np.testing.assert_array_equal(regularized_advantages([-3.5], ([-1.0], [0.0]), (1.12, 1.0), advantage_weight=2.0), [-7.0])
     assert regularized_advantages([-3.5], ([-1.0], [0.0]), (1.0, 1.0), mode="literal")[0] == -4.5
     with pytest.raises(ValueError, match="shape"):
         regularized_advantages([-3.5], ([-1.0, 0.0],), (1.0,))

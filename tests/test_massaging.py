@@ -303,3 +303,11 @@ def test_the_what_if_query_sees_the_action_the_parents_rollout_executes(fair_cls
     model.learn(8)
     assert model._massaged[0] == 0  # the neighbour is never fairer: every proposal is executed as asked
     np.testing.assert_allclose(env.proposed, env.executed, rtol=0, atol=1e-6)
+
+
+def test_a_candidate_outside_the_action_space_is_a_clear_error():
+    from sb3_fair.common.massaging import candidate_log_probs
+
+    dist = CategoricalDistribution(3).proba_distribution(th.zeros(1, 3))
+    with pytest.raises(ValueError, match="fairness_what_if"):
+        candidate_log_probs(dist, th.tensor([[0], [3]]))

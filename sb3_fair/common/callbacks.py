@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.on_policy_algorithm import OnPolicyAlgorithm
 
 from sb3_fair.common.figures import scalar_figures
 from sb3_fair.common.logging import WandbOutputFormat, active_wandb_run, start_wandb_run
@@ -17,8 +18,8 @@ class FairnessCallback(BaseCallback):
     """Record ``fairness/<figure>``: the mean of the monitors' episode figures over the last ``window``
     episodes, next to SB3's ``rollout/ep_rew_mean``; and, for an env that reports Hu et al.'s (2024)
     short- and long-term gaps in every step's info (:func:`~sb3_fair.common.protocol.is_fairness_signals_supported`),
-    ``fairness/short_term`` and ``fairness/long_term``: their mean over the steps since the last
-    log dump (one rollout for PPO).
+    ``fairness/short_term`` and ``fairness/long_term``: their mean over the last rollout (on-policy
+    algorithms), or over the steps since the last log dump (off-policy algorithms).
 
     Works with any SB3 algorithm whose env reports ``info["fairness"]``
     (:class:`~sb3_fair.wrappers.FairnessMonitor`, or :class:`~sb3_fair.wrappers.ParallelFairnessMonitor`
@@ -51,6 +52,7 @@ class FairnessCallback(BaseCallback):
         self.wandb_run: Any = None
         self._owns_run = False
         self._output: WandbOutputFormat | None = None
+        self._signals = np.zeros(3)
 
     def _init_callback(self) -> None:
         if self.window is None:
@@ -78,8 +80,11 @@ class FairnessCallback(BaseCallback):
         infos = self.locals.get("infos") or []
         if infos and all(is_fairness_signals_supported(info) for info in infos):
             short_term, long_term = get_fairness_signals(infos)
-            self.logger.record_mean("fairness/short_term", float(short_term.mean()))
-            self.logger.record_mean("fairness/long_term", float(long_term.mean()))
+            if isinstance(self.model, OnPolicyAlgorithm):  # recorded when the rollout ends
+                self._signals += (float(short_term.mean()), float(long_term.mean()), 1.0)
+            else:
+                self.logger.record_mean("fairness/short_term", float(short_term.mean()))
+                self.logger.record_mean("fairness/long_term", float(long_term.mean()))
         new = False
         for info in infos:
             fairness = info.get(FAIRNESS)
@@ -89,6 +94,15 @@ class FairnessCallback(BaseCallback):
         if new:
             self.record_means()
         return True
+
+    def _on_rollout_start(self) -> None:
+        self._signals = np.zeros(3)  # sums of the per-step mean Δs and Δl, and the step count
+
+    def _on_rollout_end(self) -> None:
+        short_term, long_term, steps = self._signals
+        if steps:
+            self.logger.record("fairness/short_term", short_term / steps)
+            self.logger.record("fairness/long_term", long_term / steps)
 
     def record_means(self) -> None:
         """Record the mean of each figure over the recent episodes under ``fairness/``."""

@@ -109,8 +109,9 @@ def regularized_advantages(advantages: Any, terms: Sequence[Any], weights: Seque
       (2022) computes it.
 
     PPO standardises the result afterwards (``normalize_advantage``), as in both codes. A minibatch of
-    one row cannot be min-max scaled (it would become 0): ``"scaled"`` returns its advantage
-    unchanged, which SB3 then leaves unstandardised, as its PPO does with one row.
+    one row cannot be min-max scaled (it would become 0): ``"scaled"`` returns its weighted advantage
+    ``advantage_weight * A``, which SB3's PPO and MaskablePPO then leave unstandardised, as they do
+    any one-row minibatch (RecurrentPPO standardises it into NaN, with or without this term).
 
     :param advantages: GAE advantages of the minibatch.
     :param terms: the fairness terms, each of the advantages' shape.
@@ -130,8 +131,8 @@ def regularized_advantages(advantages: Any, terms: Sequence[Any], weights: Seque
         if t.shape != adv.shape:
             raise ValueError(f"each term must have the advantages' shape {adv.shape}, got {t.shape}")
     if mode == "scaled" and adv.size == 1:
-        # one row has no range to scale by (min-max would zero it): as SB3 leaves it unstandardised, leave it as is
-        return adv.copy()
+        # one row has no range to scale by (min-max would zero it): keep its (weighted) advantage
+        return advantage_weight * adv
     scale = min_max_scale if mode == "scaled" else np.asarray
     out = advantage_weight * scale(adv)
     for t, w in zip(arrays, weights):

@@ -72,8 +72,13 @@ def candidate_log_probs(distribution: Distribution, candidates: th.Tensor) -> th
     if isinstance(distribution, (CategoricalDistribution, MaskableCategoricalDistribution)) and isinstance(
             inner, th.distributions.Categorical):
         # torch's Categorical.log_prob without its per-call argument validation: its logits are normalised
-        log_pmf = inner.logits.expand(*candidates.shape, inner.logits.shape[-1])
-        return log_pmf.gather(-1, candidates.long().unsqueeze(-1)).squeeze(-1)
+        n_actions = inner.logits.shape[-1]
+        index = candidates.long()
+        if index.numel() and (int(index.min()) < 0 or int(index.max()) >= n_actions):
+            raise ValueError(f"the what-if query (fairness_what_if) returned a candidate outside the {n_actions} actions: "
+                             f"{candidates.tolist()}")
+        log_pmf = inner.logits.expand(*candidates.shape, n_actions)
+        return log_pmf.gather(-1, index.unsqueeze(-1)).squeeze(-1)
     if type(distribution) is DiagGaussianDistribution and isinstance(inner, th.distributions.Normal):
         return inner.log_prob(candidates).sum(dim=-1)
     return th.stack([distribution.log_prob(row).reshape(-1) for row in candidates])
