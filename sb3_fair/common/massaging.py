@@ -114,7 +114,10 @@ def massage_actions(env: VecEnv | Any, env_actions: np.ndarray, distribution: Di
                              f"got {len(c)} and {len(ds)}")
     width = max(len(c) for c in candidates)
     # the k-th candidate of every row (a row with fewer repeats its proposal), shape (width, n, *action shape)
-    stacked = np.stack([np.stack([c[k] if k < len(c) else c[0] for c in candidates]) for k in range(width)])
+    stacked = np.empty((width, n, *candidates[0].shape[1:]), dtype=candidates[0].dtype)
+    for i, c in enumerate(candidates):
+        stacked[: len(c), i] = c
+        stacked[len(c):, i] = c[0]
     with th.no_grad():
         log_probs = candidate_log_probs(distribution, th.as_tensor(stacked, device=device)).cpu().numpy().astype(np.float64)
     chosen = np.zeros(n, dtype=np.int64)

@@ -303,7 +303,7 @@ class EpidemicControlEnv(gym.Env):
             outcome[c] = self._short_term(v)
         outcome[-1] = self._short_term(self.vaccinations)
         target = np.where(candidates == NO_OP, -1, self.communities[np.minimum(candidates, N_NODES - 1)])
-        short_term = np.array([outcome[int(c)] for c in target], dtype=np.float64)
+        short_term = np.where(target == -1, outcome[-1], np.where(target == 0, outcome[0], outcome[1])).astype(np.float64)
         return candidates, short_term
 
     def render(self) -> str | np.ndarray | None:
