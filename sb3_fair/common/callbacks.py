@@ -53,8 +53,10 @@ class FairnessCallback(BaseCallback):
         self._owns_run = False
         self._output: WandbOutputFormat | None = None
         self._signals = np.zeros(3)
+        self._per_rollout = False  # on-policy: Δs and Δl are the rollout's mean (set when training starts)
 
     def _init_callback(self) -> None:
+        self._per_rollout = isinstance(self.model, OnPolicyAlgorithm)
         if self.window is None:
             self.episodes = deque(self.episodes, maxlen=getattr(self.model, "_stats_window_size", 100))
         if self.wandb:
@@ -80,7 +82,7 @@ class FairnessCallback(BaseCallback):
         infos = self.locals.get("infos") or []
         if infos and all(is_fairness_signals_supported(info) for info in infos):
             short_term, long_term = get_fairness_signals(infos)
-            if isinstance(self.model, OnPolicyAlgorithm):  # recorded when the rollout ends
+            if self._per_rollout:  # recorded when the rollout ends
                 self._signals += (float(short_term.mean()), float(long_term.mean()), 1.0)
             else:
                 self.logger.record_mean("fairness/short_term", float(short_term.mean()))

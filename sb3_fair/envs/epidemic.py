@@ -295,15 +295,15 @@ class EpidemicControlEnv(gym.Env):
             members |= susceptible if susceptible.any() else in_c
         others = np.concatenate([[NO_OP], np.flatnonzero(members)])
         candidates = np.concatenate([[a], others[others != a]]).astype(np.int64)
-        # only three outcomes: one more vaccine for community 0, for community 1, or none
-        outcome = {}
+        # only three outcomes: one more vaccine for community 0, for community 1, or none (the last, index -1)
+        outcomes = []
         for c in (0, 1):
             v = self.vaccinations.copy()
             v[c] += 1
-            outcome[c] = self._short_term(v)
-        outcome[-1] = self._short_term(self.vaccinations)
+            outcomes.append(self._short_term(v))
+        outcomes.append(self._short_term(self.vaccinations))
         target = np.where(candidates == NO_OP, -1, self.communities[np.minimum(candidates, N_NODES - 1)])
-        short_term = np.where(target == -1, outcome[-1], np.where(target == 0, outcome[0], outcome[1])).astype(np.float64)
+        short_term = np.array(outcomes, dtype=np.float64)[target]
         return candidates, short_term
 
     def render(self) -> str | np.ndarray | None:
