@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import csv
 import warnings
 
 import numpy as np
 import pytest
+from logged_csv import read_csv
 from stable_baselines3 import DQN
 from stable_baselines3.common.logger import configure
 
@@ -16,11 +16,6 @@ from sb3_fair.envs import make_donut_allocation, make_loan_applicants
 from sb3_fair.wrappers import FairnessMonitor
 
 SMALL = dict(learning_starts=50, buffer_size=1000, batch_size=16, train_freq=4, target_update_interval=100)
-
-
-def read_csv(path):
-    with open(path) as fh:
-        return list(csv.DictReader(fh))
 
 
 def test_plain_dqn_with_callback_logs_fairness_csv(tmp_path):

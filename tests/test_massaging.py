@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import csv
 import functools
 
 import gymnasium as gym
 import numpy as np
 import pytest
 import torch as th
+from logged_csv import read_csv
 from sb3_contrib import MaskablePPO, RecurrentPPO
 from stable_baselines3 import PPO
 from stable_baselines3.common.distributions import CategoricalDistribution
@@ -78,8 +78,7 @@ def logged_rows(model, path):
 
     def rows():
         model.logger.close()  # flushed, and no open file left for the garbage collector to warn about in another test
-        with open(path / "progress.csv") as fh:
-            return [{k: float(v) for k, v in row.items() if v} for row in csv.DictReader(fh)]
+        return [{k: float(v) for k, v in row.items() if v} for row in read_csv(path / "progress.csv")]
     return rows
 
 
