@@ -33,7 +33,8 @@ def write_section(path: Path, key: str, text: str) -> None:
     old = path.read_text() if path.exists() else head
     parts = [p.rstrip() + "\n" for p in old.split("\n## ")]
     body = text.strip().removeprefix("## ") + "\n"
-    hits = [i for i, p in enumerate(parts) if i > 0 and key in p.splitlines()[0] and "written by hand" not in p.splitlines()[0]]
+    headings = [p.splitlines()[0] for p in parts]
+    hits = [i for i, h in enumerate(headings) if i > 0 and key in h and "written by hand" not in h]
     if hits:
         parts[hits[0]] = body
         parts = [p for i, p in enumerate(parts) if i not in hits[1:]]

@@ -203,21 +203,24 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
             signals.rows.clear()
             record["steps"] = int(model.num_timesteps)
             record.pop("evaluation", None)  # of fewer steps
+            record.pop("evaluation_massaged", None)
             model.save(model_path)
             record_path.write_text(json.dumps(record))
-    if record["steps"] >= job["timesteps"] and "evaluation" not in record:
+    massaged = job["method"] == "f_ppo"  # also evaluated with massaging on
+    if record["steps"] >= job["timesteps"] and ("evaluation" not in record or (massaged and "evaluation_massaged" not in record)):
         model = FairPPO.load(model_path, device="cpu")
-        record["evaluation"] = evaluate(job["part"], model, job.get("eval_episodes"))
-        record_path.write_text(json.dumps(record))
-    if record["steps"] >= job["timesteps"] and job["method"] == "f_ppo" and "evaluation_massaged" not in record:
-        # the paper claims short-term fairness at deployment through massaging; the authors evaluate without it
-        from sb3_fair.common.massaging import MassagedPredictor
+        if "evaluation" not in record:
+            record["evaluation"] = evaluate(job["part"], model, job.get("eval_episodes"))
+            record_path.write_text(json.dumps(record))
+        if massaged and "evaluation_massaged" not in record:
+            # the paper claims short-term fairness at deployment through massaging; the authors evaluate without it
+            from sb3_fair.common.massaging import MassagedPredictor
 
-        model = FairPPO.load(model_path, device="cpu")
-        env = make_env(job["part"], evaluation=True)
-        record["evaluation_massaged"] = evaluate(job["part"], MassagedPredictor(model, env), job.get("eval_episodes"), env=env)
-        record["evaluation_massaged"]["tau"] = model.current_massaging_tau()
-        record_path.write_text(json.dumps(record))
+            env = make_env(job["part"], evaluation=True)
+            record["evaluation_massaged"] = evaluate(job["part"], MassagedPredictor(model, env), job.get("eval_episodes"),
+                                                     env=env)
+            record["evaluation_massaged"]["tau"] = model.current_massaging_tau()
+            record_path.write_text(json.dumps(record))
     return record
 
 
@@ -261,8 +264,11 @@ def claims_table(part: str, by_method: dict[str, list[dict[str, Any]]], training
     utility = {m: by_seed(runs, lambda r: r["evaluation"]["utility"]) for m, runs in by_method.items()}
     fmt = FORMATS[part]
 
+    def common(a: dict[int, float], b: dict[int, float]) -> list[int]:
+        return sorted(set(a) & set(b))
+
     def paired(a: dict[int, float], b: dict[int, float], holds: Any) -> tuple[int, int]:
-        seeds = sorted(set(a) & set(b))
+        seeds = common(a, b)
         return sum(bool(holds(a[s], b[s])) for s in seeds), len(seeds)
 
     def cell(m: str, values: dict[str, dict[int, float]], f: str) -> str:
@@ -293,8 +299,9 @@ def claims_table(part: str, by_method: dict[str, list[dict[str, Any]]], training
                 f"{outcome} |")
     # comparable: no more than 5% of PPO's gain below it (lending: the profit over the starting cash)
     base = 10_000 if part == "lending" else 0
-    k, n = paired(utility.get("f_ppo", {}), utility.get("ppo", {}), lambda a, b: a - base >= (b - base) - 0.05 * abs(b - base))
-    gaps = [utility["f_ppo"][s] - utility["ppo"][s] for s in sorted(set(utility.get("f_ppo", {})) & set(utility.get("ppo", {})))]
+    fair_u, ppo_u = utility.get("f_ppo", {}), utility.get("ppo", {})
+    k, n = paired(fair_u, ppo_u, lambda a, b: a - base >= (b - base) - 0.05 * abs(b - base))
+    gaps = [fair_u[s] - ppo_u[s] for s in common(fair_u, ppo_u)]
     rows.append(f"| F-PPO's utility is comparable to PPO's{' (profit over the starting 10,000)' if base else ''} | "
                 f"{cell('ppo', utility, fmt[2])}; {cell('f_ppo', utility, fmt[2])} | "
                 f"F-PPO − PPO {mean_sd(gaps, fmt[2])}; at most 5% of PPO's {'profit' if base else 'utility'} below it in "
