@@ -474,7 +474,7 @@ class ProportionalAllocationPolicy:
 
 
 def _sizes_from_spaces(venv: VecEnv) -> tuple[int, int, int]:
-    """K, ``history_len`` and N of the :class:`AttentionAllocationEnv`\ s in ``venv``, read from its spaces."""
+    """K, ``history_len`` and N of the :class:`AttentionAllocationEnv` envs in ``venv``, read from its spaces."""
     act, obs = venv.action_space, venv.observation_space
     problem = "env must be an AttentionAllocationEnv (possibly wrapped) or a VecEnv of them"
     boxes = isinstance(act, spaces.Box) and isinstance(obs, spaces.Box)
