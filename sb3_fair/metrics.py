@@ -12,6 +12,27 @@ Conventions
 * ``factors`` is an int array of the same length: each stakeholder's legitimate factor
   (the stratum of conditional statistical parity).
 
+Domains and edge cases (the same rules for every function)
+-----------------------------------------------------------
+* **Non-finite input is an error.** NaN or ±inf anywhere in an input raises ``ValueError`` naming
+  the argument; nothing returns NaN because an input held one.
+* **No stakeholder is an error.** A statistic over stakeholders, groups, sites or bins raises
+  ``ValueError`` naming the argument when that axis is empty. So does a statistic over episodes
+  (:func:`team_fairness`, :func:`capture_success`) given no episode. Only a *sum* over an empty
+  trace has a value, the empty sum 0 (:func:`temporal_aggregate` with ``"sum"`` or
+  ``"discounted"``, :func:`overall_unfairness` of a ``(0, n)`` trace); a mean, a minimum or a last
+  value of nothing raises.
+* **Each function states its value domain** and raises outside it: :func:`nash` and :func:`gini`
+  need ``u_i >= 0`` (a product of negative utilities is not a welfare: ``nash([-1, -1])`` would
+  exceed ``nash([0, 0])``), :func:`log_nash` ``u_i > -1``, :func:`alpha_fair` ``u_i > 0``
+  (``>= 0`` for ``alpha < 1``), :func:`max_mean_deviation` with ``normalize=True`` ``v_k >= 0``.
+  The differences (parity, DP, CF, unfairness) take any real values; their normalised forms divide
+  by the total *absolute* return, so they stay in [-1, 1] whatever the signs.
+* **All-zero input has a value** where the quantity is defined: everybody is equal, so the gaps
+  are 0 (:func:`gini`, :func:`parity`, the DP and CF gaps and their normalised forms,
+  :func:`allocation_share_gap` when nothing was allocated, :func:`max_mean_deviation`), and
+  :func:`nash` is 0.
+
 References (cited in the docstrings by authors and year; the list is also in :mod:`sb3_fair`'s docstring):
 
 * La Malfa, Zhang, Luck, Black (2024), *Using Protected Attributes to Consider Fairness in Multi-Agent
@@ -75,11 +96,29 @@ __all__ = [
 ]
 
 
-def _as_vector(u: Any, name: str = "u") -> np.ndarray:
-    arr = np.asarray(u, dtype=np.float64)
+def _finite(arr: np.ndarray, name: str) -> np.ndarray:
+    if not np.all(np.isfinite(arr)):
+        shown = arr.tolist() if arr.size <= 12 else f"{int(np.count_nonzero(~np.isfinite(arr)))} non-finite of {arr.size}"
+        raise ValueError(f"{name} must be finite (no NaN or inf), got {shown}")
+    return arr
+
+
+def _as_array(x: Any, name: str) -> np.ndarray:
+    """``x`` as a float64 array, with a message naming ``name`` when it is not numeric."""
+    try:
+        return np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be an array of numbers, got {x!r}") from None
+
+
+def _as_vector(u: Any, name: str = "u", allow_empty: bool = False) -> np.ndarray:
+    """``u`` as a finite, non-empty (unless ``allow_empty``) 1-D float64 array; errors name ``name``."""
+    arr = _as_array(u, name)
     if arr.ndim != 1:
         raise ValueError(f"{name} must be a 1-D array with one entry per stakeholder, got shape {arr.shape}")
-    return arr
+    if arr.size == 0 and not allow_empty:
+        raise ValueError(f"{name} must not be empty (it has one entry per stakeholder)")
+    return _finite(arr, name)
 
 
 def _as_groups(groups: Any, n: int, name: str = "groups") -> np.ndarray:
@@ -109,8 +148,15 @@ def egalitarian(u: Any) -> float:
 
 
 def nash(u: Any) -> float:
-    """Nash welfare ``Nash(u) = prod_i u_i`` (Alamdari et al. 2024, §2)."""
-    return float(np.prod(_as_vector(u)))
+    """Nash welfare ``Nash(u) = prod_i u_i`` (Alamdari et al. 2024, §2). Requires ``u_i >= 0``.
+
+    Outside that domain the product is not a welfare ordering (``nash([-1, -1]) = 1`` would exceed
+    ``nash([0, 0]) = 0``); use :func:`log_nash` (``u_i > -1``) for utilities that can be negative.
+    """
+    v = _as_vector(u)
+    if np.any(v < 0):
+        raise ValueError(f"nash needs every u_i >= 0 (use log_nash for u_i > -1), got {v.tolist()}")
+    return float(np.prod(v))
 
 
 def log_nash(u: Any) -> float:
@@ -132,8 +178,8 @@ def alpha_fair(u: Any, alpha: float = 1.0) -> float:
     for ``alpha = 1``. ``alpha = 0`` is utilitarian; ``alpha -> inf`` approaches egalitarian.
     Requires ``u_i > 0`` (``u_i >= 0`` when ``alpha < 1``).
     """
-    if not np.isfinite(alpha) or alpha < 0:
-        raise ValueError(f"alpha must be a finite number >= 0, got {alpha}")
+    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.integer, np.floating)) or not np.isfinite(alpha) or alpha < 0:
+        raise ValueError(f"alpha must be a finite number >= 0, got {alpha!r}")
     v = _as_vector(u)
     if alpha == 1.0:
         if np.any(v <= 0):
@@ -152,7 +198,7 @@ def generalized_gini(u: Any, weights: Sequence[float] | None = None) -> float:
     """
     v = np.sort(_as_vector(u))
     n = v.size
-    w = 0.5 ** np.arange(n) if weights is None else np.asarray(weights, dtype=np.float64)
+    w = 0.5 ** np.arange(n) if weights is None else _as_array(weights, "weights")
     if w.shape != (n,):
         raise ValueError(f"weights must have one entry per stakeholder ({n}), got shape {w.shape}")
     if np.any(~np.isfinite(w)) or np.any(w < 0):
@@ -234,9 +280,10 @@ def overall_unfairness(statuses: Any) -> np.ndarray:
     ``statuses`` is a ``(T, n)`` array of status vectors ``U(tau_t)``; the result is
     ``sum_t (U(tau_t)_i - mean(U(tau_t)))`` for each i.
     """
-    s = np.asarray(statuses, dtype=np.float64)
-    if s.ndim != 2:
-        raise ValueError(f"statuses must be a (T, n) array, got shape {s.shape}")
+    s = _as_array(statuses, "statuses")
+    if s.ndim != 2 or s.shape[1] == 0:
+        raise ValueError(f"statuses must be a (T, n) array with n >= 1 stakeholders, got shape {s.shape}")
+    _finite(s, "statuses")
     return np.sum(s - s.mean(axis=1, keepdims=True), axis=0)
 
 
@@ -249,13 +296,19 @@ def temporal_aggregate(values: Any, how: str = "sum", gamma: float = 1.0) -> flo
     :param values: the per-timepoint welfare values ``w_1..w_k`` (already filtered).
     :param how: ``"long_term"`` (last value, Def. 4.1), ``"sum"``, ``"mean"``,
         ``"discounted"`` (``sum_t gamma^(t-1) w_t``) or ``"min"`` (Rawlsian with respect to time).
-    :param gamma: discount factor for ``"discounted"``.
+    :param gamma: discount factor for ``"discounted"`` (finite, >= 0).
+    :return: the aggregate; 0.0 for ``"sum"`` and ``"discounted"`` of no timepoint (the empty sum).
+    :raises ValueError: for non-finite values, or ``"long_term"``, ``"mean"`` or ``"min"`` of no timepoint.
     """
-    w = np.asarray(values, dtype=np.float64).reshape(-1)
+    w = _finite(_as_array(values, "values").reshape(-1), "values")
     if how not in TEMPORAL_AGGREGATIONS:
         raise ValueError(f"unknown temporal aggregation {how!r}; accepted values: {list(TEMPORAL_AGGREGATIONS)}")
+    if isinstance(gamma, bool) or not isinstance(gamma, (int, float, np.integer, np.floating)) or not np.isfinite(gamma) or gamma < 0:
+        raise ValueError(f"gamma must be a finite number >= 0, got {gamma!r}")
     if w.size == 0:
-        return 0.0
+        if how in ("sum", "discounted"):
+            return 0.0  # the empty sum
+        raise ValueError(f"temporal aggregation {how!r} of no timepoint is undefined: values is empty")
     if how == "long_term":
         return float(w[-1])
     if how == "sum":
@@ -287,9 +340,10 @@ def fairness_score(
     :param mask: the filter ``B(tau_t)`` for ``"bounded"``, one boolean per timepoint.
     :param how: temporal aggregation (see :func:`temporal_aggregate`).
     """
-    s = np.asarray(statuses, dtype=np.float64)
-    if s.ndim != 2 or s.shape[0] == 0:
+    s = _as_array(statuses, "statuses")
+    if s.ndim != 2 or s.shape[0] == 0 or s.shape[1] == 0:
         raise ValueError(f"statuses must be a non-empty (T, n) array, got shape {s.shape}")
+    _finite(s, "statuses")
     T = s.shape[0]
     if scheme == "long_term":
         keep = np.zeros(T, dtype=bool)
@@ -297,8 +351,8 @@ def fairness_score(
     elif scheme == "anytime":
         keep = np.ones(T, dtype=bool)
     elif scheme == "periodic":
-        if int(period) < 1:
-            raise ValueError(f"period must be >= 1, got {period}")
+        if isinstance(period, bool) or not isinstance(period, (int, np.integer)) or period < 1:
+            raise ValueError(f"period must be an int >= 1, got {period!r}")
         keep = (np.arange(1, T + 1) % int(period)) == 0
     elif scheme == "bounded":
         if mask is None:
@@ -374,17 +428,23 @@ def demographic_parity_pairwise(
 
 
 def normalized_demographic_parity(returns: Any, groups: Any, protected: int = 1) -> float:
-    """Normalised unfairness of fair-PPO's Table 1 (La Malfa et al. 2025): ``(R_ns - R_s) / max(R_ns + R_s, 1)``.
+    """Normalised unfairness of fair-PPO's Table 1 (La Malfa et al. 2025): ``(R_ns - R_s) / max(|R_ns| + |R_s|, 1)``.
 
     ``R_s`` is the *total* return of the protected (sensitive) group, ``R_ns`` that of the others.
-    Positive means the protected group receives less.
+    Positive means the protected group receives less. The paper divides by ``max(R_ns + R_s, 1)``
+    for its non-negative returns (apples); dividing by the absolute totals gives the same value
+    there and keeps the figure in [-1, 1] when returns can be negative (the paper's form would give
+    200 for returns ``[-100, -100, -200, -200]``).
     """
     r = _as_vector(returns, "returns")
     g = _as_groups(groups, r.size)
     _two_groups(g, protected)
-    r_s = float(r[g == protected].sum())
-    r_ns = float(r[g != protected].sum())
-    return (r_ns - r_s) / max(r_ns + r_s, 1.0)
+    return _normalized_gap(float(r[g != protected].sum()), float(r[g == protected].sum()))
+
+
+def _normalized_gap(first: float, second: float) -> float:
+    """``(first - second) / max(|first| + |second|, 1)``, in [-1, 1]."""
+    return (first - second) / max(abs(first) + abs(second), 1.0)
 
 
 def conditional_statistical_parity(
@@ -429,16 +489,16 @@ def counterfactual_fairness(factual: Any, counterfactual: Any) -> float:
 def normalized_counterfactual_fairness(factual: Any, counterfactual: Any) -> float:
     """Normalised counterfactual unfairness of fair-PPO's Table 1 (La Malfa et al. 2025 §5.1, §6).
 
-    ``(R_f - R_cf) / max(R_f + R_cf, 1)`` with ``R_f`` and ``R_cf`` the total returns of the factual
+    ``(R_f - R_cf) / max(|R_f| + |R_cf|, 1)`` with ``R_f`` and ``R_cf`` the total returns of the factual
     and the counterfactual run (in La Malfa et al.'s (2025) evaluation nobody is impaired in the factual run and
-    everybody in the counterfactual one, so this is the normalised DP form across the two runs).
+    everybody in the counterfactual one, so this is the normalised DP form across the two runs; the
+    absolute totals keep it in [-1, 1] for negative returns, as in :func:`normalized_demographic_parity`).
     """
     a = _as_vector(factual, "factual")
     b = _as_vector(counterfactual, "counterfactual")
     if a.shape != b.shape:
         raise ValueError(f"factual and counterfactual must match agent for agent, got {a.shape} and {b.shape}")
-    r_f, r_cf = float(a.sum()), float(b.sum())
-    return (r_f - r_cf) / max(r_f + r_cf, 1.0)
+    return _normalized_gap(float(a.sum()), float(b.sum()))
 
 
 def normalized_conditional_statistical_parity(returns: Any, groups: Any, factors: Any, protected: int = 1) -> dict[int, float]:
@@ -537,10 +597,11 @@ def team_fairness(credit: Any) -> float:
     c = np.asarray(credit)
     if c.ndim != 2:
         raise ValueError(f"credit must be an (episodes, agents) array, got shape {c.shape}")
+    if c.shape[0] == 0 or c.shape[1] == 0:
+        raise ValueError(f"credit must hold at least one episode and one agent, got shape {c.shape}")
+    _finite(_as_array(c, "credit"), "credit")
     c = (c > 0).astype(np.int64)
     E, n = c.shape
-    if E == 0:
-        return 0.0
     from math import comb, log2
 
     from scipy.stats import entropy
@@ -562,8 +623,9 @@ def capture_success(credit: Any) -> float:
     c = np.asarray(credit)
     if c.ndim != 2:
         raise ValueError(f"credit must be an (episodes, agents) array, got shape {c.shape}")
-    if c.shape[0] == 0:
-        return 0.0
+    if c.shape[0] == 0 or c.shape[1] == 0:
+        raise ValueError(f"credit must hold at least one episode and one agent, got shape {c.shape}")
+    _finite(_as_array(c, "credit"), "credit")
     return float(np.mean(np.any(c > 0, axis=1)))
 
 
@@ -576,10 +638,11 @@ def price_of_fairness(fair_return: Any, base_return: Any) -> Any:
     """Price of fairness in percent (La Malfa et al. 2025, §6.2): ``100 * (R_fair - R_base) / |R_base|``.
 
     Negative values are a loss of return caused by the fairness constraint. Works elementwise
-    (e.g. per group). ``R_base = 0`` gives ``nan``.
+    (e.g. per group). ``R_base = 0`` gives ``nan`` (a relative change from 0 is undefined); the
+    inputs must be finite.
     """
-    f = np.asarray(fair_return, dtype=np.float64)
-    b = np.asarray(base_return, dtype=np.float64)
+    f = _finite(_as_array(fair_return, "fair_return"), "fair_return")
+    b = _finite(_as_array(base_return, "base_return"), "base_return")
     with np.errstate(divide="ignore", invalid="ignore"):
         out = np.where(b != 0, 100.0 * (f - b) / np.abs(np.where(b != 0, b, 1.0)), np.nan)
     return float(out) if out.ndim == 0 else out
@@ -642,7 +705,7 @@ def l2_distribution_gap(p: Any, q: Any) -> float:
     a = _as_vector(p, "p")
     b = _as_vector(q, "q")
     if a.shape != b.shape:
-        raise ValueError("p and q must have the same length")
+        raise ValueError(f"p and q must have the same length, got {a.size} and {b.size}")
     return float(np.linalg.norm(a - b))
 
 
@@ -673,8 +736,10 @@ def true_positive_rates(tp: Any, pos: Any) -> np.ndarray:
     :param pos: positives per group (counts >= ``tp``), same length as ``tp``.
     :return: float64 array of the rates, one per group, each in [0, 1].
     """
-    t = np.asarray(tp, dtype=np.float64).reshape(-1)
-    p = np.asarray(pos, dtype=np.float64).reshape(-1)
+    t = _as_array(tp, "tp").reshape(-1)
+    p = _as_array(pos, "pos").reshape(-1)
+    if t.size == 0:
+        raise ValueError("tp and pos must have one entry per group, got none")
     if t.shape != p.shape:
         raise ValueError(f"tp and pos must have one entry per group, got shapes {t.shape} and {p.shape}")
     if not np.all((t >= 0) & (t <= p) & (p < np.inf)):  # also False for NaN
@@ -786,11 +851,7 @@ def count_vector_distance(u: Any, v: Any) -> float:
     """
     from scipy.stats import wasserstein_distance
 
-    a = _as_vector(u, "u")
-    b = _as_vector(v, "v")
-    if a.size == 0 or b.size == 0:
-        raise ValueError("u and v must not be empty")
-    return float(wasserstein_distance(a, b))
+    return float(wasserstein_distance(_as_vector(u, "u"), _as_vector(v, "v")))
 
 
 def allocation_share_gap(allocations: Any) -> float:
@@ -804,7 +865,7 @@ def allocation_share_gap(allocations: Any) -> float:
     :param allocations: the units per site, one row per step (shape ``(T, K)``) or already summed
         over the window (shape ``(K,)``); K >= 1.
     """
-    a = np.asarray(allocations, dtype=np.float64)
+    a = _as_array(allocations, "allocations")
     if a.ndim not in (1, 2) or a.shape[-1] < 1:
         raise ValueError(f"allocations must have shape (K,) or (T, K), got {a.shape}")
     if np.any(~np.isfinite(a)) or np.any(a < 0):
@@ -821,17 +882,17 @@ def max_mean_deviation(values: Any, normalize: bool = False) -> float:
 
     Hu et al.'s (2024) long-term gap of attention allocation (§VI-B): on the sites' true incident
     rates, unnormalised (their evaluation), or on the incidents counted per site over a window,
-    divided by the largest count (their training signal; ``normalize=True``, 0 when ``max(v) <= 0``).
+    divided by the largest count (their training signal; ``normalize=True``, counts >= 0, 0 when they are all 0).
 
     :param values: a non-empty 1-D array, one number per site: e.g. the rates Λ or the incident counts h.
-    :param normalize: divide by ``max(v)`` (0 is returned when ``max(v) <= 0``).
+    :param normalize: divide by ``max(v)``; the values must then be >= 0, and all zeros give 0.
     :return: ``max_k |v_k - mean(v)|``, or that divided by ``max(v)`` when ``normalize``.
     """
     v = _as_vector(values, "values")
-    if v.size == 0:
-        raise ValueError("values must not be empty")
     dev = float(np.max(np.abs(unfairness(v))))
     if not normalize:
         return dev
+    if np.any(v < 0):
+        raise ValueError(f"max_mean_deviation with normalize=True needs values >= 0 (counts), got {v.tolist()}")
     top = float(v.max())
     return dev / top if top > 0 else 0.0

@@ -225,3 +225,146 @@ def test_point_cloud_wasserstein_known_answers():
     assert point_cloud_wasserstein(np.tile(p, (10, 1)), np.tile(q, (10, 1))) == pytest.approx(0.3464, abs=1e-4)
     with pytest.raises(ValueError, match="same shape"):
         point_cloud_wasserstein([[0, 1]], [[0, 1], [1, 1]])
+
+
+# ---------------------------------------------------------------- domains and edge cases (module docstring)
+# one entry per metric that takes a stakeholder vector: (call with the vector, argument named in errors)
+_VECTOR_METRICS = {
+    "utilitarian": (M.utilitarian, "u"),
+    "egalitarian": (M.egalitarian, "u"),
+    "nash": (M.nash, "u"),
+    "log_nash": (M.log_nash, "u"),
+    "alpha_fair": (lambda u: M.alpha_fair(u, 0.5), "u"),
+    "ggf": (M.generalized_gini, "u"),
+    "parity": (M.parity, "u"),
+    "gini": (M.gini, "u"),
+    "unfairness": (M.unfairness, "u"),
+    "group_means": (lambda r: M.group_means(r, [0, 1][: len(r)] + [1] * max(len(r) - 2, 0)), "returns"),
+    "dp": (lambda r: M.demographic_parity(r, [0, 1, 0, 1][: len(r)]), "returns"),
+    "dp_normalized": (lambda r: M.normalized_demographic_parity(r, [0, 1, 0, 1][: len(r)]), "returns"),
+    "cf": (lambda r: M.counterfactual_fairness(r, np.zeros(len(r))), "factual"),
+    "cf_normalized": (lambda r: M.normalized_counterfactual_fairness(r, np.zeros(len(r))), "factual"),
+    "wasserstein_1": (lambda p: M.wasserstein_1(np.arange(len(p)), p, np.ones(len(p))), "(support|p)"),  # support first
+    "l2_gap": (lambda p: M.l2_distribution_gap(p, np.ones(len(p))), "p"),
+    "count_vector_distance": (lambda u: M.count_vector_distance(u, np.ones(len(u))), "u"),
+    "max_mean_deviation": (M.max_mean_deviation, "values"),
+    "vaccination_gap": (lambda v: M.vaccination_gap(v, np.zeros(len(v))), "vaccinated"),
+    "true_positive_rates": (lambda t: M.true_positive_rates(t, np.full(len(t), 10.0)), "tp"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(_VECTOR_METRICS))
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_non_finite_input_is_an_error_naming_the_argument(name, bad):
+    fn, arg = _VECTOR_METRICS[name]
+    with pytest.raises(ValueError, match=rf"\b{arg}\b"):
+        fn(np.array([1.0, 2.0, bad, 3.0]))
+
+
+@pytest.mark.parametrize("name", sorted(_VECTOR_METRICS))
+def test_empty_input_is_an_error_naming_the_argument(name):
+    fn, arg = _VECTOR_METRICS[name]
+    with pytest.raises(ValueError, match=rf"\b{arg}\b"):
+        fn(np.array([]))
+
+
+def test_nash_outside_its_domain_is_an_error_not_a_larger_welfare():
+    """The issue's example: nash([-1, -1]) was 1.0, more than nash([0, 0])."""
+    assert M.nash([0, 0]) == 0.0 and M.nash([2, 3]) == 6.0
+    with pytest.raises(ValueError, match=r"u_i >= 0"):
+        M.nash([-1, -1])
+    with pytest.raises(ValueError, match=r"u_i >= 0"):
+        M.welfare([-1, -1], "nash")
+    assert M.log_nash([-0.5, 0]) == pytest.approx(math.log(0.5))  # the form for utilities > -1
+
+
+def test_normalized_gaps_stay_in_minus_one_one_for_negative_returns():
+    """The issue's example: returns [-100, -100, -200, -200] gave a 'normalised' DP of 200."""
+    r, g = [-100, -100, -200, -200], [0, 0, 1, 1]
+    # R_ns = -200, R_s = -400: the protected group is worse off by 200 of 600 in absolute return
+    assert M.normalized_demographic_parity(r, g) == pytest.approx(200 / 600)
+    # the paper's (non-negative) domain is unchanged: (R_ns - R_s) / max(R_ns + R_s, 1)
+    assert M.normalized_demographic_parity([3, 1, 2, 0], [0, 0, 1, 1]) == pytest.approx((4 - 2) / 6)
+    assert M.normalized_demographic_parity([0.2, 0.0], [0, 1]) == pytest.approx(0.2)  # max(., 1) as the paper
+    assert M.normalized_counterfactual_fairness([-1, -1], [-3, -3]) == pytest.approx(4 / 8)
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        x = rng.normal(0, 100, 6)
+        assert -1 <= M.normalized_demographic_parity(x, [0, 1] * 3) <= 1
+        assert -1 <= M.normalized_counterfactual_fairness(x[:3], x[3:]) <= 1
+
+
+def test_all_zero_input_is_equal_treatment():
+    z = np.zeros(4)
+    assert M.gini(z) == 0.0 and M.parity(z) == 0.0 and M.nash(z) == 0.0
+    assert M.demographic_parity(z, [0, 0, 1, 1]) == 0.0 and M.normalized_demographic_parity(z, [0, 0, 1, 1]) == 0.0
+    assert M.counterfactual_fairness(z, z) == 0.0 and M.normalized_counterfactual_fairness(z, z) == 0.0
+    assert M.allocation_share_gap(np.zeros((3, 5))) == 0.0
+    assert M.max_mean_deviation(z) == 0.0 and M.max_mean_deviation(z, normalize=True) == 0.0
+    np.testing.assert_array_equal(M.unfairness(z), z)
+
+
+def test_negative_values_where_the_domain_is_counts():
+    with pytest.raises(ValueError, match="gini needs non-negative"):
+        M.gini([-1, 2])
+    with pytest.raises(ValueError, match="normalize=True needs values >= 0"):
+        M.max_mean_deviation([-5, 0], normalize=True)  # was 0.0 ("perfectly fair")
+    assert M.max_mean_deviation([-5, 0]) == 2.5  # unnormalised: any real values
+    with pytest.raises(ValueError, match="allocations must be finite counts >= 0"):
+        M.allocation_share_gap([1, -1])
+    with pytest.raises(ValueError, match="counts >= 0"):
+        M.vaccination_gap([1, -1], [0, 0])
+    # differences take any real values
+    assert M.parity([-3, 1]) == -4.0 and M.demographic_parity([-3, 1], [0, 1]) == 4.0
+
+
+def test_episode_statistics_need_an_episode():
+    for fn in (M.team_fairness, M.capture_success):
+        with pytest.raises(ValueError, match=r"credit must hold at least one episode"):
+            fn(np.zeros((0, 3)))
+        with pytest.raises(ValueError, match=r"credit must hold at least one episode"):
+            fn(np.zeros((4, 0)))
+        with pytest.raises(ValueError, match=r"credit must be finite"):
+            fn(np.array([[1.0, np.nan]]))
+
+
+def test_temporal_aggregation_of_nothing():
+    """A sum over no timepoint is the empty sum 0; a mean, a minimum or a last value of nothing is undefined."""
+    assert M.temporal_aggregate([], "sum") == 0.0 and M.temporal_aggregate([], "discounted", 0.9) == 0.0
+    for how in ("mean", "min", "long_term"):
+        with pytest.raises(ValueError, match="values is empty"):
+            M.temporal_aggregate([], how)
+    with pytest.raises(ValueError, match=r"values must be finite"):
+        M.temporal_aggregate([1.0, np.nan], "mean")
+    with pytest.raises(ValueError, match=r"gamma must be a finite number >= 0"):
+        M.temporal_aggregate([1.0], "discounted", gamma=float("nan"))
+    # a bounded scheme whose filter keeps no timepoint: the empty sum, or an error for a mean
+    statuses = np.ones((3, 2))
+    assert M.fairness_score(statuses, "parity", scheme="bounded", mask=[False] * 3, how="sum") == 0.0
+    with pytest.raises(ValueError, match="values is empty"):
+        M.fairness_score(statuses, "parity", scheme="bounded", mask=[False] * 3, how="mean")
+    # an empty trace sums to zero unfairness; a trace of no stakeholder is an error
+    np.testing.assert_array_equal(M.overall_unfairness(np.zeros((0, 3))), np.zeros(3))
+    with pytest.raises(ValueError, match=r"statuses must be a \(T, n\) array with n >= 1"):
+        M.overall_unfairness(np.zeros((3, 0)))
+
+
+def test_trace_and_argument_errors_name_the_argument():
+    with pytest.raises(ValueError, match=r"statuses must be finite"):
+        M.fairness_score([[1.0, np.nan]], "parity")
+    with pytest.raises(ValueError, match=r"statuses must be a non-empty"):
+        M.fairness_score(np.zeros((2, 0)), "parity")
+    for period in (2.5, 0, True, "2"):
+        with pytest.raises(ValueError, match=r"period must be an int >= 1"):
+            M.fairness_score(np.ones((4, 2)), "parity", scheme="periodic", period=period)
+    with pytest.raises(ValueError, match=r"alpha must be a finite number >= 0, got 'a'"):
+        M.alpha_fair([1, 2], "a")
+    with pytest.raises(ValueError, match=r"u must be an array of numbers"):
+        M.utilitarian(["x", 1])
+    with pytest.raises(ValueError, match=r"weights must be an array of numbers"):
+        M.generalized_gini([1, 2], weights=["a", "b"])
+    with pytest.raises(ValueError, match=r"fair_return must be finite"):
+        M.price_of_fairness(np.nan, 1.0)
+    assert math.isnan(M.price_of_fairness(1.0, 0.0))  # documented: a relative change from 0
+    with pytest.raises(ValueError, match=r"tp and pos must have one entry per group, got none"):
+        M.true_positive_rates([], [])
