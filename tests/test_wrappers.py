@@ -18,8 +18,9 @@ class ScriptedEnv(gym.Env):
 
     metadata = {"render_modes": []}
 
-    def __init__(self, horizon: int = 6, with_benefits: bool = True, factors=None):
+    def __init__(self, horizon: int = 6, with_benefits: bool = True, factors=None, bad_benefit=None):
         self.stakeholders = Stakeholders(names=("a", "b", "c"), groups=np.array([1, 0, 0]), factors=factors)
+        self.bad_benefit = bad_benefit  # (step, stakeholder index, value) reported instead of the real benefit
         self.observation_space = spaces.Box(0, 1, (2,), np.float32)
         self.action_space = spaces.Discrete(3)
         self.horizon = horizon
@@ -34,6 +35,8 @@ class ScriptedEnv(gym.Env):
         self.t += 1
         b = np.zeros(3)
         b[int(action)] = 1.0
+        if self.bad_benefit is not None and self.t == self.bad_benefit[0]:
+            b[self.bad_benefit[1]] = self.bad_benefit[2]
         info = {"benefits": b} if self.with_benefits else {}
         return np.ones(2, np.float32), 0.5, self.t >= self.horizon, False, info
 
@@ -248,3 +251,15 @@ def test_more_bad_input_is_caught_early():
         M.fairness_score(np.zeros((0, 3)), scheme="long_term")
     with pytest.raises(ValueError, match="one row per agent"):
         M.demographic_parity_pairwise([1, 2, 3, 4], [1, 1, 0, 0], attributes=[0, 1])
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+@pytest.mark.parametrize("wrap", [FairnessMonitor, MemoryAugmentation, FairnessReward])
+def test_non_finite_benefits_fail_at_that_step_naming_env_and_stakeholder(wrap, bad):
+    """A NaN or inf benefit would enter the memory, the reward and the figures: it is an error at that step."""
+    env = wrap(ScriptedEnv(bad_benefit=(3, 1, bad)))
+    env.reset(seed=0)
+    env.step(0)
+    env.step(1)
+    with pytest.raises(ValueError, match=r"info\['benefits'\] of env ScriptedEnv must be finite: stakeholder 'b' \(index 1\)"):
+        env.step(2)

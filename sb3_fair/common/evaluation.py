@@ -62,8 +62,8 @@ def evaluate_team_fairness(policy: Any, env: gym.Env, n_episodes: int = 50, seed
     """
     if int(n_episodes) < 1:
         raise ValueError(f"n_episodes must be an int >= 1, got {n_episodes!r}")
-    n = get_stakeholders(env).n
-    credit = np.zeros((int(n_episodes), n))
+    stakeholders = get_stakeholders(env)
+    credit = np.zeros((int(n_episodes), stakeholders.n))
     returns, lengths = [], []
     for e in range(int(n_episodes)):
         obs, _ = env.reset(seed=seed + e)
@@ -71,7 +71,7 @@ def evaluate_team_fairness(policy: Any, env: gym.Env, n_episodes: int = 50, seed
         while not done:
             action, _ = policy.predict(obs, deterministic=deterministic)
             obs, reward, terminated, truncated, info = env.step(action)
-            credit[e] += get_benefits(info, n)
+            credit[e] += get_benefits(info, stakeholders, env)
             total += float(reward)
             steps += 1
             done = terminated or truncated

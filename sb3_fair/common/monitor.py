@@ -70,7 +70,7 @@ class FairnessMonitor(gym.Wrapper):
 
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
         obs, reward, terminated, truncated, info = self.env.step(action)
-        self._returns = self._returns + get_benefits(info, self.stakeholders.n)
+        self._returns = self._returns + get_benefits(info, self.stakeholders, self.env)
         if terminated or truncated:
             info[FAIRNESS] = self.summary(self._returns)
         return obs, reward, terminated, truncated, info
@@ -154,7 +154,7 @@ class ParallelFairnessMonitor(BaseParallelWrapper):
     def step(self, actions: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
         obs, rewards, terms, truncs, infos = self.env.step(actions)
         if infos:
-            self._returns = self._returns + get_benefits(next(iter(infos.values())), self._n)
+            self._returns = self._returns + get_benefits(next(iter(infos.values())), self._n, self.env)
         if not self.env.agents and infos:
             first = next(a for a in self.env.possible_agents if a in infos)
             summary: dict[str, Any] = {"returns": self._returns.copy()}

@@ -135,19 +135,33 @@ def get_stakeholders(env: gym.Env | VecEnv | Any) -> Stakeholders:
     return sh
 
 
-def get_benefits(info: dict[str, Any], n: int) -> np.ndarray:
-    """``info["benefits"]``, checked to hold one float per stakeholder.
+def get_benefits(info: dict[str, Any], stakeholders: int | Stakeholders, env: Any = None) -> np.ndarray:
+    """``info["benefits"]``, checked to hold one finite float per stakeholder.
 
-    :raises ValueError: when the key is missing or has the wrong length.
+    :param info: one step's info dict.
+    :param stakeholders: the env's :class:`~sb3_fair.Stakeholders` (its names go into the error
+        messages), or their number.
+    :param env: the env that reported ``info``, named in the error messages (optional).
+    :raises ValueError: when the key is missing, has the wrong length, or holds NaN or inf (the
+        message names the env and the stakeholder).
     """
+    n = stakeholders.n if isinstance(stakeholders, Stakeholders) else int(stakeholders)
+    where = "" if env is None else f" of env {type(getattr(env, 'unwrapped', env)).__name__}"
     if BENEFITS not in info:
         raise ValueError(
-            f"info[{BENEFITS!r}] is missing: environments used with sb3-fair must report, at every step, "
+            f"info[{BENEFITS!r}]{where} is missing: environments used with sb3-fair must report, at every step, "
             "what each stakeholder received (one float per stakeholder)"
         )
-    b = np.asarray(info[BENEFITS], dtype=np.float64)
+    try:
+        b = np.asarray(info[BENEFITS], dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"info[{BENEFITS!r}]{where} must be one float per stakeholder, got {info[BENEFITS]!r}") from None
     if b.shape != (n,):
-        raise ValueError(f"info[{BENEFITS!r}] must have one entry per stakeholder ({n}), got shape {b.shape}")
+        raise ValueError(f"info[{BENEFITS!r}]{where} must have one entry per stakeholder ({n}), got shape {b.shape}")
+    if not np.all(np.isfinite(b)):
+        i = int(np.flatnonzero(~np.isfinite(b))[0])
+        who = f"{stakeholders.names[i]!r} (index {i})" if isinstance(stakeholders, Stakeholders) else f"index {i}"
+        raise ValueError(f"info[{BENEFITS!r}]{where} must be finite: stakeholder {who} received {b[i]}")
     return b
 
 

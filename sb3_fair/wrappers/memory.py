@@ -64,7 +64,7 @@ class MemoryAugmentation(gym.ObservationWrapper):
         period: int | None = None,
     ) -> None:
         super().__init__(env)
-        stakeholders = get_stakeholders(env)
+        stakeholders = self._stakeholders = get_stakeholders(env)
         if max_value is None:
             max_value = default_max_value(env)
         self.memory_spec = MemorySpec(
@@ -118,7 +118,7 @@ class MemoryAugmentation(gym.ObservationWrapper):
 
     def step(self, action: Any) -> tuple[np.ndarray, SupportsFloat, bool, bool, dict[str, Any]]:
         obs, reward, terminated, truncated, info = self.env.step(action)
-        benefits = get_benefits(info, self.memory_spec.n_stakeholders)
+        benefits = get_benefits(info, self._stakeholders, self.env)
         self._memory = update_memory(self.memory_spec, self._memory, benefits)
         self._t += 1
         info["memory"] = self.memory

@@ -54,7 +54,7 @@ class FairnessReward(gym.RewardWrapper):
         welfare_kwargs: dict[str, Any] | None = None,
     ) -> None:
         super().__init__(env)
-        stakeholders = get_stakeholders(env)
+        stakeholders = self._stakeholders = get_stakeholders(env)
         self.n_stakeholders = stakeholders.n
         self.reward_spec = RewardSpec(
             welfare=welfare,
@@ -77,7 +77,7 @@ class FairnessReward(gym.RewardWrapper):
 
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
         obs, task_reward, terminated, truncated, info = self.env.step(action)
-        benefits = get_benefits(info, self.n_stakeholders)
+        benefits = get_benefits(info, self._stakeholders, self.env)
         self._status = self._status + benefits
         self._t += 1
         active = assessed(self.reward_spec, self._t, benefits, terminated or truncated, info)
