@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
+import os
 import sys
 import time
 from pathlib import Path
@@ -21,11 +23,58 @@ from typing import Any
 
 import numpy as np
 
+from sb3_fair.common.validation import MAX_COEF
+
 TASKS = {
     # task: (env id, preset, horizon, figures shown in the table)
     "donut": ("sb3_fair/DonutAllocation-v0", "donut", 100, ["episode_reward", "utilitarian", "egalitarian", "log_nash", "gini", "max_unfairness"]),
     "lending": ("sb3_fair/LoanApplicants-v0", "lending", 40, ["episode_reward", "utilitarian", "group_0_mean", "group_1_mean", "dp", "dp_abs"]),
 }
+
+
+def _int_at_least(minimum: int) -> Any:
+    """An argparse ``type``: an int >= ``minimum`` (the error names the argument and the accepted values)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be an int >= {minimum}, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be an int >= {minimum}, got {text!r}")
+        return value
+
+    return parse
+
+
+def _number(minimum: float, maximum: float = math.inf, strict: bool = False) -> Any:
+    """An argparse ``type``: a finite number in [minimum, maximum] (> minimum where ``strict``)."""
+    accepted = f"a finite number {'>' if strict else '>='} {minimum:g}" + ("" if maximum == math.inf else f" and <= {maximum:g}")
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be {accepted}, got {text!r}") from None
+        if not math.isfinite(value) or value < minimum or (strict and value == minimum) or value > maximum:
+            raise argparse.ArgumentTypeError(f"must be {accepted}, got {text!r}")
+        return value
+
+    return parse
+
+
+def _check_output_path(parser: argparse.ArgumentParser, option: str, path: str | None) -> None:
+    """Fail before any training when ``path`` cannot be written (a model trained for nothing is lost otherwise)."""
+    if not path:
+        return
+    target = Path(path)
+    if target.is_dir():
+        parser.error(f"argument {option}: {path!r} is a directory; give a file path")
+    ancestor = target.parent
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not ancestor.is_dir() or not os.access(ancestor, os.W_OK):
+        parser.error(f"argument {option}: cannot write {path!r} ({ancestor} is not a writable folder)")
 
 
 def _parse_kv(items: list[str]) -> dict[str, Any]:
@@ -191,9 +240,11 @@ def cmd_compare(args: argparse.Namespace) -> None:
             if args.wandb:
                 import wandb
 
+                from sb3_fair.common.logging import finish_wandb_run
+
                 if wandb.run is not None:
                     wandb.run.summary.update({f"eval/{k}": v for k, v in res.items() if k != "episodes"})
-                    wandb.run.finish()
+                    finish_wandb_run(wandb.run)
     table = {name: {k: float(np.mean([r[k] for r in runs])) for k in figures} for name, runs in per_seed.items()}
     spread = {name: {k: float(np.std([r[k] for r in runs])) for k in figures} for name, runs in per_seed.items()}
     _print_table(table, figures, spread=spread,
@@ -261,13 +312,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--variant", choices=["f_ppo", "f_ppo_l", "a_ppo", "ppo"], default="f_ppo",
                    help="fairppo: F-PPO, F-PPO without massaging, A-PPO, or PPO (Hu et al. 2024)")
     p.add_argument("--counterfactual", action="store_true", help="fairdqn: FairQCM counterfactual replay")
-    p.add_argument("--timesteps", type=int, default=20_000)
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--save", default=None)
-    p.add_argument("--eval-episodes", type=int, default=20)
+    p.add_argument("--timesteps", type=_int_at_least(1), default=20_000)
+    p.add_argument("--seed", type=_int_at_least(0), default=0)
+    p.add_argument("--save", default=None, help="path of the saved model (checked to be writable before training)")
+    p.add_argument("--eval-episodes", type=_int_at_least(1), default=20)
     p.add_argument("--env-kwargs", nargs="*", default=[], metavar="KEY=VALUE")
-    p.add_argument("--learning-rate", type=float, default=None, help="override the preset's learning rate")
-    p.add_argument("--verbose", type=int, default=0)
+    p.add_argument("--learning-rate", type=_number(0.0, strict=True), default=None, help="override the preset's learning rate")
+    p.add_argument("--verbose", type=_int_at_least(0), default=0)
     common(p)
     p.set_defaults(func=cmd_train)
 
@@ -275,22 +326,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("model")
     p.add_argument("env")
     p.add_argument("--algo", default="fairdqn", choices=list(ALGOS))
-    p.add_argument("--episodes", type=int, default=20)
+    p.add_argument("--episodes", type=_int_at_least(1), default=20)
     p.add_argument("--env-kwargs", nargs="*", default=[], metavar="KEY=VALUE")
     p.set_defaults(func=cmd_evaluate)
 
     p = sub.add_parser("compare", help="baseline vs fair counterpart over seeds: table + trade-off plot")
     p.add_argument("--task", choices=[*sorted(TASKS), "harvest"], default="donut",
                    help="donut/lending: DQN vs FairDQN (Alamdari et al. 2024); harvest: PPO vs FairPPO (La Malfa et al. 2025)")
-    p.add_argument("--seeds", type=int, default=2)
-    p.add_argument("--episodes", type=int, default=300, help="training episodes (harvest: games) per run; donut/lending: the first N of a run whose "
+    p.add_argument("--seeds", type=_int_at_least(1), default=2)
+    p.add_argument("--episodes", type=_int_at_least(1), default=300, help="training episodes (harvest: games) per run; donut/lending: the first N of a run whose "
                         "exploration schedule spans Alamdari et al.'s (2024) 1000 episodes (or N, if larger)")
-    p.add_argument("--eval-episodes", type=int, default=20)
-    p.add_argument("--learning-rate", type=float, default=None,
+    p.add_argument("--eval-episodes", type=_int_at_least(1), default=20)
+    p.add_argument("--learning-rate", type=_number(0.0, strict=True), default=None,
                    help="for both models (donut/lending default: the preset's, Alamdari et al.'s (2024) 1e-4)")
     p.add_argument("--fairness", choices=["dp", "csp", "cf"], default="dp", help="harvest: FairPPO's penalty")
-    p.add_argument("--alpha", type=float, default=0.5, help="harvest: weight of the retrospective part")
-    p.add_argument("--beta", type=float, default=0.5, help="harvest: weight of the prospective part")
+    p.add_argument("--alpha", type=_number(0.0, MAX_COEF), default=0.5, help="harvest: weight of the retrospective part")
+    p.add_argument("--beta", type=_number(0.0, MAX_COEF), default=0.5, help="harvest: weight of the prospective part")
     p.add_argument("--preset", choices=["tiny", "small", "medium", "paper"], default="small", help="harvest: game size")
     p.add_argument("--plot", default="sb3_fair_compare.png", help="PNG path for the fairness-utility plot ('' for none)")
     common(p)
@@ -299,7 +350,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> None:
-    args = build_parser().parse_args(argv)
+    """Parse and check every argument (paths included) before anything trains, then run the command."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    for option in ("save", "plot"):
+        _check_output_path(parser, f"--{option}", getattr(args, option, None))
+    if getattr(args, "tensorboard_log", None) and Path(args.tensorboard_log).exists() and not Path(args.tensorboard_log).is_dir():
+        parser.error(f"argument --tensorboard-log: {args.tensorboard_log!r} is a file; give a folder")
+    if hasattr(args, "env_kwargs"):
+        _parse_kv(args.env_kwargs)
     args.func(args)
 
 

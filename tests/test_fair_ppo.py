@@ -170,7 +170,8 @@ class OneGroup(DisparityGame):
         (dict(beta=-1), game_env, "beta"),
         (dict(fairness_coef=float("nan")), game_env, "fairness_coef"),
         ({}, lambda: __import__("gymnasium").make("CartPole-v1"), "multi-agent VecEnv"),
-        (dict(agents_per_instance=3), game_env, "divide"),
+        (dict(agents_per_instance=3), game_env, r"agents_per_instance=3 does not match the env, whose games have 4 agents"),
+        (dict(agents_per_instance=2), game_env, r"agents_per_instance=2 does not match the env"),  # divides 8 slots, pools games
         (dict(protected_group=1.5), game_env, "protected_group"),
         (dict(wandb="yes"), game_env, "wandb"),
     ],

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections import deque
 from typing import Any
 
@@ -10,8 +11,9 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.on_policy_algorithm import OnPolicyAlgorithm
 
 from sb3_fair.common.figures import scalar_figures
-from sb3_fair.common.logging import WandbOutputFormat, active_wandb_run, start_wandb_run
+from sb3_fair.common.logging import WandbOutputFormat, active_wandb_run, finish_wandb_run, start_wandb_run
 from sb3_fair.common.protocol import FAIRNESS, get_fairness_signals, is_fairness_signals_supported
+from sb3_fair.common.validation import check_int, check_wandb
 
 
 class FairnessCallback(BaseCallback):
@@ -45,13 +47,16 @@ class FairnessCallback(BaseCallback):
 
     def __init__(self, window: int | None = None, wandb: bool | dict[str, Any] = False, config: dict[str, Any] | None = None, verbose: int = 0) -> None:
         super().__init__(verbose)
-        self.window = window
-        self.wandb = wandb
+        self.window = check_int(window, "window", 1, allow_none=True)
+        if config is not None and not isinstance(config, dict):
+            raise ValueError(f"config must be a dict or None, got {config!r}")
+        self.wandb = check_wandb(wandb)
         self.config = dict(config or {})
-        self.episodes: deque[dict[str, float]] = deque(maxlen=window or 100)
+        self.episodes: deque[dict[str, float]] = deque(maxlen=self.window or 100)
         self.wandb_run: Any = None
         self._owns_run = False
         self._output: WandbOutputFormat | None = None
+        self.wandb_report: str | None = None  # W&B failures of the last training, if any
         self._signals = np.zeros(3)
         self._per_rollout = False  # on-policy: Δs and Δl are the rollout's mean (set when training starts)
 
@@ -64,19 +69,20 @@ class FairnessCallback(BaseCallback):
             self._owns_run = active_wandb_run() is None
             self.wandb_run = start_wandb_run(run_config(self.model, self.config), **init_kwargs)
             if self.wandb_run is not None:
-                self._output = WandbOutputFormat(self.wandb_run)
+                self._output = WandbOutputFormat(self.wandb_run, start=self.model.num_timesteps)
                 self.logger.output_formats.append(self._output)
 
     def _on_training_end(self) -> None:
         if self._output is not None:
             self.logger.dump(self.num_timesteps)  # the last records reach W&B before it closes
+            self._output.drain()
             self.logger.output_formats.remove(self._output)
+            self.wandb_report = self._output.report()
+            if self.wandb_report:
+                warnings.warn(self.wandb_report, stacklevel=2)
             self._output = None
         if self._owns_run and self.wandb_run is not None:
-            try:
-                self.wandb_run.finish()
-            except Exception:  # noqa: BLE001 - W&B must never stop training
-                pass
+            finish_wandb_run(self.wandb_run)
 
     def _on_step(self) -> bool:
         infos = self.locals.get("infos") or []

@@ -2,8 +2,9 @@
 
 :class:`FairAlgorithmMixin` enters at SB3's seams only: ``__init__`` (its own keyword arguments,
 then the parent's constructor untouched), ``_wrap_env`` (as SB3 adds ``Monitor``), ``_setup_model``
-and ``set_env`` (the algorithm's :meth:`~FairAlgorithmMixin._setup_fairness`) and
-``_init_callback`` (the fairness callbacks before the user's). No Fair class overrides ``learn``.
+and ``set_env`` (the algorithm's :meth:`~FairAlgorithmMixin._setup_fairness`),
+``_init_callback`` (the fairness callbacks before the user's) and ``train`` (the parent's update,
+then a check that the network is still finite). No Fair class overrides ``learn``.
 """
 
 from __future__ import annotations
@@ -11,26 +12,22 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+import numpy as np
+import torch as th
 from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.callbacks import BaseCallback, ConvertCallback
 from stable_baselines3.common.env_util import is_wrapped
+from stable_baselines3.common.on_policy_algorithm import OnPolicyAlgorithm
 from stable_baselines3.common.type_aliases import GymEnv, MaybeCallback
 from stable_baselines3.common.vec_env import VecEnv
 
 from sb3_fair.common.callbacks import FairnessCallback
 from sb3_fair.common.monitor import FairnessMonitor, ParallelFairnessMonitor
 from sb3_fair.common.protocol import CONTRACT_HINT, is_stakeholders_supported
-from sb3_fair.common.validation import check_fairness_window
+from sb3_fair.common.validation import check_fairness_window, check_wandb
 
 #: sb3-fair's notices (e.g. "no fairness figures can be logged"), through Python's logging
 LOGGER = logging.getLogger("sb3_fair")
-
-
-def check_wandb(wandb: Any) -> bool | dict[str, Any]:
-    """``wandb``, checked to be ``True``/``False`` or a dict of :func:`wandb.init` arguments."""
-    if not isinstance(wandb, (bool, dict)):
-        raise ValueError(f"wandb must be True, False or a dict of wandb.init arguments, got {wandb!r}")
-    return wandb
 
 
 def fairness_figures_logged(env: VecEnv) -> bool:
@@ -58,7 +55,17 @@ class FairAlgorithmMixin:
         ``stats_window_size``).
     :param wandb: stream the logs to Weights & Biases: ``True`` or a dict of :func:`wandb.init`
         arguments (offline without credentials; a W&B failure never stops training).
+
+    A network that turns NaN or inf stops training with a ``FloatingPointError`` that names the
+    likely cause (non-finite rewards, large fairness weights, or the learning rate), rather than
+    training on silently as SB3 would: once a parameter is NaN every later update is NaN too, so
+    skipping the update could not recover. The check (one fused norm over the parameters) runs
+    after every update of an on-policy algorithm and after every :attr:`FINITE_CHECK_EVERY`-th of
+    an off-policy one, whose updates are small and many.
     """
+
+    #: off-policy algorithms check their parameters after every this many ``train`` calls
+    FINITE_CHECK_EVERY = 100
 
     def __init__(self, *args: Any, fairness_window: int | None = None, wandb: bool | dict[str, Any] = False, **kwargs: Any) -> None:
         check_fairness_window(fairness_window)
@@ -66,7 +73,42 @@ class FairAlgorithmMixin:
         self.wandb = check_wandb(wandb)
         self.fairness_callback: FairnessCallback | None = None
         self._warned_no_figures = False
+        self._train_calls = 0
         super().__init__(*args, **kwargs)
+
+    def train(self, *args: Any, **kwargs: Any) -> None:
+        """The parent's update, then a check that the policy's parameters are still finite."""
+        self._train_calls += 1
+        try:
+            super().train(*args, **kwargs)  # type: ignore[misc]
+        except ValueError as exc:  # e.g. torch's distribution check meets NaN logits in a later minibatch
+            if not self._parameters_finite():
+                self._raise_non_finite(exc)
+            raise
+        if isinstance(self, OnPolicyAlgorithm) or self._train_calls % self.FINITE_CHECK_EVERY == 0:
+            if not self._parameters_finite():
+                self._raise_non_finite()
+
+    def _parameters_finite(self) -> bool:
+        params = list(self.policy.parameters())  # type: ignore[attr-defined]
+        return not params or bool(th.isfinite(th.stack(th._foreach_norm(params))).all())
+
+    def _raise_non_finite(self, exc: BaseException | None = None) -> None:
+        name = type(self).__name__
+        buffer = getattr(self, "rollout_buffer", None) or getattr(self, "replay_buffer", None)
+        rewards = getattr(buffer, "rewards", None)
+        config = self.fairness_config()
+        if rewards is not None and not np.all(np.isfinite(rewards)):
+            cause = "the env's rewards (as stored in the buffer) hold NaN or inf; check the env and any reward wrapper"
+        elif config:
+            cause = (f"a fairness weight too large for the reward scale, or the learning rate; the fairness settings were "
+                     f"{config}")
+        else:
+            cause = "the learning rate or the reward scale is too large for this network"
+        raise FloatingPointError(
+            f"{name}: the policy's parameters became NaN or inf during training (update {self._train_calls}, "
+            f"{self.num_timesteps} timesteps). Likely cause: {cause}. Training stopped."  # type: ignore[attr-defined]
+        ) from exc
 
     @staticmethod
     def _wrap_env(env: GymEnv, verbose: int = 0, monitor_wrapper: bool = True) -> VecEnv:
@@ -116,7 +158,7 @@ class FairAlgorithmMixin:
         return super()._init_callback([*self._fairness_callbacks(), self.fairness_callback, *user], progress_bar)  # type: ignore[misc]
 
     def _excluded_save_params(self) -> list[str]:
-        return [*super()._excluded_save_params(), "fairness_callback", "_warned_no_figures"]  # type: ignore[misc]
+        return [*super()._excluded_save_params(), "fairness_callback", "_warned_no_figures", "_train_calls"]  # type: ignore[misc]
 
     def fairness_config(self) -> dict[str, Any]:
         """The fairness hyperparameters (stored in the W&B run config)."""

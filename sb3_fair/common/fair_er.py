@@ -14,7 +14,7 @@ from torch.nn import functional as F
 from sb3_fair.common.fair_e import FairEPolicy
 from sb3_fair.common.protocol import get_symmetry
 from sb3_fair.common.symmetry import AgentSymmetry
-from sb3_fair.common.validation import check_choice, check_weights
+from sb3_fair.common.validation import check_choice, check_coef
 
 DISTANCES = ("cosine", "mse")
 
@@ -63,7 +63,7 @@ class FairERMixin:
 
     def __init__(self, policy: Any, env: Any, *args: Any, equivariance_coef: float = 0.0,
                  equivariance_distance: str = "cosine", **kwargs: Any) -> None:
-        self.equivariance_coef = check_weights(equivariance_coef, "equivariance_coef")
+        self.equivariance_coef = check_coef(equivariance_coef, "equivariance_coef")
         self.equivariance_distance = check_choice(equivariance_distance, "equivariance_distance", DISTANCES)
         self.symmetry: AgentSymmetry | None = None
         if env is not None and _is_fair_e(policy) and not isinstance(env, str):
@@ -95,6 +95,13 @@ class FairERMixin:
         obs_shape = self.observation_space.shape  # type: ignore[attr-defined]
         if sym.obs_dim != int(np.prod(obs_shape)):
             raise ValueError(f"symmetry: the permutation acts on observations of size {sym.obs_dim}, the env's have size {obs_shape}")
+        actor_views = getattr(getattr(self, "actor", None), "agent_obs", None)
+        if actor_views is not None and np.asarray(actor_views).shape[0] != sym.n_agents:
+            raise ValueError(
+                f"policy_kwargs['agent_obs'] gives {np.asarray(actor_views).shape[0]} agents' views, but the env's symmetry has "
+                f"{sym.n_agents} agents: the Fair-E actor would act for the wrong number of agents; leave agent_obs out "
+                "to take the env's (symmetry.agent_obs)"
+            )
         self.symmetry = sym
         perms = sym.permutations()
         device = self.device  # type: ignore[attr-defined]

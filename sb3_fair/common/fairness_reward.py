@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from sb3_fair import metrics
-from sb3_fair.common.validation import check_choice, check_weights
+from sb3_fair.common.validation import check_choice, check_coef, check_int
 
 SCHEMES = ("anytime", "long_term", "periodic", "bounded")
 AGGREGATES = ("individual", "group")
@@ -61,20 +61,26 @@ class RewardSpec:
         check_choice(self.scheme, "scheme", SCHEMES)
         if self.aggregate == "group" and self.groups is None:
             raise ValueError("aggregate='group' needs the stakeholders' groups")
-        if int(self.period) < 1:
-            raise ValueError(f"period must be an int >= 1, got {self.period!r}")
+        check_int(self.period, "period", 1)
         if self.scheme == "bounded" and self.filter is None:
             raise ValueError(f"scheme='bounded' needs a filter: one of {list(NAMED_FILTERS)} or a callable (t, benefits, info) -> bool")
         if isinstance(self.filter, str):
             check_choice(self.filter, "filter", NAMED_FILTERS)
         elif self.filter is not None and not callable(self.filter):
             raise ValueError(f"filter must be one of {list(NAMED_FILTERS)}, a callable or None, got {self.filter!r}")
-        check_weights(self.fairness_coef, "fairness_coef")
-        check_weights(self.task_coef, "task_coef")
+        check_coef(self.fairness_coef, "fairness_coef")
+        check_coef(self.task_coef, "task_coef")
         try:  # bad welfare_kwargs fail here, not at the first step
             metrics.welfare(np.ones(2), self.welfare, **self.welfare_kwargs)
         except (TypeError, ValueError) as exc:
             raise ValueError(f"welfare_kwargs {self.welfare_kwargs!r} do not fit welfare {self.welfare!r}: {exc}") from None
+        try:  # every episode starts from the all-zero status: W must be defined there
+            metrics.welfare(np.zeros(2), self.welfare, **self.welfare_kwargs)
+        except ValueError as exc:
+            raise ValueError(
+                f"welfare {self.welfare!r} with welfare_kwargs {self.welfare_kwargs!r} is undefined at the all-zero status "
+                f"every episode starts from ({exc}); use a welfare defined at 0 (e.g. 'log_nash', or 'alpha_fair' with alpha < 1)"
+            ) from None
 
     def welfare_of(self, status: np.ndarray, grouped: bool = False) -> float:
         """W applied to one status vector.

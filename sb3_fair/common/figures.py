@@ -115,8 +115,10 @@ def check_figure_names(names: Sequence[str], argument: str = "metrics") -> tuple
     """``names``, checked against :data:`FIGURE_NAMES`; the error names ``argument`` and the accepted values."""
     if isinstance(names, str):
         names = [names]
+    elif isinstance(names, bytes) or not np.iterable(names):
+        raise ValueError(f"{argument} must be a figure name or a list of them; accepted values: {list(FIGURE_NAMES)}, got {names!r}")
     for name in names:
-        if name not in FIGURES:
+        if not isinstance(name, str) or name not in FIGURES:
             raise ValueError(f"{argument}: unknown figure {name!r}; accepted values: {list(FIGURE_NAMES)}")
     return tuple(names)
 

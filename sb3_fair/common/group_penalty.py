@@ -47,7 +47,7 @@ from sb3_fair.common.protocol import (
     is_group_info_supported,
     is_stakeholders_supported,
 )
-from sb3_fair.common.validation import check_choice, check_int, check_weights
+from sb3_fair.common.validation import check_choice, check_coef, check_int
 from sb3_fair.metrics import group_contrasts
 
 METRICS = ("dp", "csp", "cf")
@@ -231,9 +231,9 @@ class GroupPenaltyMixin:
         **kwargs: Any,
     ) -> None:
         self.fairness = check_metric(fairness)
-        self.alpha = check_weights(alpha, "alpha")
-        self.beta = check_weights(beta, "beta")
-        self.fairness_coef = check_weights(fairness_coef, "fairness_coef")
+        self.alpha = check_coef(alpha, "alpha")
+        self.beta = check_coef(beta, "beta")
+        self.fairness_coef = check_coef(fairness_coef, "fairness_coef")
         if isinstance(protected_group, bool) or not isinstance(protected_group, (int, np.integer)):
             raise ValueError(f"protected_group must be an int, got {protected_group!r}")
         self.protected_group = int(protected_group)
@@ -260,12 +260,24 @@ class GroupPenaltyMixin:
                 f"sb3_fair.wrappers.make_multiagent_vec_env(parallel_env); got {type(env.unwrapped).__name__} with "
                 f"{env.num_envs} slot(s) (or set fairness_coef=0 for the plain parent algorithm)"
             )
-        n = self.agents_per_instance or getattr(env.unwrapped, "agents_per_instance", None) or env.num_envs
+        declared = getattr(env.unwrapped, "agents_per_instance", None)
+        if self.agents_per_instance is not None and declared is not None and self.agents_per_instance != declared:
+            raise ValueError(
+                f"agents_per_instance={self.agents_per_instance} does not match the env, whose games have {declared} agents "
+                f"each ({type(env.unwrapped).__name__}.agents_per_instance): it would pool agents of different games into "
+                "one penalty; leave it None to take the env's"
+            )
+        n = self.agents_per_instance or declared or env.num_envs
         if env.num_envs % n:
             raise ValueError(f"agents_per_instance ({n}) must divide the env's number of slots ({env.num_envs})")
         if not is_stakeholders_supported(env):
             raise ValueError(f"env: {algo}'s group penalties need games honouring the stakeholder contract "
                              "(`stakeholders` and info['benefits'] for every agent)")
+        if get_stakeholders(env).n != n:
+            raise ValueError(
+                f"agents_per_instance ({n}) must equal the number of stakeholders of each game "
+                f"({get_stakeholders(env).n}, from env.stakeholders): each slot's info['benefits'] lists one game's agents"
+            )
         if self.fairness == "csp" and get_stakeholders(env).factors is None:
             raise ValueError("fairness='csp' needs games whose stakeholders have legitimate factors (Stakeholders.factors)")
         self._n_agents = int(n)

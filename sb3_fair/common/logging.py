@@ -1,13 +1,28 @@
 """Weights & Biases as one more SB3 logger output, so every ``logger.record`` (rewards, ``fairness/*``,
-``train/*``) streams to W&B. W&B trouble never stops training: a failure is warned about once and
-the output switches itself off.
+``train/*``) streams to W&B.
+
+W&B trouble never stops training and never touches the other outputs (stdout, CSV, TensorBoard):
+
+* a run that cannot start online within :data:`WANDB_INIT_TIMEOUT` seconds (an API key but no
+  network) is started offline instead, said once per process, and later runs of the process go
+  offline at once;
+* a failed ``run.log`` keeps its dump in a buffer that is sent, in order, before the next dump;
+  when training ends the buffer is drained, retrying until :data:`WANDB_DRAIN_FAILURES` calls in a
+  row have failed; every failure is counted, and a summary is warned at the end of training when
+  anything failed or was lost;
+* a failing ``run.finish`` is warned about, not swallowed;
+* steps stay monotonic across ``learn`` calls on one run: a call that restarts the timestep count
+  (``reset_num_timesteps=True``) logs after the run's last step, so W&B neither drops its dumps nor
+  overwrites the previous call's last values.
 """
 
 from __future__ import annotations
 
 import netrc
 import os
+import time
 import warnings
+from collections import deque
 from typing import Any
 from urllib.parse import urlparse
 
@@ -33,6 +48,18 @@ def wandb_mode(mode: str | None = None) -> str:
     return os.environ.get("WANDB_MODE") or ("online" if wandb_has_credentials() else "offline")
 
 
+#: seconds :func:`wandb.init` may take online before the run is started offline instead (W&B's own default is 90)
+WANDB_INIT_TIMEOUT = 15.0
+#: dumps kept for a retry while ``run.log`` fails; older ones are dropped (and counted as lost) beyond this
+WANDB_RETRY_BUFFER = 10_000
+#: at the end of training, the buffer is retried until this many run.log calls in a row have failed
+WANDB_DRAIN_FAILURES = 10
+#: seconds between two failed calls while draining (at most WANDB_DRAIN_FAILURES of them are waited)
+WANDB_DRAIN_PAUSE = 0.2
+# set when an online start failed in this process: later runs start offline without waiting again
+_ONLINE_FAILED = False
+
+
 def active_wandb_run() -> Any | None:
     """The W&B run active in this process, if any (``None`` also when wandb cannot be imported)."""
     try:
@@ -50,6 +77,7 @@ def start_wandb_run(config: dict[str, Any], **init_kwargs: Any) -> Any | None:
     :param init_kwargs: passed to :func:`wandb.init` (``project``, ``name``, ``mode``, ``dir`` ...).
         ``mode`` defaults to :func:`wandb_mode`.
     """
+    global _ONLINE_FAILED
     try:
         import wandb
 
@@ -58,7 +86,23 @@ def start_wandb_run(config: dict[str, Any], **init_kwargs: Any) -> Any | None:
             return wandb.run
         kwargs = {"project": "sb3-fair", **init_kwargs}
         kwargs["mode"] = wandb_mode(kwargs.get("mode"))
-        return wandb.init(config=config, **kwargs)
+        if kwargs["mode"] == "online" and _ONLINE_FAILED:
+            kwargs["mode"] = "offline"
+        if kwargs["mode"] == "online" and "settings" not in kwargs:
+            kwargs["settings"] = wandb.Settings(init_timeout=WANDB_INIT_TIMEOUT)
+        try:
+            return wandb.init(config=config, **kwargs)
+        except Exception as exc:  # noqa: BLE001
+            if kwargs["mode"] != "online":
+                raise
+            _ONLINE_FAILED = True
+            warnings.warn(
+                f"Weights & Biases could not start an online run within {WANDB_INIT_TIMEOUT:g} s ({exc!r}); logging offline "
+                "instead for the rest of this process (upload later with `wandb sync`)", stacklevel=2,
+            )
+            kwargs["mode"] = "offline"
+            kwargs.pop("settings", None)
+            return wandb.init(config=config, **kwargs)
     except Exception as exc:  # noqa: BLE001 - W&B must never stop training
         warnings.warn(f"Weights & Biases could not start a run ({exc!r}); training goes on without it", stacklevel=2)
         return None
@@ -67,16 +111,28 @@ def start_wandb_run(config: dict[str, Any], **init_kwargs: Any) -> Any | None:
 class WandbOutputFormat(KVWriter):
     """An SB3 logger output that sends each dump to a W&B run with :meth:`wandb.Run.log`.
 
-    Add it to a logger with ``model.logger.output_formats.append(WandbOutputFormat(run))``; the
-    step is SB3's ``num_timesteps``. Any W&B error disables the output with one warning.
+    Add it to a logger with ``model.logger.output_formats.append(WandbOutputFormat(run, start))``.
+    The W&B step is SB3's ``num_timesteps`` plus an offset fixed here: 0 when ``start`` (the
+    model's ``num_timesteps`` when this ``learn`` began) is past the run's last step, else what puts
+    this call's steps after it. A failed ``run.log`` is retried with the next dump (module
+    docstring); :meth:`report` says what failed.
+
+    :param run: the W&B run.
+    :param start: ``num_timesteps`` when training started.
     """
 
-    def __init__(self, run: Any) -> None:
+    def __init__(self, run: Any, start: int = 0) -> None:
         self.run = run
-        self._failed = False
+        last = _last_step(run)
+        self.offset = 0 if last is None or int(start) >= last else last + 1 - int(start)
+        self.pending: deque[tuple[dict[str, float], int]] = deque()
+        self.failures = 0  # failed run.log calls
+        self.lost = 0  # dumps dropped from a full retry buffer
+        self.sent = 0  # dumps that reached the run
+        self._warned = False
 
     def write(self, key_values: dict[str, Any], key_excluded: dict[str, tuple[str, ...]], step: int = 0) -> None:
-        if self._failed or self.run is None:
+        if self.run is None:
             return
         data = {}
         for key, value in key_values.items():
@@ -85,11 +141,65 @@ class WandbOutputFormat(KVWriter):
                 continue
             if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
                 data[key] = float(value)
-        try:
-            self.run.log(data, step=int(step))
-        except Exception as exc:  # noqa: BLE001
-            self._failed = True
-            warnings.warn(f"Weights & Biases logging failed ({exc!r}); training goes on without it", stacklevel=2)
+        if len(self.pending) >= WANDB_RETRY_BUFFER:
+            self.pending.popleft()
+            self.lost += 1
+        self.pending.append((data, int(step) + self.offset))
+        self.flush()
+
+    def flush(self) -> bool:
+        """Send the buffered dumps in order; True when none is left."""
+        while self.pending:
+            data, step = self.pending[0]
+            try:
+                self.run.log(data, step=step)
+            except Exception as exc:  # noqa: BLE001 - W&B must never stop training
+                self.failures += 1
+                if not self._warned:
+                    self._warned = True
+                    warnings.warn(f"Weights & Biases logging failed ({exc!r}); the dump is kept and retried with the next one",
+                                  stacklevel=2)
+                return False
+            self.pending.popleft()
+            self.sent += 1
+        return True
+
+    def drain(self) -> bool:
+        """Retry the buffered dumps until none is left or :data:`WANDB_DRAIN_FAILURES` calls in a row failed."""
+        failed_in_a_row = 0
+        while self.pending and failed_in_a_row < WANDB_DRAIN_FAILURES:
+            before = len(self.pending)
+            if self.flush():
+                return True
+            failed_in_a_row = 1 if len(self.pending) < before else failed_in_a_row + 1
+            time.sleep(WANDB_DRAIN_PAUSE)
+        return not self.pending
+
+    def report(self) -> str | None:
+        """A one-line account of W&B failures during this training (``None`` when nothing failed)."""
+        if not self.failures and not self.lost and not self.pending:
+            return None
+        return (f"Weights & Biases: {self.failures} failed run.log call(s) during training; {self.sent} dump(s) sent, "
+                f"{len(self.pending) + self.lost} lost ({len(self.pending)} still failing at the end, {self.lost} beyond the "
+                f"retry buffer). stdout/CSV/TensorBoard have every record")
 
     def close(self) -> None:
         """The run is finished by whoever started it (``run.finish()``), not by the logger."""
+
+
+def _last_step(run: Any) -> int | None:
+    """The run's last step holding data, or None for a run with nothing logged yet."""
+    try:
+        step = int(run.step)
+    except Exception:  # noqa: BLE001 - a stand-in run without a step counter
+        return None
+    return step if step > 0 else None
+
+
+def finish_wandb_run(run: Any) -> None:
+    """``run.finish()``, with a failure warned about (the run's data may not be complete) instead of swallowed."""
+    try:
+        run.finish()
+    except Exception as exc:  # noqa: BLE001 - W&B must never stop training
+        warnings.warn(f"Weights & Biases could not finish the run ({exc!r}); its data may be incomplete (see its ./wandb folder)",
+                      stacklevel=2)

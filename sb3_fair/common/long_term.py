@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from sb3_fair.common.validation import check_weights
+from sb3_fair.common.validation import check_coef
 
 MODES = ("scaled", "literal")
 
@@ -124,7 +124,7 @@ def regularized_advantages(advantages: Any, terms: Sequence[Any], weights: Seque
     if len(terms) != len(weights):
         raise ValueError(f"one weight per term: got {len(terms)} terms and {len(weights)} weights")
     for w in weights:
-        check_weights(w, "weights")
+        check_coef(w, "weights")
     adv = np.asarray(advantages, dtype=np.float64)
     arrays = [np.asarray(term, dtype=np.float64) for term in terms]
     for t in arrays:

@@ -32,7 +32,7 @@ from stable_baselines3.common.vec_env import VecEnv
 from sb3_fair.common.group_penalty import METRICS as GROUP_METRICS
 from sb3_fair.common.long_term import MODES, a_ppo_terms, long_term_terms, regularized_advantages
 from sb3_fair.common.protocol import LONG_TERM_FAIRNESS, SHORT_TERM_FAIRNESS, get_fairness_signals
-from sb3_fair.common.validation import check_choice, check_weights
+from sb3_fair.common.validation import check_choice, check_coef, check_weights
 
 #: the ``fairness`` values this mixin implements
 LONG_TERM_METRICS = ("long_term", "a_ppo")
@@ -144,12 +144,12 @@ class LongTermTracker(BaseCallback):
 
 
 def check_coef_pair(value: Any, name: str = "fairness_coef") -> tuple[float, float]:
-    """A weight or a pair of weights as a pair of finite numbers >= 0."""
+    """A weight or a pair of weights as a pair of numbers in ``[0, MAX_COEF]``."""
     if isinstance(value, (tuple, list, np.ndarray)):
         if len(value) != 2:
             raise ValueError(f"{name} must be a number >= 0 or a pair of them, got {value!r}")
-        return check_weights(value[0], name), check_weights(value[1], name)
-    w = check_weights(value, name)
+        return check_coef(value[0], name), check_coef(value[1], name)
+    w = check_coef(value, name)
     return w, w
 
 

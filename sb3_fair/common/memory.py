@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from sb3_fair.common.validation import check_choice
+from sb3_fair.common.validation import check_choice, check_int, check_weights
 
 MEMORY_KINDS = ("full", "min", "reset")
 ENCODINGS = ("raw", "scaled", "binary")
@@ -50,10 +50,11 @@ class MemorySpec:
     def __post_init__(self) -> None:
         check_choice(self.kind, "memory kind", MEMORY_KINDS)
         check_choice(self.encoding, "encoding", ENCODINGS)
-        if self.encoding != "raw" and (self.max_value is None or not self.max_value > 0):
-            raise ValueError(f"encoding={self.encoding!r} needs max_value > 0, got {self.max_value!r}")
-        if self.period is not None and int(self.period) < 1:
-            raise ValueError(f"period must be an int >= 1 or None, got {self.period!r}")
+        if self.max_value is not None:
+            check_weights(self.max_value, "max_value", allow_zero=False)
+        if self.encoding != "raw" and self.max_value is None:
+            raise ValueError(f"encoding={self.encoding!r} needs a finite max_value > 0, got None")
+        check_int(self.period, "period", 1, allow_none=True)
         if self.groups is not None and len(self.groups) != self.n_stakeholders:
             raise ValueError(f"groups must have one entry per stakeholder ({self.n_stakeholders})")
 

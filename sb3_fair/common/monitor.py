@@ -54,7 +54,12 @@ class FairnessMonitor(gym.Wrapper):
         super().__init__(env)
         self.stakeholders = get_stakeholders(env)
         extra = dict(metrics) if isinstance(metrics, dict) else {}
-        names = FIGURE_NAMES if metrics is None else [m for m in metrics if isinstance(m, str) and m not in extra]
+        if metrics is None:
+            names: Sequence[str] = FIGURE_NAMES
+        elif extra:
+            names = ()
+        else:
+            names = metrics
         self.figure_names = check_figure_names(names)
         for name, fn in extra.items():
             if name == "returns" or name in FIGURE_NAMES:

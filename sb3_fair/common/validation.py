@@ -7,9 +7,17 @@ from typing import Any
 
 import numpy as np
 
+#: the largest loss or reward weight accepted (:func:`check_coef`). A fairness weight of 1e18 (or an
+#: equivariance weight of 1e300) passes "finite" but turns every network weight into NaN at the first
+#: update, or makes the loss inf; 1e6 leaves six orders of magnitude between the fairness term and a
+#: reward of order 1 and stays far from float32's limits (3.4e38). Rescale the reward for more.
+MAX_COEF = 1e6
 
-def check_weights(value: Any, name: str, allow_zero: bool = True) -> float:
-    """``value`` as a float, checked to be a finite number >= 0 (> 0 if ``allow_zero`` is False)."""
+
+def check_weights(value: Any, name: str, allow_zero: bool = True, maximum: float | None = None) -> float:
+    """``value`` as a float, checked to be a finite number >= 0 (> 0 if ``allow_zero`` is False), at most ``maximum``."""
+    if isinstance(value, (str, bytes)):
+        raise ValueError(f"{name} must be a number, got {value!r}")
     try:
         v = float(value)
     except (TypeError, ValueError):
@@ -17,7 +25,17 @@ def check_weights(value: Any, name: str, allow_zero: bool = True) -> float:
     if not np.isfinite(v) or v < 0 or (not allow_zero and v == 0):
         bound = ">= 0" if allow_zero else "> 0"
         raise ValueError(f"{name} must be a finite number {bound}, got {value!r}")
+    if maximum is not None and v > maximum:
+        raise ValueError(
+            f"{name} must be a number in [0, {maximum:g}], got {value!r}: a weight this large turns the network's "
+            "weights into NaN or the loss into inf; rescale the rewards instead"
+        )
     return v
+
+
+def check_coef(value: Any, name: str) -> float:
+    """A loss or reward weight: a finite number in ``[0, MAX_COEF]`` (:data:`MAX_COEF`)."""
+    return check_weights(value, name, maximum=MAX_COEF)
 
 
 def check_choice(value: Any, name: str, choices: Sequence[str]) -> str:
@@ -55,6 +73,13 @@ def check_bool(value: Any, name: str) -> bool:
     if not isinstance(value, (bool, np.bool_)):
         raise ValueError(f"{name} must be True or False, got {value!r}")
     return bool(value)
+
+
+def check_wandb(wandb: Any) -> bool | dict[str, Any]:
+    """``wandb``, checked to be ``True``/``False`` or a dict of :func:`wandb.init` arguments (``"yes"`` is not True)."""
+    if not isinstance(wandb, (bool, np.bool_, dict)):
+        raise ValueError(f"wandb must be True, False or a dict of wandb.init arguments, got {wandb!r}")
+    return wandb if isinstance(wandb, dict) else bool(wandb)
 
 
 def check_discrete_action(action: Any, n: int) -> int:

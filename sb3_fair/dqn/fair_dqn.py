@@ -96,6 +96,11 @@ class FairDQN(FairAlgorithmMixin, DQN):
         offsets = tuple(float(o) for o in counterfactual_offsets)
         if counterfactual and (len(offsets) == 0 or not all(np.isfinite(offsets))):
             raise ValueError(f"counterfactual_offsets must be a non-empty tuple of finite numbers, got {counterfactual_offsets!r}")
+        if counterfactual and not any(offsets):
+            raise ValueError(
+                f"counterfactual_offsets {counterfactual_offsets!r} give no counterfactual memory (every candidate m + 0 is "
+                "the real memory, which is left out): give at least one non-zero offset, e.g. (1, 2)"
+            )
         if exploration_decay is not None and not (isinstance(exploration_decay, (int, float)) and 0.0 < exploration_decay <= 1.0):
             raise ValueError(f"exploration_decay must be None or a number in (0, 1], got {exploration_decay!r}")
         if max_counterfactuals is not None and int(max_counterfactuals) < 1:
@@ -158,6 +163,11 @@ class FairDQN(FairAlgorithmMixin, DQN):
             raise ValueError("a per-group memory needs a FairnessReward with aggregate='group'")
         if memory_spec.kind == "min" and reward_spec.aggregate == "group" and memory_spec.groups is None:
             raise ValueError("memory kind 'min' with a group reward needs a per-group memory (MemoryAugmentation(per_group=True))")
+        if memory_spec.kind == "min" and len(set(self.counterfactual_offsets)) < 2:
+            raise ValueError(
+                f"memory kind 'min' subtracts the minimum, so the single offset {self.counterfactual_offsets} moves every "
+                "entry alike and gives back the real memory: counterfactual_offsets needs two distinct values, e.g. (1, 2)"
+            )
         if memory_spec.encoding == "binary" and not all(float(o).is_integer() for o in self.counterfactual_offsets):
             raise ValueError(f"a binary-encoded memory needs integer counterfactual_offsets, got {self.counterfactual_offsets}")
         self.memory_spec = memory_spec

@@ -10,6 +10,7 @@ from gymnasium import spaces
 
 from sb3_fair.common.protocol import BENEFITS
 from sb3_fair.common.stakeholders import Stakeholders
+from sb3_fair.common.validation import check_int
 from sb3_fair.envs.rendering import RENDER_MODES, bars_rgb, check_render_mode
 
 
@@ -42,16 +43,15 @@ class DonutAllocationEnv(gym.Env):
     metadata = {"render_modes": RENDER_MODES, "render_fps": 4}
 
     def __init__(self, n_customers: int = 5, p: float | list[float] = 0.8, horizon: int = 100, render_mode: str | None = None) -> None:
-        if int(n_customers) < 2:
-            raise ValueError(f"n_customers must be an int >= 2, got {n_customers!r}")
-        probs = np.broadcast_to(np.asarray(p, dtype=np.float64), (int(n_customers),)).copy()
+        self.n = check_int(n_customers, "n_customers", 2)
+        try:
+            probs = np.broadcast_to(np.asarray(p, dtype=np.float64), (self.n,)).copy()
+        except (TypeError, ValueError):
+            raise ValueError(f"p must be one probability or one per customer ({self.n}), got {p!r}") from None
         if np.any(~np.isfinite(probs)) or np.any(probs < 0) or np.any(probs > 1):
             raise ValueError(f"p must be probabilities in [0, 1], got {p!r}")
-        if int(horizon) < 1:
-            raise ValueError(f"horizon must be an int >= 1, got {horizon!r}")
-        self.n = int(n_customers)
         self.p = probs
-        self.horizon = int(horizon)
+        self.horizon = check_int(horizon, "horizon", 1)
         self.render_mode = check_render_mode(render_mode)
         self.gamma = 0.95
         self.stakeholders = Stakeholders.individuals(self.n, prefix="customer")

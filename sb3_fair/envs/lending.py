@@ -10,6 +10,7 @@ from gymnasium import spaces
 
 from sb3_fair.common.protocol import BENEFITS
 from sb3_fair.common.stakeholders import Stakeholders
+from sb3_fair.common.validation import check_int, check_probability
 from sb3_fair.envs.rendering import RENDER_MODES, bars_rgb, check_render_mode
 
 CREDIT_MIN, CREDIT_MAX = 0.2, 0.9
@@ -60,17 +61,16 @@ class LoanApplicantsEnv(gym.Env):
         credit_change: str = "fixed",
         render_mode: str | None = None,
     ) -> None:
-        if int(horizon) < 1:
-            raise ValueError(f"horizon must be an int >= 1, got {horizon!r}")
-        if not 0.0 <= float(apply_prob) <= 1.0:
-            raise ValueError(f"apply_prob must be in [0, 1], got {apply_prob!r}")
-        credit = np.asarray(initial_credit, dtype=np.float64)
+        self.horizon = check_int(horizon, "horizon", 1)
+        self.apply_prob = check_probability(apply_prob, "apply_prob")
+        try:
+            credit = np.asarray(initial_credit, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(f"initial_credit must be 4 values in [{CREDIT_MIN}, {CREDIT_MAX}], got {initial_credit!r}") from None
         if credit.shape != (4,) or np.any(credit < CREDIT_MIN) or np.any(credit > CREDIT_MAX):
             raise ValueError(f"initial_credit must be 4 values in [{CREDIT_MIN}, {CREDIT_MAX}], got {initial_credit!r}")
         if credit_change not in ("fixed", "gaussian"):
             raise ValueError(f"credit_change must be one of ['fixed', 'gaussian'], got {credit_change!r}")
-        self.horizon = int(horizon)
-        self.apply_prob = float(apply_prob)
         self.initial_credit = credit
         self.credit_change = credit_change
         self.render_mode = check_render_mode(render_mode)
