@@ -116,15 +116,39 @@ def _make_model(algo: str, env: Any, preset: str | None, counterfactual: bool, s
     return FairDQN("MlpPolicy", env, counterfactual=counterfactual, **kwargs)
 
 
+def _checkpoint_files(checkpoint: Path) -> tuple[Path, Path | None]:
+    """A model checkpoint of :class:`CheckpointCallback` (``<prefix>_<N>_steps.zip``) and its replay buffer, if saved."""
+    stem = checkpoint.name[: -len(".zip")] if checkpoint.name.endswith(".zip") else checkpoint.name
+    prefix, _, steps = stem.rpartition("_")[0].rpartition("_")
+    buffer = checkpoint.parent / f"{prefix}_replay_buffer_{steps}_steps.pkl"
+    return checkpoint.parent / f"{stem}.zip", (buffer if buffer.exists() else None)
+
+
 def cmd_train(args: argparse.Namespace) -> None:
     import gymnasium as gym
+    from stable_baselines3.common.callbacks import CheckpointCallback
 
     import sb3_fair  # noqa: F401
+    from sb3_fair import FairDQN, FairPPO
 
     env = gym.make(args.env, **_parse_kv(args.env_kwargs))
-    model = _make_model(args.algo, env, args.preset, args.counterfactual, args.seed, args.wandb, args.tensorboard_log,
-                        learning_rate=args.learning_rate, verbose=args.verbose, variant=args.variant)
-    model.learn(args.timesteps, progress_bar=args.progress_bar)
+    if args.resume:
+        path, buffer = _checkpoint_files(Path(args.resume))
+        model = (FairPPO if args.algo == "fairppo" else FairDQN).load(path, env=env, tensorboard_log=args.tensorboard_log)
+        if buffer is not None and hasattr(model, "load_replay_buffer"):
+            model.load_replay_buffer(buffer)
+        print(f"resumed {path} at {model.num_timesteps} steps" + (f" with its replay buffer ({buffer.name})" if buffer else ""))
+    else:
+        model = _make_model(args.algo, env, args.preset, args.counterfactual, args.seed, args.wandb, args.tensorboard_log,
+                            learning_rate=args.learning_rate, verbose=args.verbose, variant=args.variant)
+    callback = None
+    if args.checkpoint_every:
+        folder = Path(args.save).with_suffix("") if args.save else Path("checkpoints")
+        callback = CheckpointCallback(args.checkpoint_every, str(folder), name_prefix="model", save_replay_buffer=True)
+        print(f"checkpoints every {args.checkpoint_every} steps in {folder}/ (resume with --resume {folder}/model_<N>_steps.zip)")
+    remaining = args.timesteps - model.num_timesteps
+    if remaining > 0:
+        model.learn(remaining, progress_bar=args.progress_bar, callback=callback, reset_num_timesteps=not args.resume)
     if args.save:
         model.save(args.save)
         print(f"saved {args.save}")
@@ -315,6 +339,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--timesteps", type=_int_at_least(1), default=20_000)
     p.add_argument("--seed", type=_int_at_least(0), default=0)
     p.add_argument("--save", default=None, help="path of the saved model (checked to be writable before training)")
+    p.add_argument("--checkpoint-every", type=_int_at_least(1), default=None, metavar="STEPS",
+                   help="save the model, its replay buffer and its fairness statistics every STEPS steps (next to --save)")
+    p.add_argument("--resume", default=None, metavar="CHECKPOINT",
+                   help="go on from a checkpoint (model_<N>_steps.zip) up to --timesteps steps in all, with its replay buffer")
     p.add_argument("--eval-episodes", type=_int_at_least(1), default=20)
     p.add_argument("--env-kwargs", nargs="*", default=[], metavar="KEY=VALUE")
     p.add_argument("--learning-rate", type=_number(0.0, strict=True), default=None, help="override the preset's learning rate")
@@ -359,6 +387,8 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(f"argument --tensorboard-log: {args.tensorboard_log!r} is a file; give a folder")
     if hasattr(args, "env_kwargs"):
         _parse_kv(args.env_kwargs)
+    if getattr(args, "resume", None) and not _checkpoint_files(Path(args.resume))[0].is_file():
+        parser.error(f"argument --resume: no checkpoint {args.resume!r}")
     args.func(args)
 
 

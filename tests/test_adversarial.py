@@ -8,11 +8,20 @@ from typing import Any, Callable
 import gymnasium as gym
 import numpy as np
 import pytest
+import torch as th
 
 from sb3_fair import FairDQN, FairPPO, FairTD3
 from sb3_fair.common.callbacks import FairnessCallback
 from sb3_fair.common.memory import MemorySpec
-from sb3_fair.envs import DonutAllocationEnv, LoanApplicantsEnv, PursuitEvasionEnv, make_donut_allocation
+from sb3_fair.envs import (
+    AllelopathicHarvestEnv,
+    DelayedImpactLendingEnv,
+    DonutAllocationEnv,
+    LoanApplicantsEnv,
+    PursuitEvasionEnv,
+    make_donut_allocation,
+)
+from sb3_fair.envs.disparity import DisparityGame
 from sb3_fair.wrappers import FairnessMonitor, FairnessReward, MemoryAugmentation
 
 # (id, call, error type, regex the message must match: it names the argument)
@@ -53,6 +62,19 @@ CONSTRUCTION: list[Case] = [
     ("Fair-E actor for 2 agents on 3 pursuers",
      lambda: FairTD3("FairEPolicy", PursuitEvasionEnv(n_pursuers=3), policy_kwargs={"agent_obs": np.arange(8).reshape(2, 4).tolist()}),
      ValueError, r"policy_kwargs\['agent_obs'\] gives 2 agents' views, but the env's symmetry has 3 agents"),
+    # env arguments that failed inside NumPy, int() or a comparison, or were truncated
+    ("pursuit n_pursuers str", lambda: PursuitEvasionEnv(n_pursuers="abc"), ValueError, r"n_pursuers must be an int >= 2"),
+    ("pursuit n_pursuers float", lambda: PursuitEvasionEnv(n_pursuers=2.5), ValueError, r"n_pursuers must be an int >= 2, got 2.5"),
+    ("pursuit max_steps inf", lambda: PursuitEvasionEnv(max_steps=float("inf")), ValueError, r"max_steps must be an int >= 1"),
+    ("pursuit speed list", lambda: PursuitEvasionEnv(pursuer_speed=[1, 2]), ValueError, r"pursuer_speed must be a number"),
+    ("pursuit dt zero", lambda: PursuitEvasionEnv(dt=0), ValueError, r"dt must be a finite number > 0"),
+    ("harvest impaired_fraction str", lambda: AllelopathicHarvestEnv(impaired_fraction="abc"), ValueError,
+     r"impaired_fraction must be a number in \(0, 1\)"),
+    ("harvest seed float", lambda: AllelopathicHarvestEnv(seed=2.5), ValueError, r"seed must be an int >= 0 or None"),
+    ("disparity str", lambda: DisparityGame(disparity="abc"), ValueError, r"disparity must be a probability"),
+    ("rest_reward NaN", lambda: DisparityGame(rest_reward=float("nan")), ValueError, r"rest_reward must be a finite number"),
+    ("lending pmfs str", lambda: DelayedImpactLendingEnv(initial_pmfs="abc"), ValueError, r"initial_pmfs must be two pmfs"),
+    ("lending success_probs str", lambda: DelayedImpactLendingEnv(success_probs="abc"), ValueError, r"success_probs must be 7 probabilities"),
     ("monitor metric typo", lambda: FairnessMonitor(DonutAllocationEnv(), metrics="ginni"), ValueError,
      r"metrics: unknown figure 'ginni'"),
 ]
@@ -172,3 +194,16 @@ def test_cli_good_arguments_still_reach_the_command(tmp_path, monkeypatch) -> No
     cli.main(["train", "sb3_fair/DonutAllocation-v0", "--timesteps", "100", "--save", str(tmp_path / "new" / "m.zip"),
               "--learning-rate", "1e-4"])
     assert ran and ran[0].timesteps == 100 and ran[0].learning_rate == 1e-4
+
+
+def test_finite_check_flags_nan_and_inf_but_not_large_finite_weights() -> None:
+    model = FairPPO("MlpPolicy", "CartPole-v1", fairness_coef=0.0, n_steps=64, batch_size=32)
+    param = next(model.policy.parameters())
+    assert model._parameters_finite()
+    with th.no_grad():
+        param.fill_(1e30)  # its norm overflows float32; the values do not
+    assert model._parameters_finite()
+    for bad in (float("nan"), float("inf")):
+        with th.no_grad():
+            param.view(-1)[0] = bad
+        assert not model._parameters_finite()

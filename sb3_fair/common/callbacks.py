@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import warnings
 from collections import deque
+from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
@@ -43,16 +44,18 @@ class FairnessCallback(BaseCallback):
     :param window: number of recent episodes averaged (SB3's ``stats_window_size`` by default).
     :param wandb: ``False``, ``True`` or a dict of :func:`wandb.init` arguments.
     :param config: extra entries for the W&B run config.
+    :param episodes: figures of earlier episodes to go on from (a resumed run's).
     """
 
-    def __init__(self, window: int | None = None, wandb: bool | dict[str, Any] = False, config: dict[str, Any] | None = None, verbose: int = 0) -> None:
+    def __init__(self, window: int | None = None, wandb: bool | dict[str, Any] = False, config: dict[str, Any] | None = None,
+                 verbose: int = 0, episodes: Iterable[dict[str, float]] | None = None) -> None:
         super().__init__(verbose)
         self.window = check_int(window, "window", 1, allow_none=True)
         if config is not None and not isinstance(config, dict):
             raise ValueError(f"config must be a dict or None, got {config!r}")
         self.wandb = check_wandb(wandb)
         self.config = dict(config or {})
-        self.episodes: deque[dict[str, float]] = deque(maxlen=self.window or 100)
+        self.episodes: deque[dict[str, float]] = deque(episodes or (), maxlen=self.window or 100)
         self.wandb_run: Any = None
         self._owns_run = False
         self._output: WandbOutputFormat | None = None
@@ -64,6 +67,8 @@ class FairnessCallback(BaseCallback):
         self._per_rollout = isinstance(self.model, OnPolicyAlgorithm)
         if self.window is None:
             self.episodes = deque(self.episodes, maxlen=getattr(self.model, "_stats_window_size", 100))
+        if hasattr(self.model, "fairness_episodes"):  # a Fair model saves them, so a resumed run goes on from them
+            self.model.fairness_episodes = self.episodes
         if self.wandb:
             init_kwargs = dict(self.wandb) if isinstance(self.wandb, dict) else {}
             self._owns_run = active_wandb_run() is None

@@ -10,6 +10,7 @@ then a check that the network is still finite). No Fair class overrides ``learn`
 from __future__ import annotations
 
 import logging
+from collections import deque
 from typing import Any
 
 import numpy as np
@@ -59,7 +60,7 @@ class FairAlgorithmMixin:
     A network that turns NaN or inf stops training with a ``FloatingPointError`` that names the
     likely cause (non-finite rewards, large fairness weights, or the learning rate), rather than
     training on silently as SB3 would: once a parameter is NaN every later update is NaN too, so
-    skipping the update could not recover. The check (one fused norm over the parameters) runs
+    skipping the update could not recover. The check (each tensor's largest magnitude) runs
     after every update of an on-policy algorithm and after every :attr:`FINITE_CHECK_EVERY`-th of
     an off-policy one, whose updates are small and many.
     """
@@ -74,6 +75,8 @@ class FairAlgorithmMixin:
         self.fairness_callback: FairnessCallback | None = None
         self._warned_no_figures = False
         self._train_calls = 0
+        #: the recent episodes' fairness figures behind ``fairness/*`` (saved with the model, so a resumed run keeps them)
+        self.fairness_episodes: deque[dict[str, float]] | None = None
         super().__init__(*args, **kwargs)
 
     def train(self, *args: Any, **kwargs: Any) -> None:
@@ -90,8 +93,10 @@ class FairAlgorithmMixin:
                 self._raise_non_finite()
 
     def _parameters_finite(self) -> bool:
-        params = list(self.policy.parameters())  # type: ignore[attr-defined]
-        return not params or bool(th.isfinite(th.stack(th._foreach_norm(params))).all())
+        # the largest magnitude per tensor: NaN and inf propagate, and unlike a norm it cannot overflow
+        with th.no_grad():
+            peaks = [p.abs().max() for p in self.policy.parameters() if p.numel()]  # type: ignore[attr-defined]
+        return not peaks or bool(th.isfinite(th.stack(peaks)).all())
 
     def _raise_non_finite(self, exc: BaseException | None = None) -> None:
         name = type(self).__name__
@@ -148,7 +153,8 @@ class FairAlgorithmMixin:
 
     def _init_callback(self, callback: MaybeCallback, progress_bar: bool = False) -> BaseCallback:
         """SB3's ``_init_callback`` with the fairness callbacks in front of ``callback``."""
-        self.fairness_callback = FairnessCallback(window=self.fairness_window, wandb=self.wandb)
+        # goes on from the figures of earlier learn() calls, or of a saved model; it sets fairness_episodes to its own
+        self.fairness_callback = FairnessCallback(window=self.fairness_window, wandb=self.wandb, episodes=self.fairness_episodes)
         if isinstance(callback, list):
             user = list(callback)
         elif isinstance(callback, BaseCallback):

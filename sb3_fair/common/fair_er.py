@@ -107,10 +107,11 @@ class FairERMixin:
         device = self.device  # type: ignore[attr-defined]
         self._obs_perm = th.as_tensor(np.stack([np.asarray(sym.obs_index(p)) for p in perms]), device=device)
         self._act_perm = th.as_tensor(np.stack([sym.action_index(p) for p in perms]), device=device)
-        self._perm_rng = np.random.default_rng(self.seed)  # type: ignore[attr-defined]
+        if getattr(self, "_perm_rng", None) is None:  # a loaded model keeps its saved generator: resume is exact
+            self._perm_rng = np.random.default_rng(self.seed)  # type: ignore[attr-defined]
 
     def _excluded_save_params(self) -> list[str]:
-        return [*super()._excluded_save_params(), "symmetry", "_obs_perm", "_act_perm", "_perm_rng"]  # type: ignore[misc]
+        return [*super()._excluded_save_params(), "symmetry", "_obs_perm", "_act_perm"]  # type: ignore[misc]
 
     def fairness_config(self) -> dict[str, Any]:
         """The fairness hyperparameters (stored in the W&B run config)."""

@@ -141,6 +141,20 @@ class GroupTracker(BaseCallback):
         """Forget the running episodes (the env was reset): the next training start reads the reset infos."""
         self._running = None
 
+    _STATE = ("n_steps", "n_agents", "metric", "protected", "filled", "_t", "_running", "_cur")
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The running episodes (saved with the model, so a loaded model continues them), not the model or env."""
+        return {key: self.__dict__[key] for key in self._STATE if key in self.__dict__}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        BaseCallback.__init__(self)
+        self.__dict__.update(state)
+
+    def fits(self, n_envs: int, agents_per_instance: int) -> bool:
+        """Whether this tracker's running episodes belong to an env of ``n_envs`` slots in games of ``agents_per_instance``."""
+        return self.n_agents == agents_per_instance and (self._running is None or len(self._running) == n_envs)
+
     def _on_training_start(self) -> None:
         env = self.training_env
         n_envs = env.num_envs
@@ -250,7 +264,7 @@ class GroupPenaltyMixin:
     def _setup_fairness(self, env: VecEnv) -> None:
         """With the penalty on, check what can be checked without touching the env; the infos are checked
         from the algorithm's own first reset, when training starts."""
-        self._tracker = None
+        tracker, self._tracker = getattr(self, "_tracker", None), None
         if not self.penalized:
             return
         algo = type(self).__name__
@@ -281,6 +295,8 @@ class GroupPenaltyMixin:
         if self.fairness == "csp" and get_stakeholders(env).factors is None:
             raise ValueError("fairness='csp' needs games whose stakeholders have legitimate factors (Stakeholders.factors)")
         self._n_agents = int(n)
+        if tracker is not None and tracker.fits(env.num_envs, self._n_agents):
+            self._tracker = tracker  # a loaded model continues its running episodes (exact resume)
 
     def _fairness_callbacks(self) -> list[BaseCallback]:
         if not self.penalized or self._n_agents is None:
@@ -296,9 +312,6 @@ class GroupPenaltyMixin:
         # SB3 resets the env in _setup_learn exactly when this holds; the tracker must then start afresh
         self._env_was_reset = reset_num_timesteps or self._last_obs is None  # type: ignore[attr-defined]
         return super()._setup_learn(total_timesteps, callback, reset_num_timesteps, tb_log_name, progress_bar)  # type: ignore[misc]
-
-    def _excluded_save_params(self) -> list[str]:
-        return [*super()._excluded_save_params(), "_tracker"]  # type: ignore[misc]
 
     def fairness_config(self) -> dict[str, Any]:
         """The fairness hyperparameters (stored in the W&B run config)."""

@@ -38,6 +38,14 @@ def check_coef(value: Any, name: str) -> float:
     return check_weights(value, name, maximum=MAX_COEF)
 
 
+def as_float_array(value: Any, name: str, accepted: str) -> np.ndarray:
+    """``value`` as a float64 array; anything NumPy cannot read as numbers is a ValueError naming ``name`` and ``accepted``."""
+    try:
+        return np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be {accepted}, got {value!r}") from None
+
+
 def check_choice(value: Any, name: str, choices: Sequence[str]) -> str:
     """``value``, checked to be one of ``choices``."""
     if value not in choices:

@@ -173,10 +173,11 @@ class FairDQN(FairAlgorithmMixin, DQN):
         self.memory_spec = memory_spec
         self.reward_spec = reward_spec
         self._memory_slice = memory_slice
-        self._cf_rng = np.random.default_rng(self.seed)
+        if getattr(self, "_cf_rng", None) is None:  # a loaded model keeps its saved generator: resume is exact
+            self._cf_rng = np.random.default_rng(self.seed)
 
     def _excluded_save_params(self) -> list[str]:
-        return [*super()._excluded_save_params(), "memory_spec", "reward_spec", "_cf_sets", "_cf_rng"]
+        return [*super()._excluded_save_params(), "memory_spec", "reward_spec", "_cf_sets"]
 
     def fairness_config(self) -> dict[str, Any]:
         """The fairness hyperparameters (stored in the W&B run config)."""

@@ -20,6 +20,7 @@ from stable_baselines3.common.vec_env import VecEnv
 from sb3_fair.common.protocol import BENEFITS, LONG_TERM_FAIRNESS, SHORT_TERM_FAIRNESS
 from sb3_fair.common.stakeholders import Stakeholders
 from sb3_fair.common.validation import (
+    as_float_array,
     check_bool,
     check_choice,
     check_discrete_action,
@@ -196,14 +197,14 @@ class DelayedImpactLendingEnv(gym.Env):
         self.group_0_prob = check_probability(group_0_prob, "group_0_prob")
         self.prior_weight = check_weights(prior_weight, "prior_weight")
         self.render_mode = check_render_mode(render_mode)
-        pmfs = np.asarray(initial_pmfs, dtype=np.float64)
+        pmfs = as_float_array(initial_pmfs, "initial_pmfs", f"two pmfs over {N_CLUSTERS} clusters")
         if (pmfs.shape != (2, N_CLUSTERS) or np.any(~np.isfinite(pmfs)) or np.any(pmfs < 0)
                 or not np.allclose(pmfs.sum(axis=1), 1.0)):
             raise ValueError(
                 f"initial_pmfs must be two pmfs over {N_CLUSTERS} clusters (shape (2, 7), rows summing to 1), "
                 f"got {initial_pmfs!r}"
             )
-        probs = np.asarray(success_probs, dtype=np.float64)
+        probs = as_float_array(success_probs, "success_probs", f"{N_CLUSTERS} probabilities in (0, 1]")
         if probs.shape != (N_CLUSTERS,) or np.any(~np.isfinite(probs)) or np.any(probs <= 0) or np.any(probs > 1):
             raise ValueError(f"success_probs must be {N_CLUSTERS} probabilities in (0, 1], got {success_probs!r}")
         self.initial_pmfs = pmfs / pmfs.sum(axis=1, keepdims=True)

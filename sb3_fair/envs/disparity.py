@@ -11,6 +11,7 @@ from pettingzoo import ParallelEnv
 
 from sb3_fair.common.protocol import BENEFITS, group_info
 from sb3_fair.common.stakeholders import Stakeholders
+from sb3_fair.common.validation import check_probability
 
 
 class DisparityGame(ParallelEnv):
@@ -45,8 +46,10 @@ class DisparityGame(ParallelEnv):
                  render_mode: str | None = None) -> None:
         if not isinstance(n_agents, (int, np.integer)) or n_agents < 2 or n_agents % 2:
             raise ValueError(f"n_agents must be an even int >= 2, got {n_agents!r}")
-        if not 0.0 <= disparity <= 1.0:
-            raise ValueError(f"disparity must be in [0, 1], got {disparity!r}")
+        check_probability(disparity, "disparity")
+        if isinstance(rest_reward, (bool, str, bytes)) or not isinstance(rest_reward, (int, float, np.integer, np.floating)) \
+                or not np.isfinite(rest_reward):
+            raise ValueError(f"rest_reward must be a finite number, got {rest_reward!r}")
         if not isinstance(max_steps, (int, np.integer)) or max_steps < 1:
             raise ValueError(f"max_steps must be an int >= 1, got {max_steps!r}")
         if render_mode not in (None, "ansi"):

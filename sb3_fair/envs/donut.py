@@ -10,7 +10,7 @@ from gymnasium import spaces
 
 from sb3_fair.common.protocol import BENEFITS
 from sb3_fair.common.stakeholders import Stakeholders
-from sb3_fair.common.validation import check_int
+from sb3_fair.common.validation import as_float_array, check_int
 from sb3_fair.envs.rendering import RENDER_MODES, bars_rgb, check_render_mode
 
 
@@ -44,10 +44,11 @@ class DonutAllocationEnv(gym.Env):
 
     def __init__(self, n_customers: int = 5, p: float | list[float] = 0.8, horizon: int = 100, render_mode: str | None = None) -> None:
         self.n = check_int(n_customers, "n_customers", 2)
+        accepted = f"one probability or one per customer ({self.n})"
         try:
-            probs = np.broadcast_to(np.asarray(p, dtype=np.float64), (self.n,)).copy()
-        except (TypeError, ValueError):
-            raise ValueError(f"p must be one probability or one per customer ({self.n}), got {p!r}") from None
+            probs = np.broadcast_to(as_float_array(p, "p", accepted), (self.n,)).copy()
+        except ValueError as exc:
+            raise ValueError(f"p must be {accepted}, got {p!r}") from exc
         if np.any(~np.isfinite(probs)) or np.any(probs < 0) or np.any(probs > 1):
             raise ValueError(f"p must be probabilities in [0, 1], got {p!r}")
         self.p = probs

@@ -153,14 +153,17 @@ class AllelopathicHarvestEnv(ParallelEnv):
                                  ("freeze_steps", freeze_steps, 1), ("view_radius", view_radius, 0)):
             if not isinstance(value, (int, np.integer)) or value < low:
                 raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
+            raise ValueError(f"seed must be an int >= 0 or None, got {seed!r}")
         if sys.byteorder != "little":  # pragma: no cover
             raise RuntimeError("AllelopathicHarvestEnv packs observation channels into uint64 bytes and needs a little-endian machine")
         if n_agents % 2:
             raise ValueError(f"n_agents must be even (half prefer red, half blue), got {n_agents}")
         if n_bushes > width * height:
             raise ValueError(f"n_bushes must be at most width * height = {width * height}, got {n_bushes}")
-        if not 0.0 < impaired_fraction < 1.0:
-            raise ValueError(f"impaired_fraction must be in (0, 1) so that both groups exist, got {impaired_fraction!r}")
+        if isinstance(impaired_fraction, (bool, str, bytes)) or not isinstance(impaired_fraction, (int, float, np.integer, np.floating)) \
+                or not 0.0 < impaired_fraction < 1.0:
+            raise ValueError(f"impaired_fraction must be a number in (0, 1) so that both groups exist, got {impaired_fraction!r}")
         self.n_agents, self.width, self.height, self.n_bushes = int(n_agents), int(width), int(height), int(n_bushes)
         self.max_steps, self.bush_lifetime, self.spawn_interval = int(max_steps), int(bush_lifetime), int(spawn_interval)
         self.obstruct_range, self.freeze_steps, self.view_radius = int(obstruct_range), int(freeze_steps), int(view_radius)

@@ -12,7 +12,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 from sb3_fair.common.protocol import BENEFITS
 from sb3_fair.common.stakeholders import Stakeholders
 from sb3_fair.common.symmetry import AgentSymmetry
-from sb3_fair.common.validation import check_choice
+from sb3_fair.common.validation import check_choice, check_int, check_weights
 from sb3_fair.envs.rendering import RENDER_MODES, check_render_mode
 
 OBSERVATIONS = ("relative", "absolute")
@@ -94,22 +94,14 @@ class PursuitEvasionEnv(gym.Env):
         observation: str = "relative",
         render_mode: str | None = None,
     ) -> None:
-        if int(n_pursuers) < 2:
-            raise ValueError(f"n_pursuers must be an int >= 2, got {n_pursuers!r}")
-        for name, value in (("pursuer_speed", pursuer_speed), ("evader_speed", evader_speed), ("size", size),
-                            ("dt", dt), ("capture_radius", capture_radius)):
-            if not np.isfinite(value) or value < 0 or (name in ("size", "dt") and value == 0):
-                raise ValueError(f"{name} must be a finite number >= 0 (> 0 for size and dt), got {value!r}")
-        if int(max_steps) < 1:
-            raise ValueError(f"max_steps must be an int >= 1, got {max_steps!r}")
+        self.n = check_int(n_pursuers, "n_pursuers", 2)
+        self.pursuer_speed = check_weights(pursuer_speed, "pursuer_speed")
+        self.evader_speed = check_weights(evader_speed, "evader_speed")
+        self.size = check_weights(size, "size", allow_zero=False)
+        self.dt = check_weights(dt, "dt", allow_zero=False)
+        self.capture_radius = check_weights(capture_radius, "capture_radius")
+        self.max_steps = check_int(max_steps, "max_steps", 1)
         check_choice(observation, "observation", OBSERVATIONS)
-        self.n = int(n_pursuers)
-        self.pursuer_speed = float(pursuer_speed)
-        self.evader_speed = float(evader_speed)
-        self.size = float(size)
-        self.dt = float(dt)
-        self.capture_radius = float(capture_radius)
-        self.max_steps = int(max_steps)
         self.observation = observation
         self.render_mode = check_render_mode(render_mode)
         self.stakeholders = Stakeholders(names=tuple(f"pursuer_{i}" for i in range(self.n)), groups=np.arange(self.n))
