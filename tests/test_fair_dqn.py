@@ -235,3 +235,76 @@ def test_exploration_decay_per_episode():
     assert model.fairness_config()["exploration_decay"] == 0.9
     with pytest.raises(ValueError, match="exploration_decay"):
         FairDQN("MlpPolicy", env, exploration_decay=0.0, buffer_size=100)
+
+
+# ---------------------------------------------------------------- Dict observations: an image beside the memory
+class ImageDonut(gym.ObservationWrapper):
+    """The doughnut env seen as a 36 x 36 grey image: a bright band per present customer."""
+
+    def __init__(self, env: gym.Env) -> None:
+        super().__init__(env)
+        self.observation_space = gym.spaces.Box(0, 255, (36, 36, 1), np.uint8)
+
+    def observation(self, observation):
+        img = np.zeros((36, 36, 1), np.uint8)
+        for i, present in enumerate(observation):
+            if present:
+                img[:, 7 * i : 7 * i + 5, 0] = 255
+        return img
+
+
+def _memory_wrapper(env: gym.Env) -> MemoryAugmentation:
+    while not isinstance(env, MemoryAugmentation):
+        env = env.env
+    return env
+
+
+def _image_env(dict_observation: bool = True) -> gym.Env:
+    base = MemoryAugmentation(ImageDonut(DonutAllocationEnv(horizon=20)), encoding="binary", dict_observation=dict_observation)
+    return FairnessReward(base, welfare="log_nash")
+
+
+def test_dict_observation_keeps_the_image_and_puts_the_memory_beside_it():
+    from gymnasium.utils.env_checker import check_env
+
+    env = _image_env()
+    assert set(env.observation_space.spaces) == {"observation", "memory"}
+    assert env.observation_space["observation"].shape == (36, 36, 1) and env.observation_space["observation"].dtype == np.uint8
+    flat = _image_env(dict_observation=False)
+    obs, _ = env.reset(seed=0)
+    flat_obs, _ = flat.reset(seed=0)
+    for action in (0, 1, 1, 3):
+        obs, *_rest, info = env.step(action)
+        flat_obs, *_ = flat.step(action)
+        # the same memory in both layouts: the flat one appends it to the flattened image
+        np.testing.assert_array_equal(obs["memory"], flat_obs[36 * 36:])
+        np.testing.assert_array_equal(_memory_wrapper(env).decode(obs), info["memory"])
+    check_env(_image_env().unwrapped)  # the base env is untouched
+    from stable_baselines3.common.env_checker import check_env as sb3_check_env
+
+    sb3_check_env(_image_env(), warn=False)
+
+
+def test_counterfactual_replay_on_a_dict_observation_with_a_cnn():
+    model = FairDQN("MultiInputPolicy", _image_env(), counterfactual=True, learning_starts=20, buffer_size=2000, batch_size=8,
+                    max_counterfactuals=4, seed=0)
+    model.learn(60)
+    buffer = model.replay_buffer
+    assert type(buffer).__name__ == "CounterfactualDictReplayBuffer" and buffer.n_counterfactual > 0
+    assert "CombinedExtractor" in type(model.policy.q_net.features_extractor).__name__
+    assert buffer.observations["observation"].dtype == np.uint8  # images are stored as images
+    # each counterfactual row: the real image, a counterfactual memory (never the real one), the reward of its next memory
+    obs, _ = model.env.envs[0].reset(seed=1)
+    next_obs, _, _, _, info = model.env.envs[0].step(2)
+    memory = _memory_wrapper(model.env.envs[0])
+    memories = memory.decode(obs)[None] + np.eye(5)  # one more unit for one customer each
+    obs_cf, next_cf, rew_cf = model.counterfactual_transitions(obs, next_obs, info, memories)
+    assert obs_cf["observation"].dtype == np.uint8 and (obs_cf["observation"] == obs["observation"]).all()
+    decoded = memory.decode(obs_cf)
+    np.testing.assert_array_equal(decoded, memories)
+    flat_model = FairDQN("MlpPolicy", _image_env(dict_observation=False), counterfactual=True, learning_starts=20, seed=0)
+    flat_env = flat_model.env.envs[0]
+    flat_obs, _ = flat_env.reset(seed=1)
+    flat_next, _, _, _, flat_info = flat_env.step(2)
+    _, _, flat_rew = flat_model.counterfactual_transitions(flat_obs, flat_next, flat_info, memories)
+    np.testing.assert_allclose(rew_cf, flat_rew)  # the same rewards as with the flat layout

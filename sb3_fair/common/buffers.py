@@ -1,22 +1,41 @@
-"""Replay buffer that also takes batches of counterfactual transitions (Alamdari et al. 2024, FairQCM)."""
+"""Replay buffers that also take batches of counterfactual transitions (Alamdari et al. 2024, FairQCM).
+
+:class:`CounterfactualReplayBuffer` extends SB3's ``ReplayBuffer`` (flat ``Box`` observations) and
+:class:`CounterfactualDictReplayBuffer` SB3's ``DictReplayBuffer`` (``Dict`` observations, e.g. an
+image beside the memory of :class:`~sb3_fair.wrappers.MemoryAugmentation` with
+``dict_observation=True``); both take their rows from :class:`CounterfactualRows`.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Union
 
 import numpy as np
 from gymnasium import spaces
-from stable_baselines3.common.buffers import ReplayBuffer
+from stable_baselines3.common.buffers import DictReplayBuffer, ReplayBuffer
+
+#: an observation batch: an array, or a dict of arrays for a Dict observation space
+ObsBatch = Union[np.ndarray, dict[str, np.ndarray]]
 
 
-class CounterfactualReplayBuffer(ReplayBuffer):
-    """An SB3 :class:`~stable_baselines3.common.buffers.ReplayBuffer` whose rows are single transitions.
+def _rows(x: ObsBatch, rows: slice) -> ObsBatch:
+    return {key: np.asarray(value)[rows] for key, value in x.items()} if isinstance(x, dict) else np.asarray(x)[rows]
+
+
+class CounterfactualRows:
+    """What both counterfactual buffers share: one row per transition, and :meth:`add_batch`.
 
     Real transitions from ``n_envs`` environments are written one row per env (in env order), and
     :meth:`add_batch` writes any number of extra transitions at once, so that each real step can
     bring its own number of counterfactual transitions. Sampling is SB3's, uniform over rows.
-    ``buffer_size`` counts transitions (real and counterfactual).
+    ``buffer_size`` counts transitions (real and counterfactual). Mixed in before the SB3 buffer.
     """
+
+    buffer_size: int
+    pos: int
+    full: bool
+    action_dim: int
+    handle_timeout_termination: bool
 
     def __init__(
         self,
@@ -30,7 +49,7 @@ class CounterfactualReplayBuffer(ReplayBuffer):
     ) -> None:
         if optimize_memory_usage:
             raise ValueError("optimize_memory_usage=True is not supported with counterfactual replay; set it to False")
-        super().__init__(
+        super().__init__(  # type: ignore[call-arg]
             buffer_size,
             observation_space,
             action_space,
@@ -42,27 +61,52 @@ class CounterfactualReplayBuffer(ReplayBuffer):
         self.n_source_envs = n_envs
         self.n_counterfactual = 0
 
-    def add(self, obs: np.ndarray, next_obs: np.ndarray, action: np.ndarray, reward: np.ndarray, done: np.ndarray, infos: list[dict[str, Any]]) -> None:  # type: ignore[override]
+    def add(self, obs: ObsBatch, next_obs: ObsBatch, action: np.ndarray, reward: np.ndarray, done: np.ndarray,
+            infos: list[dict[str, Any]]) -> None:
         for i in range(len(infos)):
-            super().add(obs[i : i + 1], next_obs[i : i + 1], np.asarray(action)[i : i + 1], reward[i : i + 1], done[i : i + 1], [infos[i]])
+            row = slice(i, i + 1)
+            super().add(_rows(obs, row), _rows(next_obs, row), np.asarray(action)[row], reward[row], done[row], [infos[i]])  # type: ignore[misc]
 
-    def add_batch(self, obs: np.ndarray, next_obs: np.ndarray, action: np.ndarray, reward: np.ndarray, done: np.ndarray) -> None:
+    def _write_observations(self, idx: np.ndarray, obs: ObsBatch, next_obs: ObsBatch) -> None:
+        raise NotImplementedError
+
+    def add_batch(self, obs: ObsBatch, next_obs: ObsBatch, action: np.ndarray, reward: np.ndarray, done: np.ndarray) -> None:
         """Write ``k`` transitions (``done`` already excludes time-outs); the oldest rows are overwritten."""
-        k = len(obs)
+        k = len(reward)
         if k == 0:
             return
         if k > self.buffer_size:
-            obs, next_obs, action, reward, done = (x[-self.buffer_size :] for x in (obs, next_obs, action, reward, done))
+            keep = slice(k - self.buffer_size, k)
+            obs, next_obs, action, reward, done = _rows(obs, keep), _rows(next_obs, keep), action[keep], reward[keep], done[keep]
             k = self.buffer_size
         idx = (self.pos + np.arange(k)) % self.buffer_size
-        self.observations[idx, 0] = np.asarray(obs).reshape((k, *self.obs_shape))
-        self.next_observations[idx, 0] = np.asarray(next_obs).reshape((k, *self.obs_shape))
-        self.actions[idx, 0] = np.asarray(action).reshape((k, self.action_dim))
-        self.rewards[idx, 0] = np.asarray(reward).reshape(k)
-        self.dones[idx, 0] = np.asarray(done).reshape(k)
+        self._write_observations(idx, obs, next_obs)
+        self.actions[idx, 0] = np.asarray(action).reshape((k, self.action_dim))  # type: ignore[attr-defined]
+        self.rewards[idx, 0] = np.asarray(reward).reshape(k)  # type: ignore[attr-defined]
+        self.dones[idx, 0] = np.asarray(done).reshape(k)  # type: ignore[attr-defined]
         if self.handle_timeout_termination:
-            self.timeouts[idx, 0] = 0.0
+            self.timeouts[idx, 0] = 0.0  # type: ignore[attr-defined]
         if self.pos + k >= self.buffer_size:
             self.full = True
         self.pos = int((self.pos + k) % self.buffer_size)
         self.n_counterfactual += k
+
+
+class CounterfactualReplayBuffer(CounterfactualRows, ReplayBuffer):
+    """SB3's :class:`~stable_baselines3.common.buffers.ReplayBuffer` with :meth:`add_batch` (:class:`CounterfactualRows`)."""
+
+    def _write_observations(self, idx: np.ndarray, obs: ObsBatch, next_obs: ObsBatch) -> None:
+        k = len(idx)
+        self.observations[idx, 0] = np.asarray(obs).reshape((k, *self.obs_shape))
+        self.next_observations[idx, 0] = np.asarray(next_obs).reshape((k, *self.obs_shape))
+
+
+class CounterfactualDictReplayBuffer(CounterfactualRows, DictReplayBuffer):
+    """SB3's :class:`~stable_baselines3.common.buffers.DictReplayBuffer` with :meth:`add_batch` (:class:`CounterfactualRows`)."""
+
+    def _write_observations(self, idx: np.ndarray, obs: ObsBatch, next_obs: ObsBatch) -> None:
+        assert isinstance(obs, dict) and isinstance(next_obs, dict)
+        k = len(idx)
+        for key in self.observations:
+            self.observations[key][idx, 0] = np.asarray(obs[key]).reshape((k, *self.obs_shape[key]))
+            self.next_observations[key][idx, 0] = np.asarray(next_obs[key]).reshape((k, *self.obs_shape[key]))

@@ -18,7 +18,7 @@ counterfactual twin, where they apply), read at every step.
 **Optional env attributes**, each enabling one feature:
 
 * :data:`SYMMETRY` (an :class:`~sb3_fair.common.symmetry.AgentSymmetry`): Fair-ER / Fair-E.
-* :data:`MEMORY_SPEC`, :data:`REWARD_SPEC`, :data:`BASE_OBS_SIZE`: set by
+* :data:`MEMORY_SPEC`, :data:`REWARD_SPEC`, :data:`BASE_OBS_SIZE`, :data:`MEMORY_KEY`: set by
   :class:`~sb3_fair.wrappers.MemoryAugmentation` and :class:`~sb3_fair.wrappers.FairnessReward`;
   FairQCM counterfactual replay.
 
@@ -61,8 +61,10 @@ SYMMETRY = "symmetry"
 MEMORY_SPEC = "memory_spec"
 #: a :class:`~sb3_fair.common.fairness_reward.RewardSpec`, set by ``FairnessReward``
 REWARD_SPEC = "reward_spec"
-#: the size of the observation before ``MemoryAugmentation`` appended the memory
+#: the size of the observation before ``MemoryAugmentation`` appended the memory (0 with a Dict observation)
 BASE_OBS_SIZE = "base_obs_size"
+#: the key of the memory in a Dict observation of ``MemoryAugmentation`` (``None``: a flat observation)
+MEMORY_KEY = "memory_key"
 
 # ---------------------------------------------------------------------------------------- info keys
 #: what each stakeholder received at this step (one float per stakeholder)
@@ -214,10 +216,16 @@ def is_fairqcm_supported(env: gym.Env | VecEnv | Any) -> bool:
     return _env_attr(env, MEMORY_SPEC) is not None and _env_attr(env, REWARD_SPEC) is not None
 
 
+def get_memory_key(env: gym.Env | VecEnv | Any) -> str | None:
+    """The key of the memory in ``env``'s Dict observation (:data:`MEMORY_KEY`), or ``None`` for a flat observation."""
+    return _env_attr(env, MEMORY_KEY)
+
+
 def get_fairqcm_spec(env: gym.Env | VecEnv | Any) -> tuple[MemorySpec | None, RewardSpec | None, slice | None]:
     """``(memory_spec, reward_spec, memory_slice)`` of ``env``; each ``None`` when absent.
 
-    ``memory_slice`` is where the encoded memory sits in the flat observation.
+    ``memory_slice`` is where the encoded memory sits in the flat observation, or in the
+    observation's :func:`get_memory_key` entry for a Dict observation.
     """
     memory_spec = _env_attr(env, MEMORY_SPEC)
     reward_spec = _env_attr(env, REWARD_SPEC)
@@ -302,6 +310,7 @@ __all__ = [
     "GROUP",
     "LONG_TERM_FAIRNESS",
     "MEMORY",
+    "MEMORY_KEY",
     "MEMORY_SPEC",
     "REWARD_SPEC",
     "SHORT_TERM_FAIRNESS",
@@ -314,6 +323,7 @@ __all__ = [
     "get_fairness_terms",
     "get_fairqcm_spec",
     "get_group_info",
+    "get_memory_key",
     "get_stakeholders",
     "get_symmetry",
     "get_vec_env_attr",

@@ -16,7 +16,7 @@ MAX_COEF = 1e6
 
 def check_weights(value: Any, name: str, allow_zero: bool = True, maximum: float | None = None) -> float:
     """``value`` as a float, checked to be a finite number >= 0 (> 0 if ``allow_zero`` is False), at most ``maximum``."""
-    if isinstance(value, (str, bytes)):
+    if isinstance(value, (str, bytes, bool, np.bool_)):
         raise ValueError(f"{name} must be a number, got {value!r}")
     try:
         v = float(value)

@@ -13,18 +13,35 @@ from stable_baselines3.common.type_aliases import GymEnv
 from stable_baselines3.common.vec_env import VecEnv
 from torch.nn import functional as F
 
-from sb3_fair.common.buffers import CounterfactualReplayBuffer
+from sb3_fair.common.buffers import (
+    CounterfactualDictReplayBuffer,
+    CounterfactualReplayBuffer,
+    CounterfactualRows,
+    ObsBatch,
+)
 from sb3_fair.common.fair_algorithm import FairAlgorithmMixin
 from sb3_fair.common.fairness_reward import RewardSpec, fairness_reward
 from sb3_fair.common.memory import MemorySpec, counterfactual_memories, decode_memory, encode_memory, update_memory
-from sb3_fair.common.protocol import BENEFITS, get_fairness_terms, get_fairqcm_spec
-from sb3_fair.common.validation import check_choice
+from sb3_fair.common.protocol import BENEFITS, get_fairness_terms, get_fairqcm_spec, get_memory_key
+from sb3_fair.common.validation import check_bool, check_choice, check_int
 from sb3_fair.dqn.policies import CnnPolicy, DQNPolicy, MlpPolicy, MultiInputPolicy
 from sb3_fair.dqn.presets import preset_kwargs
 
 SelfFairDQN = TypeVar("SelfFairDQN", bound="FairDQN")
 
 LOSSES = ("huber", "mse")
+
+
+def _row(obs: ObsBatch, i: int) -> ObsBatch:
+    """Sub-env ``i``'s observation of a VecEnv batch (a dict of them for a Dict space)."""
+    return {key: value[i] for key, value in obs.items()} if isinstance(obs, dict) else obs[i]
+
+
+def _repeat(obs: ObsBatch, k: int) -> ObsBatch:
+    """``k`` copies of one observation as a batch: float32 for a flat one, each entry's own dtype in a dict (images stay uint8)."""
+    if isinstance(obs, dict):
+        return {key: np.repeat(np.asarray(value)[None], k, axis=0) for key, value in obs.items()}
+    return np.repeat(np.asarray(obs, dtype=np.float32)[None], k, axis=0)
 
 
 class FairDQN(FairAlgorithmMixin, DQN):
@@ -101,21 +118,20 @@ class FairDQN(FairAlgorithmMixin, DQN):
                 f"counterfactual_offsets {counterfactual_offsets!r} give no counterfactual memory (every candidate m + 0 is "
                 "the real memory, which is left out): give at least one non-zero offset, e.g. (1, 2)"
             )
-        if exploration_decay is not None and not (isinstance(exploration_decay, (int, float)) and 0.0 < exploration_decay <= 1.0):
+        if exploration_decay is not None and (isinstance(exploration_decay, bool) or not (isinstance(exploration_decay, (int, float)) and 0.0 < exploration_decay <= 1.0)):
             raise ValueError(f"exploration_decay must be None or a number in (0, 1], got {exploration_decay!r}")
-        if max_counterfactuals is not None and int(max_counterfactuals) < 1:
-            raise ValueError(f"max_counterfactuals must be an int >= 1 or None, got {max_counterfactuals!r}")
-        self.counterfactual = bool(counterfactual)
+        check_int(max_counterfactuals, "max_counterfactuals", 1, allow_none=True)
+        self.counterfactual = check_bool(counterfactual, "counterfactual")
         self.counterfactual_offsets = offsets
         self.max_counterfactuals = None if max_counterfactuals is None else int(max_counterfactuals)
         self.loss = loss
         self.exploration_decay = None if exploration_decay is None else float(exploration_decay)
         if self.counterfactual:
-            if kwargs.get("replay_buffer_class") not in (None, CounterfactualReplayBuffer):
-                raise ValueError("counterfactual=True needs replay_buffer_class=CounterfactualReplayBuffer (or None)")
+            if kwargs.get("replay_buffer_class") not in (None, CounterfactualReplayBuffer, CounterfactualDictReplayBuffer):
+                raise ValueError("counterfactual=True needs replay_buffer_class=CounterfactualReplayBuffer, "
+                                 "CounterfactualDictReplayBuffer (a Dict observation) or None (chosen from the env)")
             if kwargs.get("n_steps", 1) != 1:
                 raise ValueError("counterfactual=True supports n_steps=1 only")
-            kwargs["replay_buffer_class"] = CounterfactualReplayBuffer
         self.memory_spec: MemorySpec | None = None
         self.reward_spec: RewardSpec | None = None
         self._cf_sets: list[np.ndarray] | None = None
@@ -135,6 +151,12 @@ class FairDQN(FairAlgorithmMixin, DQN):
         kwargs.update(overrides)
         return cls("MlpPolicy", env, counterfactual=counterfactual, **kwargs)
 
+    def _setup_model(self) -> None:
+        if self.counterfactual and self.replay_buffer_class is None:  # as SB3 picks a Dict buffer for a Dict space
+            dict_obs = isinstance(self.observation_space, spaces.Dict)
+            self.replay_buffer_class = CounterfactualDictReplayBuffer if dict_obs else CounterfactualReplayBuffer
+        super()._setup_model()
+
     def _setup_fairness(self, env: VecEnv) -> None:
         """Check the env against the stakeholder contract and read the memory and reward specs."""
         if not self.counterfactual:
@@ -150,8 +172,9 @@ class FairDQN(FairAlgorithmMixin, DQN):
                 "counterfactual=True needs the reward to be a function of the memory: wrap the env in "
                 "sb3_fair.wrappers.FairnessReward"
             )
-        if self._vec_normalize_env is not None or not isinstance(self.observation_space, spaces.Box):
-            raise ValueError("counterfactual=True needs a flat Box observation and no VecNormalize")
+        if self._vec_normalize_env is not None or not isinstance(self.observation_space, (spaces.Box, spaces.Dict)):
+            raise ValueError("counterfactual=True needs MemoryAugmentation's observation (a flat Box, or a Dict with "
+                             "dict_observation=True) and no VecNormalize")
         if memory_spec.kind == "reset":
             raise ValueError("counterfactual=True cannot use memory kind 'reset': the status is not a function of that memory; use 'full' or 'min'")
         if memory_spec.kind == "min" and reward_spec.welfare != "parity":
@@ -173,6 +196,7 @@ class FairDQN(FairAlgorithmMixin, DQN):
         self.memory_spec = memory_spec
         self.reward_spec = reward_spec
         self._memory_slice = memory_slice
+        self._memory_key = get_memory_key(env)
         if getattr(self, "_cf_rng", None) is None:  # a loaded model keeps its saved generator: resume is exact
             self._cf_rng = np.random.default_rng(self.seed)
 
@@ -199,7 +223,8 @@ class FairDQN(FairAlgorithmMixin, DQN):
         action, buffer_action = super()._sample_action(learning_starts, action_noise, n_envs)
         if self.counterfactual:
             # M'_t is chosen here, from m_t only, before the step's outcome is seen (Alamdari et al. 2024, Thm. 5.7).
-            memories = decode_memory(self.memory_spec, np.asarray(self._last_obs)[:, self._memory_slice])  # type: ignore[arg-type]
+            last = self._last_obs[self._memory_key] if self._memory_key else self._last_obs  # type: ignore[index]
+            memories = decode_memory(self.memory_spec, np.asarray(last)[:, self._memory_slice])  # type: ignore[arg-type]
             self._cf_sets = [
                 counterfactual_memories(self.memory_spec, m, self.counterfactual_offsets, self.max_counterfactuals, self._cf_rng)  # type: ignore[arg-type]
                 for m in memories
@@ -219,13 +244,13 @@ class FairDQN(FairAlgorithmMixin, DQN):
         super()._store_transition(replay_buffer, buffer_action, new_obs, reward, dones, infos)
         if not self.counterfactual or self._cf_sets is None:
             return
-        assert isinstance(replay_buffer, CounterfactualReplayBuffer)
+        assert isinstance(replay_buffer, CounterfactualRows)
         for i, info in enumerate(infos):
-            next_obs = info["terminal_observation"] if dones[i] and info.get("terminal_observation") is not None else new_obs[i]  # type: ignore[index]
+            next_obs = info["terminal_observation"] if dones[i] and info.get("terminal_observation") is not None else _row(new_obs, i)
             timeout = bool(info.get("TimeLimit.truncated", False)) and replay_buffer.handle_timeout_termination
-            batch = self.counterfactual_transitions(last_obs[i], next_obs, info, self._cf_sets[i])  # type: ignore[index]
+            batch = self.counterfactual_transitions(_row(last_obs, i), next_obs, info, self._cf_sets[i])  # type: ignore[arg-type]
             obs_cf, next_cf, rew_cf = batch
-            k = len(obs_cf)
+            k = len(rew_cf)
             done_cf = np.full(k, float(dones[i] and not timeout), dtype=np.float32)
             act_cf = np.repeat(np.asarray(buffer_action)[i : i + 1], k, axis=0)
             replay_buffer.add_batch(obs_cf, next_cf, act_cf, rew_cf, done_cf)
@@ -234,12 +259,13 @@ class FairDQN(FairAlgorithmMixin, DQN):
         self._cf_sets = None
 
     def counterfactual_transitions(
-        self, obs: np.ndarray, next_obs: np.ndarray, info: dict[str, Any], memories: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        self, obs: ObsBatch, next_obs: ObsBatch, info: dict[str, Any], memories: np.ndarray
+    ) -> tuple[ObsBatch, ObsBatch, np.ndarray]:
         """Alamdari et al.'s (2024) Eq. 2 for one real transition and a set of counterfactual memories ``m~``.
 
+        :param obs: the real observation (an array, or a dict for a Dict observation space).
         :return: observations ``<s, m~>``, next observations ``<s', mu(m~, a, s')>`` and rewards
-            ``R(<s', mu(m~, a, s')>)``, one row per memory.
+            ``R(<s', mu(m~, a, s')>)``, one row per memory (dicts of such rows for a Dict space).
         """
         spec, rspec = self.memory_spec, self.reward_spec
         assert spec is not None and rspec is not None
@@ -250,10 +276,10 @@ class FairDQN(FairAlgorithmMixin, DQN):
             ok = np.all(next_mem <= spec.max_value, axis=1)
             memories, next_mem = memories[ok], next_mem[ok]
         k = len(memories)
-        obs_cf = np.repeat(np.asarray(obs, dtype=np.float32)[None], k, axis=0)
-        next_cf = np.repeat(np.asarray(next_obs, dtype=np.float32)[None], k, axis=0)
-        obs_cf[:, self._memory_slice] = encode_memory(spec, memories)
-        next_cf[:, self._memory_slice] = encode_memory(spec, next_mem)
+        obs_cf, next_cf = _repeat(obs, k), _repeat(next_obs, k)
+        key = self._memory_key
+        (obs_cf[key] if key else obs_cf)[:, self._memory_slice] = encode_memory(spec, memories)  # type: ignore[index]
+        (next_cf[key] if key else next_cf)[:, self._memory_slice] = encode_memory(spec, next_mem)  # type: ignore[index]
         grouped = spec.groups is not None
         rewards = np.asarray(fairness_reward(rspec, next_mem, bool(terms["active"]), terms["task_reward"], grouped), dtype=np.float32).reshape(k)
         return obs_cf, next_cf, rewards

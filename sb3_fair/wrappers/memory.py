@@ -17,6 +17,7 @@ from sb3_fair.common.memory import (
     update_memory,
 )
 from sb3_fair.common.protocol import get_benefits, get_stakeholders
+from sb3_fair.common.validation import check_bool
 
 
 def default_max_value(env: gym.Env) -> float | None:
@@ -34,7 +35,11 @@ class MemoryAugmentation(gym.ObservationWrapper):
     :func:`sb3_fair.common.memory.update_memory`, the same function FairDQN uses for counterfactual
     memories. The observation becomes a flat ``Box``: the flattened original observation, then the
     encoded memory, then (with ``period``) a one-hot ``t mod period`` counter, so ``MlpPolicy``
-    works unchanged. ``info["memory"]`` holds the raw memory after the step.
+    works unchanged. With ``dict_observation=True`` it becomes a ``Dict`` instead, the env's own
+    observation unchanged under ``"observation"`` (an image stays an image) and the encoded memory
+    and counter under ``"memory"``, for SB3's ``MultiInputPolicy`` (a CNN on the image, an MLP on
+    the memory); FairDQN's counterfactual replay works on both. ``info["memory"]`` holds the raw
+    memory after the step.
 
     Example::
 
@@ -52,7 +57,11 @@ class MemoryAugmentation(gym.ObservationWrapper):
     :param encoding: ``"raw"``, ``"scaled"`` or ``"binary"``.
     :param max_value: bound of an entry for ``"scaled"``/``"binary"``; default: the env's horizon.
     :param period: append a ``t mod period`` counter (Alamdari et al. 2024, Def. 5.8).
+    :param dict_observation: a ``Dict`` observation (``"observation"``, ``"memory"``) instead of a flat ``Box``.
     """
+
+    #: the Dict keys of ``dict_observation=True``
+    OBSERVATION_KEY, MEMORY_KEY = "observation", "memory"
 
     def __init__(
         self,
@@ -62,8 +71,10 @@ class MemoryAugmentation(gym.ObservationWrapper):
         encoding: str = "raw",
         max_value: float | None = None,
         period: int | None = None,
+        dict_observation: bool = False,
     ) -> None:
         super().__init__(env)
+        self.dict_observation = check_bool(dict_observation, "dict_observation")
         stakeholders = self._stakeholders = get_stakeholders(env)
         if max_value is None:
             max_value = default_max_value(env)
@@ -76,16 +87,24 @@ class MemoryAugmentation(gym.ObservationWrapper):
             period=period,
         )
         self._base_space = env.observation_space
-        self.base_obs_size = int(spaces.flatdim(env.observation_space))
-        base = spaces.flatten_space(env.observation_space)
         spec = self.memory_spec
         if spec.encoding == "raw":
             m_low, m_high = np.full(spec.size, -np.inf), np.full(spec.size, np.inf)
         else:
             m_low, m_high = np.zeros(spec.encoded_size), np.ones(spec.encoded_size)
-        low = np.concatenate([base.low, m_low, np.zeros(spec.counter_size)]).astype(np.float32)
-        high = np.concatenate([base.high, m_high, np.ones(spec.counter_size)]).astype(np.float32)
-        self.observation_space = spaces.Box(low=low, high=high, dtype=np.float32)
+        m_low, m_high = np.concatenate([m_low, np.zeros(spec.counter_size)]), np.concatenate([m_high, np.ones(spec.counter_size)])
+        #: the memory's key in a Dict observation (None: flat); read by FairDQN through the stakeholder protocol
+        self.memory_key = self.MEMORY_KEY if self.dict_observation else None
+        if self.dict_observation:
+            self.base_obs_size = 0  # the memory opens the "memory" entry
+            memory_box = spaces.Box(low=m_low.astype(np.float32), high=m_high.astype(np.float32), dtype=np.float32)
+            self.observation_space = spaces.Dict({self.OBSERVATION_KEY: env.observation_space, self.MEMORY_KEY: memory_box})
+        else:
+            self.base_obs_size = int(spaces.flatdim(env.observation_space))
+            base = spaces.flatten_space(env.observation_space)
+            low = np.concatenate([base.low, m_low]).astype(np.float32)
+            high = np.concatenate([base.high, m_high]).astype(np.float32)
+            self.observation_space = spaces.Box(low=low, high=high, dtype=np.float32)
         self._memory = initial_memory(spec)
         self._t = 0
 
@@ -99,24 +118,26 @@ class MemoryAugmentation(gym.ObservationWrapper):
         """The current raw memory."""
         return self._memory.copy()
 
-    def observation(self, observation: Any) -> np.ndarray:
+    def observation(self, observation: Any) -> np.ndarray | dict[str, Any]:
+        memory = np.concatenate([encode_memory(self.memory_spec, self._memory), encode_counter(self.memory_spec, self._t)])
+        if self.dict_observation:
+            return {self.OBSERVATION_KEY: observation, self.MEMORY_KEY: memory.astype(np.float32)}
         flat = spaces.flatten(self._base_space, observation).astype(np.float32)
-        return np.concatenate(
-            [flat, encode_memory(self.memory_spec, self._memory), encode_counter(self.memory_spec, self._t)]
-        )
+        return np.concatenate([flat, memory]).astype(np.float32)
 
-    def decode(self, obs: np.ndarray) -> np.ndarray:
+    def decode(self, obs: np.ndarray | dict[str, Any]) -> np.ndarray:
         """The raw memory stored in an observation of this wrapper."""
-        return decode_memory(self.memory_spec, np.asarray(obs)[..., self.memory_slice])
+        part = obs[self.MEMORY_KEY] if isinstance(obs, dict) else obs
+        return decode_memory(self.memory_spec, np.asarray(part)[..., self.memory_slice])
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict]:
         obs, info = self.env.reset(seed=seed, options=options)
         self._memory = initial_memory(self.memory_spec)
         self._t = 0
         info["memory"] = self.memory
         return self.observation(obs), info
 
-    def step(self, action: Any) -> tuple[np.ndarray, SupportsFloat, bool, bool, dict[str, Any]]:
+    def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
         obs, reward, terminated, truncated, info = self.env.step(action)
         benefits = get_benefits(info, self._stakeholders, self.env)
         self._memory = update_memory(self.memory_spec, self._memory, benefits)
