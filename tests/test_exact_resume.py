@@ -2,7 +2,9 @@
 
 "Exactly" as SB3 achieves it: in one process, with the process's random state carried over the
 save/load (SB3 does not store torch's or NumPy's global generators, and its load re-seeds the
-action space) and the same env continuing (``force_reset=False``). Private generators of the Fair classes (Fair-ER's permutation sampler,
+action space) and the same env continuing (``force_reset=False``). sb3-contrib's RecurrentPPO does
+not resume exactly even so (measured here: its weights differ after save/load/continue), so
+FairRecurrentPPO is not held to it. Private generators of the Fair classes (Fair-ER's permutation sampler,
 FairQCM's counterfactual sampler) are saved with the model, so they resume too.
 """
 
@@ -14,10 +16,11 @@ from typing import Any, Callable
 import numpy as np
 import pytest
 import torch as th
+from sb3_contrib import MaskablePPO
 from stable_baselines3 import DDPG, DQN, PPO, TD3
 
-from sb3_fair import FairDDPG, FairDQN, FairPPO, FairTD3
-from sb3_fair.envs import PursuitEvasionEnv, make_donut_allocation
+from sb3_fair import FairDDPG, FairDQN, FairMaskablePPO, FairPPO, FairTD3
+from sb3_fair.envs import AllelopathicHarvestEnv, DelayedImpactLendingEnv, PursuitEvasionEnv, make_donut_allocation
 from sb3_fair.envs.disparity import DisparityGame
 from sb3_fair.wrappers import make_multiagent_vec_env
 
@@ -26,6 +29,10 @@ OFF = dict(learning_starts=40, buffer_size=2000, batch_size=16, train_freq=4, se
 
 def _pursuit() -> Any:
     return PursuitEvasionEnv(max_steps=40)
+
+
+def _harvest() -> Any:
+    return make_multiagent_vec_env(AllelopathicHarvestEnv.from_preset("tiny"), n_instances=1)
 
 
 CASES: dict[str, tuple[type, Callable[[], Any], dict[str, Any], int]] = {
@@ -38,6 +45,12 @@ CASES: dict[str, tuple[type, Callable[[], Any], dict[str, Any], int]] = {
     "PPO": (PPO, lambda: make_multiagent_vec_env(DisparityGame(n_agents=4), n_instances=2), dict(n_steps=16, batch_size=32, n_epochs=2, seed=0), 128),
     "FairPPO (group penalty)": (FairPPO, lambda: make_multiagent_vec_env(DisparityGame(n_agents=4), n_instances=2),
                                 dict(n_steps=16, batch_size=32, n_epochs=2, seed=0, fairness_coef=0.5), 128),
+    "MaskablePPO": (MaskablePPO, _harvest, dict(n_steps=16, batch_size=32, n_epochs=2, seed=0), 64),
+    "FairMaskablePPO (group penalty)": (FairMaskablePPO, _harvest, dict(n_steps=16, batch_size=32, n_epochs=2, seed=0,
+                                                                        fairness_coef=0.5), 64),
+    "FairPPO (F-PPO, massaging)": (FairPPO, lambda: DelayedImpactLendingEnv(horizon=50),
+                                   dict(n_steps=32, batch_size=32, n_epochs=2, seed=0, fairness="long_term", fairness_coef=1.0,
+                                        massaging=True, massaging_tau=0.3), 96),
 }
 
 
