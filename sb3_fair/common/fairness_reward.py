@@ -55,7 +55,7 @@ class RewardSpec:
     task_coef: float = 0.0
 
     def __post_init__(self) -> None:
-        if self.welfare not in metrics.WELFARE_FUNCTIONS:
+        if not isinstance(self.welfare, str) or self.welfare not in metrics.WELFARE_FUNCTIONS:
             raise ValueError(f"welfare must be one of {sorted(metrics.WELFARE_FUNCTIONS)}, got {self.welfare!r}")
         check_choice(self.aggregate, "aggregate", AGGREGATES)
         check_choice(self.scheme, "scheme", SCHEMES)

@@ -83,7 +83,7 @@ class MemoryAugmentation(gym.ObservationWrapper):
             kind=kind,
             encoding=encoding,
             max_value=max_value,
-            groups=tuple(int(g) for g in stakeholders.groups) if per_group else None,
+            groups=tuple(int(g) for g in stakeholders.groups) if check_bool(per_group, "per_group") else None,
             period=period,
         )
         self._base_space = env.observation_space
