@@ -253,9 +253,12 @@ WELFARE_FUNCTIONS: dict[str, Callable[..., float]] = {
 
 def welfare(u: Any, name: str = "log_nash", **kwargs: Any) -> float:
     """Apply the welfare function called ``name`` (a key of :data:`WELFARE_FUNCTIONS`) to ``u``."""
-    if name not in WELFARE_FUNCTIONS:
+    if not isinstance(name, str) or name not in WELFARE_FUNCTIONS:
         raise ValueError(f"unknown welfare {name!r}; accepted values: {sorted(WELFARE_FUNCTIONS)}")
-    return WELFARE_FUNCTIONS[name](u, **kwargs)
+    try:
+        return WELFARE_FUNCTIONS[name](u, **kwargs)
+    except TypeError as exc:
+        raise ValueError(f"welfare {name!r} does not take the arguments {sorted(kwargs)}: {exc}") from None
 
 
 # --------------------------------------------------------------------------------------------
@@ -380,6 +383,8 @@ def group_means(returns: Any, groups: Any) -> dict[int, float]:
 
 
 def _two_groups(g: np.ndarray, protected: int) -> None:
+    if isinstance(protected, bool) or not isinstance(protected, (int, np.integer)):
+        raise ValueError(f"protected must be an int (the protected group's id), got {protected!r}")
     if not np.any(g == protected) or not np.any(g != protected):
         raise ValueError(
             f"demographic parity needs stakeholders in the protected group ({protected}) and outside it; "
@@ -687,8 +692,8 @@ def point_cloud_wasserstein(x: Any, y: Any) -> float:
     from scipy.optimize import linear_sum_assignment
     from scipy.spatial.distance import cdist
 
-    a = np.asarray(x, dtype=np.float64)
-    b = np.asarray(y, dtype=np.float64)
+    a = _as_array(x, "x")
+    b = _as_array(y, "y")
     a = a[:, None] if a.ndim == 1 else a
     b = b[:, None] if b.ndim == 1 else b
     if a.ndim != 2 or a.shape != b.shape or a.shape[0] == 0:
@@ -764,6 +769,8 @@ def smoothed_distribution(counts: Any, prior: Any, weight: float) -> np.ndarray:
     """
     c = _as_vector(counts, "counts")
     q = _as_vector(prior, "prior")
+    if isinstance(weight, (bool, str, bytes)):
+        raise ValueError(f"weight must be a finite number >= 0, got {weight!r}")
     k = float(weight)
     if c.shape != q.shape:
         raise ValueError(f"counts and prior must have the same length, got {c.shape} and {q.shape}")
@@ -817,6 +824,8 @@ def health_state_gap(states: Any, groups: Any, kind: str = "fractions", n_states
     """
     if kind not in ("fractions", "counts"):
         raise ValueError(f"kind must be one of ['fractions', 'counts'], got {kind!r}")
+    if isinstance(n_states, bool) or not isinstance(n_states, (int, np.integer)) or n_states < 1:
+        raise ValueError(f"n_states must be an int >= 1, got {n_states!r}")
     s = np.asarray(states)
     g = _as_groups(groups, s.size)
     ids = np.unique(g)
@@ -889,6 +898,8 @@ def max_mean_deviation(values: Any, normalize: bool = False) -> float:
     :return: ``max_k |v_k - mean(v)|``, or that divided by ``max(v)`` when ``normalize``.
     """
     v = _as_vector(values, "values")
+    if not isinstance(normalize, (bool, np.bool_)):
+        raise ValueError(f"normalize must be True or False, got {normalize!r}")
     dev = float(np.max(np.abs(unfairness(v))))
     if not normalize:
         return dev

@@ -11,6 +11,7 @@ import pytest
 import torch as th
 
 from sb3_fair import FairDQN, FairPPO, FairTD3
+from sb3_fair import metrics as M
 from sb3_fair.common.callbacks import FairnessCallback
 from sb3_fair.common.memory import MemorySpec
 from sb3_fair.envs import (
@@ -101,6 +102,21 @@ CONSTRUCTION: list[Case] = [
      r"welfare_kwargs must be a dict"),
     ("monitor metric typo", lambda: FairnessMonitor(DonutAllocationEnv(), metrics="ginni"), ValueError,
      r"metrics: unknown figure 'ginni'"),
+]
+
+
+# metrics: arguments that are not the data (the data's own domain is in tests/test_metrics.py)
+R, G = [1.0, 2.0, 3.0, 4.0], [0, 0, 1, 1]
+CONSTRUCTION += [
+    ("dp protected str", lambda: M.demographic_parity(R, G, protected="1"), ValueError, r"protected must be an int"),
+    ("welfare name list", lambda: M.welfare(R, ["nash"]), ValueError, r"unknown welfare \['nash'\]"),
+    ("welfare kwargs", lambda: M.welfare(R, "nash", alpha=2), ValueError, r"welfare 'nash' does not take the arguments \['alpha'\]"),
+    ("health n_states str", lambda: M.health_state_gap([0, 1, 2], [0, 0, 1], n_states="3"), ValueError, r"n_states must be an int >= 1"),
+    ("smoothed weight str", lambda: M.smoothed_distribution([1, 2], [1, 1], "x"), ValueError, r"weight must be a finite number"),
+    ("point cloud str", lambda: M.point_cloud_wasserstein("ab", "cd"), ValueError, r"x must be an array of numbers"),
+    ("normalize str", lambda: M.max_mean_deviation([1, 2], normalize="yes"), ValueError, r"normalize must be True or False"),
+    ("groups fractional", lambda: M.demographic_parity(R, [0, 0.5, 1, 1]), ValueError, r"groups must hold integers"),
+    ("credit not numbers", lambda: M.team_fairness([["a", "b"]]), ValueError, r"credit must be an array of numbers"),
 ]
 
 
