@@ -134,7 +134,10 @@ def cmd_train(args: argparse.Namespace) -> None:
     env = gym.make(args.env, **_parse_kv(args.env_kwargs))
     if args.resume:
         path, buffer = _checkpoint_files(Path(args.resume))
-        model = (FairPPO if args.algo == "fairppo" else FairDQN).load(path, env=env, tensorboard_log=args.tensorboard_log)
+        overrides: dict[str, Any] = {"tensorboard_log": args.tensorboard_log}
+        if args.wandb:  # the checkpoint's own setting otherwise
+            overrides["wandb"] = True
+        model = (FairPPO if args.algo == "fairppo" else FairDQN).load(path, env=env, **overrides)
         if buffer is not None and hasattr(model, "load_replay_buffer"):
             model.load_replay_buffer(buffer)
         print(f"resumed {path} at {model.num_timesteps} steps" + (f" with its replay buffer ({buffer.name})" if buffer else ""))

@@ -111,6 +111,14 @@ def _as_array(x: Any, name: str) -> np.ndarray:
         raise ValueError(f"{name} must be an array of numbers, got {x!r}") from None
 
 
+def _nonnegative_number(x: Any, name: str) -> float:
+    """``x`` (a Python or NumPy number, or a 0-d array) as a finite float >= 0; errors name ``name``."""
+    arr = np.asarray(x) if not isinstance(x, (str, bytes)) else None
+    if arr is None or arr.ndim != 0 or arr.dtype.kind not in "iuf" or not np.isfinite(arr) or arr < 0:
+        raise ValueError(f"{name} must be a finite number >= 0, got {x!r}")
+    return float(arr)
+
+
 def _as_vector(u: Any, name: str = "u", allow_empty: bool = False) -> np.ndarray:
     """``u`` as a finite, non-empty (unless ``allow_empty``) 1-D float64 array; errors name ``name``."""
     arr = _as_array(u, name)
@@ -178,8 +186,7 @@ def alpha_fair(u: Any, alpha: float = 1.0) -> float:
     for ``alpha = 1``. ``alpha = 0`` is utilitarian; ``alpha -> inf`` approaches egalitarian.
     Requires ``u_i > 0`` (``u_i >= 0`` when ``alpha < 1``).
     """
-    if isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.integer, np.floating)) or not np.isfinite(alpha) or alpha < 0:
-        raise ValueError(f"alpha must be a finite number >= 0, got {alpha!r}")
+    alpha = _nonnegative_number(alpha, "alpha")
     v = _as_vector(u)
     if alpha == 1.0:
         if np.any(v <= 0):
@@ -306,8 +313,7 @@ def temporal_aggregate(values: Any, how: str = "sum", gamma: float = 1.0) -> flo
     w = _finite(_as_array(values, "values").reshape(-1), "values")
     if how not in TEMPORAL_AGGREGATIONS:
         raise ValueError(f"unknown temporal aggregation {how!r}; accepted values: {list(TEMPORAL_AGGREGATIONS)}")
-    if isinstance(gamma, bool) or not isinstance(gamma, (int, float, np.integer, np.floating)) or not np.isfinite(gamma) or gamma < 0:
-        raise ValueError(f"gamma must be a finite number >= 0, got {gamma!r}")
+    gamma = _nonnegative_number(gamma, "gamma")
     if w.size == 0:
         if how in ("sum", "discounted"):
             return 0.0  # the empty sum
@@ -360,7 +366,10 @@ def fairness_score(
     elif scheme == "bounded":
         if mask is None:
             raise ValueError("scheme='bounded' needs a mask (the filter B)")
-        keep = np.asarray(mask, dtype=bool)
+        raw = np.asarray(mask)
+        if raw.dtype.kind not in "biuf" or (raw.dtype.kind == "f" and not np.all(np.isfinite(raw))):
+            raise ValueError(f"mask must be booleans (or 0/1), one per timepoint, got {mask!r}")
+        keep = raw.astype(bool)
         if keep.shape != (T,):
             raise ValueError(f"mask must have one entry per timepoint ({T}), got shape {keep.shape}")
     else:
@@ -769,15 +778,11 @@ def smoothed_distribution(counts: Any, prior: Any, weight: float) -> np.ndarray:
     """
     c = _as_vector(counts, "counts")
     q = _as_vector(prior, "prior")
-    if isinstance(weight, (bool, str, bytes)):
-        raise ValueError(f"weight must be a finite number >= 0, got {weight!r}")
-    k = float(weight)
+    k = _nonnegative_number(weight, "weight")
     if c.shape != q.shape:
         raise ValueError(f"counts and prior must have the same length, got {c.shape} and {q.shape}")
     if not (np.all(np.isfinite(c)) and np.all(np.isfinite(q))) or np.any(c < 0) or np.any(q < 0) or q.sum() <= 0:
         raise ValueError("counts must be finite and >= 0, prior finite and >= 0 with positive mass")
-    if not np.isfinite(k) or k < 0:
-        raise ValueError(f"weight must be a finite number >= 0, got {weight!r}")
     total = c.sum() + k
     if total <= 0:
         raise ValueError("smoothed_distribution is undefined for empty counts with weight 0")

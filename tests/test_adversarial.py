@@ -116,6 +116,11 @@ CONSTRUCTION += [
     ("point cloud str", lambda: M.point_cloud_wasserstein("ab", "cd"), ValueError, r"x must be an array of numbers"),
     ("normalize str", lambda: M.max_mean_deviation([1, 2], normalize="yes"), ValueError, r"normalize must be True or False"),
     ("groups fractional", lambda: M.demographic_parity(R, [0, 0.5, 1, 1]), ValueError, r"groups must hold integers"),
+    ("bounded mask NaN", lambda: M.fairness_score(np.ones((3, 2)), "parity", scheme="bounded", mask=[1, 0, float("nan")]), ValueError,
+     r"mask must be booleans"),
+    ("lending credit NaN", lambda: LoanApplicantsEnv(initial_credit=[float("nan"), 0.5, 0.5, 0.5]), ValueError,
+     r"initial_credit must be 4 values"),
+    ("probability numpy bool", lambda: DisparityGame(disparity=np.True_), ValueError, r"disparity must be a probability"),
     ("credit not numbers", lambda: M.team_fairness([["a", "b"]]), ValueError, r"credit must be an array of numbers"),
 ]
 
@@ -128,7 +133,13 @@ def test_bad_input_fails_at_construction_naming_the_argument(case: Case) -> None
 
 
 def test_good_input_next_to_the_bad_still_works() -> None:
-    """The checks reject only what they should."""
+    """The checks reject only what they should: NumPy scalars, 0-d arrays and a welfare's own arguments for n stakeholders."""
+    FairnessReward(DonutAllocationEnv(), welfare="ggf", welfare_kwargs={"weights": [1, 0.5, 0.25, 0.125, 0.0625]})
+    FairDQN("MlpPolicy", make_donut_allocation(), exploration_decay=np.float32(0.99))
+    assert M.alpha_fair([1.0, 2.0], np.array(0.5)) == M.alpha_fair([1.0, 2.0], 0.5)
+    assert M.temporal_aggregate([1.0, 2.0], "discounted", gamma=np.float32(0.5)) == 2.0
+    env = AllelopathicHarvestEnv.from_preset("tiny", seed=np.int64(3))
+    env.reset()
     FairnessCallback(window=5, wandb=False, config={"a": 1})
     DonutAllocationEnv(p=[0.1, 0.2, 0.3, 0.4, 0.5], horizon=np.int64(10))
     FairnessReward(DonutAllocationEnv(), welfare="alpha_fair", welfare_kwargs={"alpha": 0.5})
@@ -247,3 +258,14 @@ def test_finite_check_flags_nan_and_inf_but_not_large_finite_weights() -> None:
         with th.no_grad():
             param.view(-1)[0] = bad
         assert not model._parameters_finite()
+
+
+def test_a_fresh_learn_starts_its_fairness_figures_afresh_and_a_continued_one_keeps_them() -> None:
+    """As SB3 clears its ep_info_buffer exactly when reset_num_timesteps=True."""
+    model = FairDQN("MlpPolicy", make_donut_allocation(), learning_starts=50, buffer_size=1000, batch_size=16)
+    model.learn(300)
+    assert len(model.fairness_episodes) == 3
+    model.learn(100, reset_num_timesteps=False)
+    assert len(model.fairness_episodes) == 4
+    model.learn(100)  # a new run
+    assert len(model.fairness_episodes) == 1 == len(model.ep_info_buffer)

@@ -75,6 +75,7 @@ class FairAlgorithmMixin:
         self.fairness_callback: FairnessCallback | None = None
         self._warned_no_figures = False
         self._train_calls = 0
+        self._continues_learning = False
         #: the recent episodes' fairness figures behind ``fairness/*`` (saved with the model, so a resumed run keeps them)
         self.fairness_episodes: deque[dict[str, float]] | None = None
         super().__init__(*args, **kwargs)
@@ -153,8 +154,10 @@ class FairAlgorithmMixin:
 
     def _init_callback(self, callback: MaybeCallback, progress_bar: bool = False) -> BaseCallback:
         """SB3's ``_init_callback`` with the fairness callbacks in front of ``callback``."""
-        # goes on from the figures of earlier learn() calls, or of a saved model; it sets fairness_episodes to its own
-        self.fairness_callback = FairnessCallback(window=self.fairness_window, wandb=self.wandb, episodes=self.fairness_episodes)
+        # a learn() that goes on (reset_num_timesteps=False, e.g. after a load) keeps the figures of the earlier episodes,
+        # as SB3 keeps its ep_info_buffer then; the callback sets fairness_episodes to its own
+        episodes = self.fairness_episodes if self._continues_learning else None
+        self.fairness_callback = FairnessCallback(window=self.fairness_window, wandb=self.wandb, episodes=episodes)
         if isinstance(callback, list):
             user = list(callback)
         elif isinstance(callback, BaseCallback):
@@ -163,8 +166,14 @@ class FairAlgorithmMixin:
             user = [] if callback is None else [ConvertCallback(callback)]
         return super()._init_callback([*self._fairness_callbacks(), self.fairness_callback, *user], progress_bar)  # type: ignore[misc]
 
+    def _setup_learn(self, total_timesteps: int, callback: MaybeCallback = None, reset_num_timesteps: bool = True,
+                     tb_log_name: str = "run", progress_bar: bool = False) -> Any:
+        # SB3 calls _init_callback from here; SB3 clears its ep_info_buffer exactly when reset_num_timesteps holds
+        self._continues_learning = not reset_num_timesteps
+        return super()._setup_learn(total_timesteps, callback, reset_num_timesteps, tb_log_name, progress_bar)  # type: ignore[misc]
+
     def _excluded_save_params(self) -> list[str]:
-        return [*super()._excluded_save_params(), "fairness_callback", "_warned_no_figures", "_train_calls"]  # type: ignore[misc]
+        return [*super()._excluded_save_params(), "fairness_callback", "_warned_no_figures", "_train_calls", "_continues_learning"]  # type: ignore[misc]
 
     def fairness_config(self) -> dict[str, Any]:
         """The fairness hyperparameters (stored in the W&B run config)."""

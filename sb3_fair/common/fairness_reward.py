@@ -70,12 +70,14 @@ class RewardSpec:
             raise ValueError(f"filter must be one of {list(NAMED_FILTERS)}, a callable or None, got {self.filter!r}")
         check_coef(self.fairness_coef, "fairness_coef")
         check_coef(self.task_coef, "task_coef")
+        # W sees one entry per stakeholder (per group with aggregate="group"); 2 when the stakeholders are not known
+        size = 2 if self.groups is None else (len(set(self.groups)) if self.aggregate == "group" else len(self.groups))
         try:  # bad welfare_kwargs fail here, not at the first step
-            metrics.welfare(np.ones(2), self.welfare, **self.welfare_kwargs)
+            metrics.welfare(np.ones(size), self.welfare, **self.welfare_kwargs)
         except (TypeError, ValueError) as exc:
             raise ValueError(f"welfare_kwargs {self.welfare_kwargs!r} do not fit welfare {self.welfare!r}: {exc}") from None
         try:  # every episode starts from the all-zero status: W must be defined there
-            metrics.welfare(np.zeros(2), self.welfare, **self.welfare_kwargs)
+            metrics.welfare(np.zeros(size), self.welfare, **self.welfare_kwargs)
         except ValueError as exc:
             raise ValueError(
                 f"welfare {self.welfare!r} with welfare_kwargs {self.welfare_kwargs!r} is undefined at the all-zero status "

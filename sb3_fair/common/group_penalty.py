@@ -151,9 +151,11 @@ class GroupTracker(BaseCallback):
         BaseCallback.__init__(self)
         self.__dict__.update(state)
 
-    def fits(self, n_envs: int, agents_per_instance: int) -> bool:
-        """Whether this tracker's running episodes belong to an env of ``n_envs`` slots in games of ``agents_per_instance``."""
-        return self.n_agents == agents_per_instance and (self._running is None or len(self._running) == n_envs)
+    def fits(self, n_envs: int, agents_per_instance: int, metric: str, protected: int) -> bool:
+        """Whether this tracker's running episodes belong to an env of ``n_envs`` slots in games of
+        ``agents_per_instance``, and it tracks ``metric`` for the ``protected`` group."""
+        return (self.n_agents == agents_per_instance and self.metric == metric and self.protected == protected
+                and (self._running is None or len(self._running) == n_envs))
 
     def _on_training_start(self) -> None:
         env = self.training_env
@@ -295,7 +297,7 @@ class GroupPenaltyMixin:
         if self.fairness == "csp" and get_stakeholders(env).factors is None:
             raise ValueError("fairness='csp' needs games whose stakeholders have legitimate factors (Stakeholders.factors)")
         self._n_agents = int(n)
-        if tracker is not None and tracker.fits(env.num_envs, self._n_agents):
+        if tracker is not None and tracker.fits(env.num_envs, self._n_agents, self.fairness, self.protected_group):
             self._tracker = tracker  # a loaded model continues its running episodes (exact resume)
 
     def _fairness_callbacks(self) -> list[BaseCallback]:

@@ -5,7 +5,8 @@ W&B trouble never stops training and never touches the other outputs (stdout, CS
 
 * a run that cannot start online within :data:`WANDB_INIT_TIMEOUT` seconds (an API key but no
   network) is started offline instead, said once per process, and later runs of the process go
-  offline at once;
+  offline at once (a ``settings`` of your own in the ``wandb`` dict keeps its own ``init_timeout``,
+  W&B's default being 90 s);
 * a failed ``run.log`` keeps its dump in a buffer that is sent, in order, before the next dump;
   when training ends the buffer is drained, retrying until :data:`WANDB_DRAIN_FAILURES` calls in a
   row have failed; every failure is counted, and a summary is warned at the end of training when

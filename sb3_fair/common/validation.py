@@ -65,7 +65,7 @@ def check_int(value: Any, name: str, minimum: int, allow_none: bool = False) -> 
 
 def check_probability(value: Any, name: str) -> float:
     """``value`` as a float, checked to be a probability in [0, 1] (a number, not a string)."""
-    if isinstance(value, (str, bytes, bool)):
+    if isinstance(value, (str, bytes, bool, np.bool_)):
         raise ValueError(f"{name} must be a probability in [0, 1], got {value!r}")
     try:
         v = float(value)

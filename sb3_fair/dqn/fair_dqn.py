@@ -23,7 +23,7 @@ from sb3_fair.common.fair_algorithm import FairAlgorithmMixin
 from sb3_fair.common.fairness_reward import RewardSpec, fairness_reward
 from sb3_fair.common.memory import MemorySpec, counterfactual_memories, decode_memory, encode_memory, update_memory
 from sb3_fair.common.protocol import BENEFITS, get_fairness_terms, get_fairqcm_spec, get_memory_key
-from sb3_fair.common.validation import check_bool, check_choice, check_int
+from sb3_fair.common.validation import check_bool, check_choice, check_int, check_weights
 from sb3_fair.dqn.policies import CnnPolicy, DQNPolicy, MlpPolicy, MultiInputPolicy
 from sb3_fair.dqn.presets import preset_kwargs
 
@@ -118,8 +118,13 @@ class FairDQN(FairAlgorithmMixin, DQN):
                 f"counterfactual_offsets {counterfactual_offsets!r} give no counterfactual memory (every candidate m + 0 is "
                 "the real memory, which is left out): give at least one non-zero offset, e.g. (1, 2)"
             )
-        if exploration_decay is not None and (isinstance(exploration_decay, bool) or not (isinstance(exploration_decay, (int, float)) and 0.0 < exploration_decay <= 1.0)):
-            raise ValueError(f"exploration_decay must be None or a number in (0, 1], got {exploration_decay!r}")
+        if exploration_decay is not None:
+            try:
+                decay = check_weights(exploration_decay, "exploration_decay", allow_zero=False)
+            except ValueError:
+                decay = 2.0  # reported below, with the accepted range
+            if decay > 1.0:
+                raise ValueError(f"exploration_decay must be None or a number in (0, 1], got {exploration_decay!r}")
         check_int(max_counterfactuals, "max_counterfactuals", 1, allow_none=True)
         self.counterfactual = check_bool(counterfactual, "counterfactual")
         self.counterfactual_offsets = offsets

@@ -155,6 +155,7 @@ class AllelopathicHarvestEnv(ParallelEnv):
                 raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
             raise ValueError(f"seed must be an int >= 0 or None, got {seed!r}")
+        seed = None if seed is None else int(seed)  # gymnasium's seeding takes Python ints only
         if sys.byteorder != "little":  # pragma: no cover
             raise RuntimeError("AllelopathicHarvestEnv packs observation channels into uint64 bytes and needs a little-endian machine")
         if n_agents % 2:

@@ -10,7 +10,7 @@ from gymnasium import spaces
 
 from sb3_fair.common.protocol import BENEFITS
 from sb3_fair.common.stakeholders import Stakeholders
-from sb3_fair.common.validation import check_int, check_probability
+from sb3_fair.common.validation import as_float_array, check_int, check_probability
 from sb3_fair.envs.rendering import RENDER_MODES, bars_rgb, check_render_mode
 
 CREDIT_MIN, CREDIT_MAX = 0.2, 0.9
@@ -63,11 +63,9 @@ class LoanApplicantsEnv(gym.Env):
     ) -> None:
         self.horizon = check_int(horizon, "horizon", 1)
         self.apply_prob = check_probability(apply_prob, "apply_prob")
-        try:
-            credit = np.asarray(initial_credit, dtype=np.float64)
-        except (TypeError, ValueError):
-            raise ValueError(f"initial_credit must be 4 values in [{CREDIT_MIN}, {CREDIT_MAX}], got {initial_credit!r}") from None
-        if credit.shape != (4,) or np.any(credit < CREDIT_MIN) or np.any(credit > CREDIT_MAX):
+        accepted = f"4 values in [{CREDIT_MIN}, {CREDIT_MAX}]"
+        credit = as_float_array(initial_credit, "initial_credit", accepted)
+        if credit.shape != (4,) or not np.all((credit >= CREDIT_MIN) & (credit <= CREDIT_MAX)):  # also False for NaN
             raise ValueError(f"initial_credit must be 4 values in [{CREDIT_MIN}, {CREDIT_MAX}], got {initial_credit!r}")
         if credit_change not in ("fixed", "gaussian"):
             raise ValueError(f"credit_change must be one of ['fixed', 'gaussian'], got {credit_change!r}")
