@@ -70,15 +70,23 @@ def test_continued_learning_keeps_its_own_steps(tmp_path, monkeypatch):
     assert steps == sorted(steps) and max(steps) == model.num_timesteps == 600  # no offset when counting goes on
 
 
-def test_transient_log_failures_are_retried_and_nothing_is_lost(tmp_path, monkeypatch):
+def _train_beside_csv(tmp_path, monkeypatch, fail) -> tuple:
+    """FairDQN on a user's offline run whose ``run.log`` fails as ``fail`` says, with a CSV logger beside W&B.
+
+    :return: the dumps W&B accepted, the model, the CSV rows and the warnings raised.
+    """
     run = wandb.init(mode="offline", dir=str(tmp_path), project="sb3-fair-test")
-    sent = _record_logs(run, monkeypatch, fail=lambda i: i in (1, 2, 4))
+    sent = _record_logs(run, monkeypatch, fail=fail)
     model = FairDQN("MlpPolicy", make_donut_allocation(), wandb=True, **SMALL)
     model.set_logger(configure(str(tmp_path / "csv"), ["csv"]))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         model.learn(600, log_interval=1)
-    rows = read_csv(tmp_path / "csv" / "progress.csv")
+    return sent, model, read_csv(tmp_path / "csv" / "progress.csv"), caught
+
+
+def test_transient_log_failures_are_retried_and_nothing_is_lost(tmp_path, monkeypatch):
+    sent, model, rows, caught = _train_beside_csv(tmp_path, monkeypatch, fail=lambda i: i in (1, 2, 4))
     output_report = model.fairness_callback.wandb_report
     assert output_report is not None and "3 failed run.log call(s)" in output_report and "0 lost" in output_report
     # every dump reached W&B once, in order, with the CSV's values
@@ -93,14 +101,7 @@ def test_transient_log_failures_are_retried_and_nothing_is_lost(tmp_path, monkey
 
 
 def test_permanent_failure_is_counted_and_reported_and_csv_is_untouched(tmp_path, monkeypatch):
-    run = wandb.init(mode="offline", dir=str(tmp_path), project="sb3-fair-test")
-    _record_logs(run, monkeypatch, fail=lambda i: i >= 2)
-    model = FairDQN("MlpPolicy", make_donut_allocation(), wandb=True, **SMALL)
-    model.set_logger(configure(str(tmp_path / "csv"), ["csv"]))
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        model.learn(600, log_interval=1)
-    rows = read_csv(tmp_path / "csv" / "progress.csv")
+    _, model, rows, caught = _train_beside_csv(tmp_path, monkeypatch, fail=lambda i: i >= 2)
     assert model.num_timesteps == 600 and len(rows) >= 5
     report = model.fairness_callback.wandb_report
     assert report and f"{len(rows) - 2} lost" in report
