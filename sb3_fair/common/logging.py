@@ -89,7 +89,8 @@ def start_wandb_run(config: dict[str, Any], **init_kwargs: Any) -> Any | None:
         kwargs["mode"] = wandb_mode(kwargs.get("mode"))
         if kwargs["mode"] == "online" and _ONLINE_FAILED:
             kwargs["mode"] = "offline"
-        if kwargs["mode"] == "online" and "settings" not in kwargs:
+        our_settings = kwargs["mode"] == "online" and "settings" not in kwargs
+        if our_settings:
             kwargs["settings"] = wandb.Settings(init_timeout=WANDB_INIT_TIMEOUT)
         try:
             return wandb.init(config=config, **kwargs)
@@ -102,7 +103,8 @@ def start_wandb_run(config: dict[str, Any], **init_kwargs: Any) -> Any | None:
                 "instead for the rest of this process (upload later with `wandb sync`)", stacklevel=2,
             )
             kwargs["mode"] = "offline"
-            kwargs.pop("settings", None)
+            if our_settings:  # a user's own settings go to the offline run too
+                kwargs.pop("settings")
             return wandb.init(config=config, **kwargs)
     except Exception as exc:  # noqa: BLE001 - W&B must never stop training
         warnings.warn(f"Weights & Biases could not start a run ({exc!r}); training goes on without it", stacklevel=2)
