@@ -29,33 +29,11 @@ from __future__ import annotations
 
 from typing import Any
 
-_COMMON: dict[str, Any] = {
-    "learning_rate": 1e-4,
-    "gamma": 0.95,
-    "exploration_initial_eps": 1.0,
-    "exploration_final_eps": 0.2,
-    "exploration_fraction": 0.5,
-    "train_freq": 1,
-    "gradient_steps": 1,
-    "loss": "mse",
-    "max_grad_norm": float("inf"),
-}
+from sb3_fair.common.hyperparams import ZOO_KEYS, hyperparams_file, load_hyperparams, resolve_hyperparams
 
-PRESETS: dict[str, dict[bool, dict[str, Any]]] = {
-    "donut": {
-        False: {"buffer_size": 400, "batch_size": 64, "learning_starts": 400, "target_update_interval": 1000,
-                "policy_kwargs": {"net_arch": [32, 16, 8], "ortho_init": True}},
-        True: {"buffer_size": 6400, "batch_size": 2048, "learning_starts": 200, "target_update_interval": 1000,
-               "policy_kwargs": {"net_arch": [32, 16, 8], "ortho_init": True}},
-    },
-    "lending": {
-        False: {"buffer_size": 1000, "batch_size": 64, "learning_starts": 1000, "target_update_interval": 100,
-                "policy_kwargs": {"net_arch": [32, 8], "ortho_init": True}},
-        True: {"buffer_size": 8000, "batch_size": 512, "learning_starts": 730, "target_update_interval": 100,
-               "policy_kwargs": {"net_arch": [32, 8], "ortho_init": True}, "counterfactual_offsets": (0, 1, 2, 3, 4, 5),
-               "max_counterfactuals": None},
-    },
-}
+#: preset name -> the env id of its entries in ``sb3_fair/hyperparams/fair_dqn.yml``
+#: (variants ``paper_fairqcm`` and ``paper_dqn``, the single source of these values)
+PRESETS: dict[str, str] = {"donut": "sb3_fair/DonutAllocation-v0", "lending": "sb3_fair/LoanApplicants-v0"}
 
 
 #: Training episodes per run in Alamdari et al. 2024 (§6.1 and §6.2: "across 1000 episodes"); the doughnut episode
@@ -65,11 +43,19 @@ PRESETS: dict[str, dict[bool, dict[str, Any]]] = {
 PAPER_EPISODES = 1000
 
 
-def preset_kwargs(name: str, counterfactual: bool) -> dict[str, Any]:
-    """FairDQN keyword arguments of Alamdari et al.'s (2024) ``name`` experiment (``"donut"`` or ``"lending"``)."""
+def preset_entry(name: str, counterfactual: bool) -> dict[str, Any]:
+    """The whole hyper-parameter entry of Alamdari et al.'s (2024) ``name`` experiment, as written in
+    ``fair_dqn.yml`` (with RL Zoo's ``n_timesteps``, ``policy`` and, for FairQCM on lending, ``env_kwargs``)."""
     if name not in PRESETS:
         raise ValueError(f"preset must be one of {sorted(PRESETS)}, got {name!r}")
-    kwargs = dict(_COMMON)
-    kwargs.update(PRESETS[name][bool(counterfactual)])
-    kwargs["policy_kwargs"] = dict(kwargs["policy_kwargs"])
+    variant = "paper_fairqcm" if counterfactual else "paper_dqn"
+    return load_hyperparams(hyperparams_file("fair_dqn"), PRESETS[name], variant)
+
+
+def preset_kwargs(name: str, counterfactual: bool) -> dict[str, Any]:
+    """FairDQN keyword arguments of Alamdari et al.'s (2024) ``name`` experiment (``"donut"`` or ``"lending"``)."""
+    entry = preset_entry(name, counterfactual)
+    kwargs = resolve_hyperparams({k: v for k, v in entry.items() if k not in (*ZOO_KEYS, "policy", "counterfactual")})
+    if "counterfactual_offsets" in kwargs:
+        kwargs["counterfactual_offsets"] = tuple(kwargs["counterfactual_offsets"])
     return kwargs

@@ -41,14 +41,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from torch import nn
-
-from sb3_fair.common.long_term import (
-    attention_massaging_threshold,
-    epidemic_massaging_threshold,
-    lending_massaging_threshold,
-)
-from sb3_fair.ppo.policies import MlpTrunk
+from sb3_fair.common.hyperparams import ZOO_KEYS, hyperparams_file, load_hyperparams, resolve_hyperparams
 
 #: the case studies
 PRESETS = ("lending", "attention", "epidemic")
@@ -57,19 +50,21 @@ VARIANTS = ("f_ppo", "f_ppo_l", "a_ppo", "ppo")
 #: the registered env of each case study
 ENV_IDS = {"lending": "sb3_fair/DelayedImpactLending-v0", "attention": "sb3_fair/AttentionAllocation-v0",
            "epidemic": "sb3_fair/EpidemicControl-v0"}
-#: the authors' training budgets (steps)
-PAPER_TIMESTEPS = {"lending": 700_000, "attention": 2_000_000, "epidemic": 500_000}
 
-_COMMON: dict[str, Any] = {
-    "learning_rate": 1e-5, "batch_size": 64, "n_epochs": 10, "gamma": 0.99, "gae_lambda": 0.95, "clip_range": 0.2,
-    "ent_coef": 0.0, "vf_coef": 0.5, "max_grad_norm": 0.5, "normalize_advantage": True,
-}
-# (n_steps, shared trunk, head, F-PPO (β3, β4), δ, A-PPO (β1, β2), ω, τ schedule)
-_CASES: dict[str, tuple[int, list[int], list[int], tuple[float, float], float, tuple[float, float], float, Any]] = {
-    "lending": (2000, [256, 256], [256, 128], (1.12, 1.0), 0.005, (0.25, 0.25), 0.005, lending_massaging_threshold),
-    "attention": (2048, [128, 128], [128, 64], (0.15, 0.15), 0.1, (0.15, 0.15), 0.05, attention_massaging_threshold),
-    "epidemic": (2048, [512, 512], [512, 256], (0.25, 0.25), 0.05, (0.1, 0.1), 0.05, epidemic_massaging_threshold),
-}
+
+def preset_entry(name: str, variant: str = "f_ppo") -> dict[str, Any]:
+    """The whole entry of Hu et al.'s (2024) ``name`` case study for one ``variant``, as written in
+    ``sb3_fair/hyperparams/fair_ppo.yml`` (the single source of these values; entry
+    ``"<env id>@<variant>"``, with RL Zoo's ``n_timesteps`` and ``policy``)."""
+    if name not in ENV_IDS:
+        raise ValueError(f"preset must be one of {list(PRESETS)}, got {name!r}")
+    if variant not in VARIANTS:
+        raise ValueError(f"variant must be one of {list(VARIANTS)}, got {variant!r}")
+    return load_hyperparams(hyperparams_file("fair_ppo"), ENV_IDS[name], variant)
+
+
+#: the authors' training budgets (steps): the entries' ``n_timesteps``
+PAPER_TIMESTEPS = {name: int(preset_entry(name)["n_timesteps"]) for name in PRESETS}
 
 
 def preset_kwargs(name: str, variant: str = "f_ppo") -> dict[str, Any]:
@@ -78,24 +73,11 @@ def preset_kwargs(name: str, variant: str = "f_ppo") -> dict[str, Any]:
     :param name: ``"lending"``, ``"attention"`` or ``"epidemic"``.
     :param variant: ``"f_ppo"``, ``"f_ppo_l"``, ``"a_ppo"`` or ``"ppo"``.
     """
-    if name not in _CASES:
-        raise ValueError(f"preset must be one of {list(PRESETS)}, got {name!r}")
-    if variant not in VARIANTS:
-        raise ValueError(f"variant must be one of {list(VARIANTS)}, got {variant!r}")
-    n_steps, trunk, head, f_coef, delta, a_coef, omega, schedule = _CASES[name]
-    kwargs = dict(_COMMON, n_steps=n_steps)
-    kwargs["policy_kwargs"] = {"features_extractor_class": MlpTrunk,
-                               "features_extractor_kwargs": {"layers": list(trunk), "activation_fn": nn.ReLU},
-                               "net_arch": {"pi": list(head), "vf": list(head)}, "activation_fn": nn.ReLU}
-    if variant in ("f_ppo", "f_ppo_l"):
-        kwargs.update(fairness="long_term", fairness_coef=f_coef, delta=delta)
-    elif variant == "a_ppo":
-        kwargs.update(fairness="a_ppo", fairness_coef=a_coef, omega=omega)
-    else:
-        kwargs.update(fairness="long_term", fairness_coef=0.0)
-    if variant == "f_ppo":
-        kwargs.update(massaging=True, massaging_tau=schedule)
+    entry = preset_entry(name, variant)
+    kwargs = resolve_hyperparams({k: v for k, v in entry.items() if k not in (*ZOO_KEYS, "policy")})
+    if isinstance(kwargs.get("fairness_coef"), list):  # a pair of branch weights
+        kwargs["fairness_coef"] = tuple(kwargs["fairness_coef"])
     return kwargs
 
 
-__all__ = ["ENV_IDS", "PAPER_TIMESTEPS", "PRESETS", "VARIANTS", "preset_kwargs"]
+__all__ = ["ENV_IDS", "PAPER_TIMESTEPS", "PRESETS", "VARIANTS", "preset_entry", "preset_kwargs"]
