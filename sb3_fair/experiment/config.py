@@ -1,0 +1,259 @@
+"""One experiment as data: :class:`ExperimentConfig`, built from a hyper-parameter file entry plus overrides.
+
+A config holds the algorithm and env names, the hyper-parameter entry as written (RL Zoo's keys and
+the algorithm's keyword arguments, Python objects still as strings), the seed and the evaluation and
+tracking settings. It is plain data: it round-trips through :meth:`ExperimentConfig.to_dict`, so a
+W&B run config, a Ray Tune trial or a JSON file can carry it; :func:`sb3_fair.experiment.train` turns
+it into a model.
+
+Example::
+
+    from sb3_fair.experiment import ExperimentConfig, train
+
+    cfg = ExperimentConfig.from_hyperparams("fair_ppo", "sb3_fair/AllelopathicHarvest-v0",
+                                            overrides=["alpha=1.0", "env_kwargs.preset=tiny"], n_timesteps=20_000)
+    result = train(cfg)
+    print(result.evaluation["dp_normalized"], result.evaluation["episode_return"])
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from sb3_fair.common.hyperparams import hyperparams_file, load_hyperparams
+from sb3_fair.experiment.registry import canonical_algo, check_env_id
+
+#: the keys of an experiment file (a YAML file with ``algo`` and ``env`` at the top)
+CONFIG_FIELDS = ("algo", "env", "variant", "hyperparams", "seed", "n_timesteps", "eval_episodes", "eval_env_kwargs",
+                 "eval_deterministic", "save_path", "tensorboard_log", "wandb", "verbose", "progress_bar", "name", "group",
+                 "checkpoint_every")
+
+
+def parse_value(text: str) -> Any:
+    """A command-line value as YAML reads it (``1e-4`` and ``.5`` as numbers too): ``"[64, 64]"`` -> a list."""
+    try:
+        value = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return text
+    if isinstance(value, str):
+        try:
+            number = float(value)
+        except ValueError:
+            return value
+        return int(number) if number.is_integer() and "." not in value and "e" not in value.lower() else number
+    return value
+
+
+def apply_overrides(hyperparams: dict[str, Any], overrides: list[str] | dict[str, Any] | None) -> dict[str, Any]:
+    """``hyperparams`` with ``key=value`` overrides applied (a new dict); a dotted key reaches into a mapping:
+    ``policy_kwargs.net_arch=[64,64]``, ``env_kwargs.preset=tiny``; ``key=null`` removes ``key``.
+
+    :raises ValueError: naming an override that is not ``key=value`` or whose parent is not a mapping.
+    """
+    out = copy.deepcopy(hyperparams)
+    items: list[tuple[str, Any]]
+    if overrides is None:
+        return out
+    if isinstance(overrides, dict):
+        items = list(overrides.items())
+    else:
+        items = []
+        for item in overrides:
+            if not isinstance(item, str) or "=" not in item or not item.split("=", 1)[0].strip():
+                raise ValueError(f"an override is key=value (e.g. learning_rate=3e-4, policy_kwargs.net_arch=[64,64]), got {item!r}")
+            key, text = item.split("=", 1)
+            items.append((key.strip(), parse_value(text)))
+    for key, value in items:
+        parts = key.split(".")
+        node = out
+        for i, part in enumerate(parts[:-1]):
+            child = node.get(part)
+            if child is None:
+                child = node[part] = {}
+            if isinstance(child, str):  # RL Zoo's policy_kwargs: "dict(...)" cannot take a dotted override
+                raise ValueError(f"override {key!r}: {'.'.join(parts[: i + 1])} is written as a string ({child!r}); "
+                                 f"override the whole of it instead")
+            if not isinstance(child, dict):
+                raise ValueError(f"override {key!r}: {'.'.join(parts[: i + 1])} is {child!r}, not a mapping")
+            node = child
+        if value is None:
+            node.pop(parts[-1], None)
+        else:
+            node[parts[-1]] = value
+    return out
+
+
+@dataclass
+class ExperimentConfig:
+    """One training run: what to train, on what, for how long, and how to evaluate and track it.
+
+    :param algo: an algorithm name of :data:`sb3_fair.experiment.registry.ALGOS` (``"fair_ppo"``, ``"ppo"``, ...).
+    :param env: a Gymnasium id or a multi-agent game id (:data:`~sb3_fair.experiment.registry.MULTIAGENT_ENVS`).
+    :param hyperparams: the hyper-parameter entry: RL Zoo's keys (``n_timesteps``, ``policy``,
+        ``n_envs``, ``env_kwargs``, ``env_wrapper``, ``vec_env_wrapper``, ``normalize``, ``callback``,
+        ``noise_type``/``noise_std``) and the algorithm's keyword arguments.
+    :param variant: the named variant the entry came from (a record; None for the env's own entry).
+    :param seed: the algorithm's and the env's seed.
+    :param n_timesteps: training steps; None takes the entry's ``n_timesteps``.
+    :param eval_episodes: evaluation episodes after training (0: none).
+    :param eval_env_kwargs: the evaluation env's keyword arguments where they differ from training's
+        (merged over ``env_kwargs``; e.g. ``{"horizon": 10000}`` for paper 004's lending protocol).
+    :param eval_deterministic: greedy evaluation; None picks the evaluator's default (greedy, except
+        the long-term protocol of Hu et al. 2024 and the multi-agent games, which sample).
+    :param save_path: where to save the model (``.zip``); the config is saved beside it.
+    :param tensorboard_log: TensorBoard folder.
+    :param wandb: stream to Weights & Biases: ``True`` or a dict of :func:`wandb.init` arguments.
+    :param verbose: the algorithm's verbosity.
+    :param progress_bar: SB3's progress bar.
+    :param name: the run's name (W&B run name; default ``<algo>-<env>-seed<seed>``).
+    :param group: the experiment or sweep the run belongs to (W&B group).
+    :param checkpoint_every: save a checkpoint every this many steps (beside ``save_path``).
+    """
+
+    algo: str
+    env: str
+    hyperparams: dict[str, Any] = field(default_factory=dict)
+    variant: str | None = None
+    seed: int = 0
+    n_timesteps: int | None = None
+    eval_episodes: int = 10
+    eval_env_kwargs: dict[str, Any] = field(default_factory=dict)
+    eval_deterministic: bool | None = None
+    save_path: str | None = None
+    tensorboard_log: str | None = None
+    wandb: bool | dict[str, Any] = False
+    verbose: int = 0
+    progress_bar: bool = False
+    name: str | None = None
+    group: str | None = None
+    checkpoint_every: int | None = None
+
+    def __post_init__(self) -> None:
+        self.algo = canonical_algo(self.algo)
+        self.env = check_env_id(self.env)
+        if not isinstance(self.hyperparams, dict):
+            raise ValueError(f"hyperparams must be a mapping, got {self.hyperparams!r}")
+        if not isinstance(self.eval_env_kwargs, dict):
+            raise ValueError(f"eval_env_kwargs must be a mapping, got {self.eval_env_kwargs!r}")
+        for name, minimum in (("seed", 0), ("eval_episodes", 0), ("verbose", 0)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+                raise ValueError(f"{name} must be an int >= {minimum}, got {value!r}")
+        for name in ("n_timesteps", "checkpoint_every"):
+            value = getattr(self, name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+                raise ValueError(f"{name} must be an int >= 1 or None, got {value!r}")
+        if self.eval_deterministic is not None and not isinstance(self.eval_deterministic, bool):
+            raise ValueError(f"eval_deterministic must be True, False or None, got {self.eval_deterministic!r}")
+        if not isinstance(self.wandb, (bool, dict)):
+            raise ValueError(f"wandb must be True, False or a dict of wandb.init arguments, got {self.wandb!r}")
+        if self.n_timesteps is None and "n_timesteps" in self.hyperparams:
+            steps = self.hyperparams["n_timesteps"]
+            if isinstance(steps, bool) or not isinstance(steps, (int, float)) or not math.isfinite(steps) or steps < 1:
+                raise ValueError(f"hyper-parameter n_timesteps must be a number >= 1, got {steps!r}")
+            self.n_timesteps = int(steps)
+        if self.n_timesteps is None:
+            raise ValueError(f"no n_timesteps: the entry for {self.env!r} has none; give n_timesteps (--timesteps)")
+
+    @property
+    def run_name(self) -> str:
+        """``name``, or ``<algo>-<env>-seed<seed>``."""
+        return self.name or f"{self.algo}-{self.env.replace('/', '_')}{'@' + self.variant if self.variant else ''}-seed{self.seed}"
+
+    @classmethod
+    def from_hyperparams(cls, algo: str, env: str, variant: str | None = None, file: str | Path | None = None,
+                         overrides: list[str] | dict[str, Any] | None = None, **fields: Any) -> ExperimentConfig:
+        """A config from a hyper-parameter file's entry (RL Zoo's format) plus overrides.
+
+        :param algo: the algorithm name.
+        :param env: the env id.
+        :param variant: a named variant of the entry (``"<env>@<variant>"``), e.g. ``"paper_fairqcm"``.
+        :param file: the hyper-parameter file; default sb3-fair's ``hyperparams/<algo>.yml``. An algorithm
+            without a file there starts from ``{"policy": "MlpPolicy"}`` (its own defaults).
+        :param overrides: ``["key=value", ...]`` or a dict (dotted keys reach into mappings).
+        :param fields: the other :class:`ExperimentConfig` fields (``seed``, ``n_timesteps``, ...).
+        """
+        algo = canonical_algo(algo)
+        env = check_env_id(env)
+        path = Path(file) if file is not None else hyperparams_file(algo)
+        if file is None and not path.is_file():
+            if variant is not None:
+                raise ValueError(f"sb3-fair ships no hyper-parameters for {algo!r}, so it has no variant {variant!r}")
+            entry: dict[str, Any] = {"policy": "MlpPolicy"}
+        else:
+            entry = load_hyperparams(path, env, variant)
+        return cls(algo=algo, env=env, variant=variant, hyperparams=apply_overrides(entry, overrides), **fields)
+
+    @classmethod
+    def from_file(cls, path: str | Path, overrides: list[str] | dict[str, Any] | None = None, **fields: Any) -> ExperimentConfig:
+        """A config from an experiment file: YAML (or JSON) with ``algo``, ``env`` and any other field at the
+        top; its ``hyperparams`` start from the algorithm's shipped entry (or ``hyperparams_file``'s) for
+        ``env``/``variant`` and are updated by the file's, then by ``overrides``; ``fields`` win over the file's.
+        With ``inherit_hyperparams: false`` (what :meth:`save` writes) the file's ``hyperparams`` are the whole entry.
+        """
+        p = Path(path)
+        if not p.is_file():
+            raise ValueError(f"no config file {str(p)!r}")
+        data = yaml.safe_load(p.read_text()) or {}
+        if not isinstance(data, dict) or "algo" not in data or "env" not in data:
+            raise ValueError(f"{p}: an experiment file maps 'algo', 'env' and other fields {list(CONFIG_FIELDS)}; "
+                             f"for an RL Zoo hyper-parameter file (keyed by env id) use from_hyperparams(file=...)")
+        extra = ("hyperparams_file", "inherit_hyperparams")
+        unknown = sorted(set(data) - set(CONFIG_FIELDS) - set(extra))
+        if unknown:
+            raise ValueError(f"{p}: unknown keys {unknown}; accepted: {list(CONFIG_FIELDS) + list(extra)}")
+        data.update(fields)
+        own = data.pop("hyperparams", None) or {}
+        if not isinstance(own, dict):
+            raise ValueError(f"{p}: hyperparams must be a mapping, got {own!r}")
+        file = data.pop("hyperparams_file", None)
+        if file is not None and not Path(file).is_absolute():
+            file = p.parent / file
+        inherit = data.pop("inherit_hyperparams", True)
+        if inherit not in (True, False):
+            raise ValueError(f"{p}: inherit_hyperparams must be true or false, got {inherit!r}")
+        combined = apply_overrides(own, overrides)  # the command line's overrides come after the file's
+        if not inherit:  # a saved config: its hyperparams are complete
+            return cls.from_dict({**data, "hyperparams": combined})
+        algo, env, variant = data.pop("algo"), data.pop("env"), data.pop("variant", None)
+        return cls.from_hyperparams(algo, env, variant=variant, file=file, overrides=combined, **data)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every field as plain data (JSON-ready when the hyper-parameters are)."""
+        return copy.deepcopy(dataclasses.asdict(self))
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ExperimentConfig:
+        """The inverse of :meth:`to_dict`; an unknown key is an error naming the accepted ones."""
+        unknown = sorted(set(data) - set(CONFIG_FIELDS))
+        if unknown:
+            raise ValueError(f"unknown config keys {unknown}; accepted: {list(CONFIG_FIELDS)}")
+        return cls(**copy.deepcopy(data))
+
+    def replace(self, **changes: Any) -> ExperimentConfig:
+        """A copy with ``changes`` (``hyperparams`` as overrides: ``{"alpha": 1.0, "env_kwargs.preset": "tiny"}``)."""
+        data = self.to_dict()
+        overrides = changes.pop("hyperparams", None)
+        if overrides is not None:
+            data["hyperparams"] = apply_overrides(data["hyperparams"], overrides)
+        data.update(changes)
+        if "n_timesteps" not in changes and overrides and "n_timesteps" in overrides:
+            data["n_timesteps"] = None
+        return ExperimentConfig.from_dict(data)
+
+    def save(self, path: str | Path) -> None:
+        """Write the config as YAML, with ``inherit_hyperparams: false`` (its hyper-parameters are complete):
+        ``ExperimentConfig.from_file`` reads back the same config."""
+        data = {**self.to_dict(), "inherit_hyperparams": False}
+        Path(path).write_text(yaml.safe_dump(json.loads(json.dumps(data, default=str)), sort_keys=False))
+
+
+__all__ = ["CONFIG_FIELDS", "ExperimentConfig", "apply_overrides", "parse_value"]

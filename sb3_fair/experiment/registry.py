@@ -1,0 +1,279 @@
+"""Names for algorithms and envs, as RL Zoo spells them, and the one function that builds an env for training.
+
+Algorithms are RL Zoo's names (``ppo``, ``dqn``, ``ppo_lstm`` for sb3-contrib's ``RecurrentPPO``,
+...) plus ``ppo_mask`` (``MaskablePPO``) and ``fair_<name>`` for each Fair class. A class name
+(``FairPPO``) or the old CLI's spelling (``fairppo``) is accepted too.
+
+Envs are Gymnasium ids, and the PettingZoo games under ids of their own
+(:data:`MULTIAGENT_ENVS`), which :func:`make_env` turns into an SB3 ``VecEnv`` with one slot per
+agent (:func:`~sb3_fair.wrappers.make_multiagent_vec_env`); ``env_kwargs`` of a game go to its
+factory, and ``counterfactual_pair: flip`` (or ``swap``) runs each game beside its counterfactual
+twin (:class:`~sb3_fair.wrappers.CounterfactualPair`) for FairPPO's CF penalty.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+import gymnasium as gym
+from stable_baselines3.common.base_class import BaseAlgorithm
+from stable_baselines3.common.env_util import make_vec_env
+from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
+
+from sb3_fair.common.hyperparams import import_object
+
+#: algorithm name -> "module:Class" (imported on first use)
+ALGOS: dict[str, str] = {
+    # Stable-Baselines3
+    "a2c": "stable_baselines3:A2C",
+    "ddpg": "stable_baselines3:DDPG",
+    "dqn": "stable_baselines3:DQN",
+    "ppo": "stable_baselines3:PPO",
+    "sac": "stable_baselines3:SAC",
+    "td3": "stable_baselines3:TD3",
+    # sb3-contrib
+    "ars": "sb3_contrib:ARS",
+    "crossq": "sb3_contrib:CrossQ",
+    "ppo_lstm": "sb3_contrib:RecurrentPPO",
+    "ppo_mask": "sb3_contrib:MaskablePPO",
+    "qrdqn": "sb3_contrib:QRDQN",
+    "tqc": "sb3_contrib:TQC",
+    "trpo": "sb3_contrib:TRPO",
+    # sb3-fair
+    "fair_ddpg": "sb3_fair:FairDDPG",
+    "fair_dqn": "sb3_fair:FairDQN",
+    "fair_ppo": "sb3_fair:FairPPO",
+    "fair_ppo_lstm": "sb3_fair:FairRecurrentPPO",
+    "fair_ppo_mask": "sb3_fair:FairMaskablePPO",
+    "fair_td3": "sb3_fair:FairTD3",
+}
+
+#: the fair counterpart of each baseline (``sb3-fair compare``, a sweep's λ = 0 point)
+FAIR_COUNTERPART: dict[str, str] = {"ddpg": "fair_ddpg", "dqn": "fair_dqn", "ppo": "fair_ppo", "ppo_lstm": "fair_ppo_lstm",
+                                    "ppo_mask": "fair_ppo_mask", "td3": "fair_td3"}
+
+
+def _harvest(preset: str = "small", **kwargs: Any) -> Any:
+    from sb3_fair.envs import AllelopathicHarvestEnv
+
+    return AllelopathicHarvestEnv.from_preset(preset, **kwargs)
+
+
+def _disparity(**kwargs: Any) -> Any:
+    from sb3_fair.envs import DisparityGame
+
+    return DisparityGame(**kwargs)
+
+
+#: PettingZoo parallel games by id -> factory taking the ``env_kwargs``
+MULTIAGENT_ENVS: dict[str, Callable[..., Any]] = {
+    "sb3_fair/AllelopathicHarvest-v0": _harvest,
+    "sb3_fair/DisparityGame-v0": _disparity,
+}
+
+#: ``env_kwargs`` key of a game that pairs it with its counterfactual twin (``"flip"`` or ``"swap"``)
+COUNTERFACTUAL_PAIR = "counterfactual_pair"
+
+
+def _key(name: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", name.lower())
+
+
+def algo_names() -> list[str]:
+    """The algorithm names :func:`get_algo_class` knows."""
+    return sorted(ALGOS)
+
+
+def canonical_algo(name: str) -> str:
+    """``name`` as a key of :data:`ALGOS`: ``"FairPPO"``, ``"fairppo"``, ``"fair-ppo"`` -> ``"fair_ppo"``.
+
+    :raises ValueError: naming the accepted names.
+    """
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"algo must be one of {algo_names()}, got {name!r}")
+    wanted = _key(name)
+    for canonical, target in ALGOS.items():
+        if wanted in (_key(canonical), _key(target.rpartition(":")[2])):
+            return canonical
+    raise ValueError(f"algo must be one of {algo_names()} (or a class name such as FairPPO), got {name!r}")
+
+
+def get_algo_class(name: str) -> type[BaseAlgorithm]:
+    """The class of algorithm ``name`` (see :func:`canonical_algo`)."""
+    return import_object(ALGOS[canonical_algo(name)])
+
+
+def is_fair_algo(name: str) -> bool:
+    """Whether ``name`` is one of sb3-fair's algorithms."""
+    return canonical_algo(name).startswith("fair_")
+
+
+def register_multiagent_env(env_id: str, factory: Callable[..., Any]) -> None:
+    """Give a PettingZoo ``ParallelEnv`` factory an id for configs, the CLI and sweeps.
+
+    :param env_id: the id (e.g. ``"my_pkg/MyGame-v0"``); must not be a Gymnasium id.
+    :param factory: called with the config's ``env_kwargs``; returns a ``ParallelEnv``.
+    """
+    if not isinstance(env_id, str) or not env_id:
+        raise ValueError(f"env_id must be a non-empty str, got {env_id!r}")
+    if not callable(factory):
+        raise ValueError(f"factory must be callable, got {factory!r}")
+    MULTIAGENT_ENVS[env_id] = factory
+
+
+def is_multiagent_env(env_id: str) -> bool:
+    """Whether ``env_id`` names a PettingZoo game of :data:`MULTIAGENT_ENVS`."""
+    return env_id in MULTIAGENT_ENVS
+
+
+def check_env_id(env_id: str) -> str:
+    """``env_id``, checked to be a registered Gymnasium id or a game of :data:`MULTIAGENT_ENVS`.
+
+    :raises ValueError: naming the nearest ids.
+    """
+    import sb3_fair.envs  # noqa: F401  (registers sb3-fair's envs)
+
+    if not isinstance(env_id, str) or not env_id:
+        raise ValueError(f"env must be a Gymnasium id or one of {sorted(MULTIAGENT_ENVS)}, got {env_id!r}")
+    if env_id in MULTIAGENT_ENVS or env_id in gym.registry:
+        return env_id
+    if ":" in env_id:  # Gymnasium's "module:Env-v0" imports the module first
+        return env_id
+    import difflib
+
+    known = [*MULTIAGENT_ENVS, *gym.registry]
+    close = difflib.get_close_matches(env_id, known, n=3, cutoff=0.5)
+    hint = f"; did you mean {close}?" if close else f"; sb3-fair's are {sorted(k for k in known if k.startswith('sb3_fair/'))}"
+    raise ValueError(f"env {env_id!r} is neither a registered Gymnasium id nor a multi-agent game{hint}")
+
+
+def wrapper_chain(spec: Any, key: str = "env_wrapper") -> Callable[[Any], Any] | None:
+    """RL Zoo's ``env_wrapper`` / ``vec_env_wrapper`` entry as one callable that applies the wrappers in order.
+
+    ``spec`` is a dotted path, ``{path: kwargs}``, or a list of either (RL Zoo's format).
+    """
+    if spec is None:
+        return None
+    items = spec if isinstance(spec, list) else [spec]
+    chain: list[tuple[Any, dict[str, Any]]] = []
+    for item in items:
+        if isinstance(item, dict):
+            if len(item) != 1:
+                raise ValueError(f"{key}: each entry is a dotted path or {{path: kwargs}} with one path, got {item!r}")
+            path, kwargs = next(iter(item.items()))
+        else:
+            path, kwargs = item, {}
+        if not isinstance(kwargs, dict):
+            raise ValueError(f"{key}: the arguments of {path!r} must be a mapping, got {kwargs!r}")
+        cls = path if callable(path) else import_object(path)
+        chain.append((cls, dict(kwargs or {})))
+
+    def wrap(env: Any) -> Any:
+        for cls, kwargs in chain:
+            env = cls(env, **kwargs)
+        return env
+
+    return wrap
+
+
+def make_env(env_id: str, n_envs: int = 1, seed: int | None = None, env_kwargs: dict[str, Any] | None = None,
+             env_wrapper: Any = None, vec_env_wrapper: Any = None, monitor_fairness: bool = True) -> VecEnv:
+    """The training ``VecEnv`` of a config: a Gymnasium id through SB3's ``make_vec_env``, a game through
+    :func:`~sb3_fair.wrappers.make_multiagent_vec_env`.
+
+    :param env_id: a Gymnasium id or a key of :data:`MULTIAGENT_ENVS`.
+    :param n_envs: envs side by side (games: instances side by side, each one slot per agent).
+    :param seed: the first env's seed (Gymnasium ids; games are seeded by the algorithm's ``seed``).
+    :param env_kwargs: the env's (game factory's) keyword arguments; a game's ``counterfactual_pair``
+        entry pairs it with its counterfactual twin.
+    :param env_wrapper: RL Zoo's ``env_wrapper`` entry (Gymnasium envs only).
+    :param vec_env_wrapper: RL Zoo's ``vec_env_wrapper`` entry.
+    :param monitor_fairness: wrap every env that honours the stakeholder contract in
+        :class:`~sb3_fair.common.monitor.FairnessMonitor` (games: ``ParallelFairnessMonitor``), so
+        that any algorithm can log ``fairness/*`` with a :class:`~sb3_fair.common.callbacks.FairnessCallback`.
+    """
+    env_id = check_env_id(env_id)
+    kwargs = dict(env_kwargs or {})
+    if is_multiagent_env(env_id):
+        from sb3_fair.wrappers import CounterfactualPair, make_multiagent_vec_env
+
+        if env_wrapper is not None:
+            raise ValueError(f"env_wrapper applies to Gymnasium envs; {env_id!r} is a multi-agent game (use vec_env_wrapper)")
+        pair = kwargs.pop(COUNTERFACTUAL_PAIR, None)
+        factory = MULTIAGENT_ENVS[env_id]
+
+        def game() -> Any:
+            return factory(**kwargs)
+
+        game()  # a bad env_kwargs fails here, naming the argument, before any VecEnv exists
+        if pair not in (None, False):
+            mode = "flip" if pair is True else pair
+            vec = make_multiagent_vec_env(CounterfactualPair(game, mode=mode), n_instances=n_envs, monitor=monitor_fairness)
+        else:
+            vec = make_multiagent_vec_env(game, n_instances=n_envs, monitor=monitor_fairness)
+    else:
+        wrap = wrapper_chain(env_wrapper)
+        if monitor_fairness:
+            wrap = _with_fairness_monitor(wrap)
+        vec = make_vec_env(env_id, n_envs=n_envs, seed=seed, env_kwargs=kwargs, wrapper_class=wrap)
+    vec_wrap = wrapper_chain(vec_env_wrapper, "vec_env_wrapper")
+    if vec_wrap is not None:
+        vec = vec_wrap(vec)
+        if not isinstance(vec, (VecEnv, VecEnvWrapper)):
+            raise ValueError(f"vec_env_wrapper must return a VecEnv, got {type(vec).__name__}")
+    return vec
+
+
+def _with_fairness_monitor(inner: Callable[[Any], Any] | None) -> Callable[[Any], Any]:
+    def wrap(env: Any) -> Any:
+        from stable_baselines3.common.env_util import is_wrapped
+
+        from sb3_fair.common.monitor import FairnessMonitor
+        from sb3_fair.common.protocol import is_stakeholders_supported
+
+        if inner is not None:
+            env = inner(env)
+        if is_stakeholders_supported(env) and not is_wrapped(env, FairnessMonitor):
+            env = FairnessMonitor(env)
+        return env
+
+    return wrap
+
+
+def make_eval_env(env_id: str, env_kwargs: dict[str, Any] | None = None, env_wrapper: Any = None) -> Any:
+    """One env for evaluation, not vectorised: a Gymnasium env (with ``env_wrapper``), or the bare game
+    (paired with its twin where ``env_kwargs`` says so)."""
+    env_id = check_env_id(env_id)
+    kwargs = dict(env_kwargs or {})
+    if is_multiagent_env(env_id):
+        from sb3_fair.wrappers import CounterfactualPair
+
+        pair = kwargs.pop(COUNTERFACTUAL_PAIR, None)
+        factory = MULTIAGENT_ENVS[env_id]
+        if pair not in (None, False):
+            return CounterfactualPair(lambda: factory(**kwargs), mode="flip" if pair is True else pair)
+        return factory(**kwargs)
+    env = gym.make(env_id, **kwargs)
+    wrap = wrapper_chain(env_wrapper)
+    return wrap(env) if wrap is not None else env
+
+
+__all__ = [
+    "ALGOS",
+    "COUNTERFACTUAL_PAIR",
+    "FAIR_COUNTERPART",
+    "MULTIAGENT_ENVS",
+    "algo_names",
+    "canonical_algo",
+    "check_env_id",
+    "get_algo_class",
+    "import_object",
+    "is_fair_algo",
+    "is_multiagent_env",
+    "make_env",
+    "make_eval_env",
+    "register_multiagent_env",
+    "wrapper_chain",
+]

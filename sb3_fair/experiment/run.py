@@ -1,0 +1,355 @@
+"""``train(config) -> ExperimentResult``: the one runner behind the CLI, the benchmarks and sweeps.
+
+:func:`build_model` turns an :class:`~sb3_fair.experiment.config.ExperimentConfig` into a model on
+its training ``VecEnv``; :func:`train` trains it (with the ``fairness/*`` logs for every algorithm,
+SB3's own included), saves it with its config, evaluates it with the evaluator that fits the env
+(:func:`evaluate`) and, with ``wandb`` on, owns the W&B run: one run per call, grouped and tagged,
+the evaluation figures in its summary.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from stable_baselines3.common.base_class import BaseAlgorithm
+from stable_baselines3.common.callbacks import BaseCallback, CallbackList, CheckpointCallback
+from stable_baselines3.common.vec_env import VecEnv, VecNormalize
+
+from sb3_fair.common.hyperparams import algo_kwargs, import_object, resolve_hyperparams
+from sb3_fair.experiment.config import ExperimentConfig
+from sb3_fair.experiment.registry import get_algo_class, is_fair_algo, is_multiagent_env, make_env, make_eval_env
+
+#: suffix of the config saved beside a model (``model.zip`` -> ``model.config.yml``)
+CONFIG_SUFFIX = ".config.yml"
+#: suffix of the VecNormalize statistics saved beside a model trained with ``normalize``
+VECNORMALIZE_SUFFIX = ".vecnormalize.pkl"
+
+
+@dataclass
+class ExperimentResult:
+    """What :func:`train` returns.
+
+    :param config: the config that ran.
+    :param evaluation: the evaluation's scalar figures (``episode_reward``, fairness figures, ...);
+        empty without evaluation.
+    :param table: the per-group table of a multi-agent evaluation (``{group: {"mean_return", ...}}``).
+    :param n_timesteps: the model's step count at the end.
+    :param train_time_s: seconds spent in ``learn``.
+    :param save_path: where the model was saved, if it was.
+    :param resumed_at: the step count of the checkpoint a resumed run went on from.
+    :param resumed_buffer: the replay buffer file a resumed run loaded, if any.
+    :param model: the trained model (not part of :meth:`to_dict`).
+    """
+
+    config: ExperimentConfig
+    evaluation: dict[str, float] = field(default_factory=dict)
+    table: dict[int, dict[str, float]] = field(default_factory=dict)
+    n_timesteps: int = 0
+    train_time_s: float = 0.0
+    save_path: str | None = None
+    resumed_at: int | None = None
+    resumed_buffer: str | None = None
+    model: BaseAlgorithm | None = field(default=None, repr=False)
+
+    @property
+    def steps_per_second(self) -> float:
+        """Training throughput."""
+        return self.n_timesteps / self.train_time_s if self.train_time_s > 0 else float("nan")
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data: the config, the figures and the timings."""
+        return {"config": self.config.to_dict(), "evaluation": dict(self.evaluation),
+                "table": {str(g): dict(row) for g, row in self.table.items()}, "n_timesteps": self.n_timesteps,
+                "train_time_s": self.train_time_s, "steps_per_second": self.steps_per_second, "save_path": self.save_path}
+
+
+def _vec_normalize(env: VecEnv, spec: Any, gamma: float | None) -> VecEnv:
+    """RL Zoo's ``normalize``: True, a mapping of VecNormalize arguments, or their ``dict(...)`` string."""
+    if spec is None or spec is False:
+        return env
+    if spec is True:
+        kwargs: dict[str, Any] = {}
+    elif isinstance(spec, (dict, str)):
+        kwargs = resolve_hyperparams({"policy_kwargs": spec})["policy_kwargs"]  # the same dict(...) reading as RL Zoo's
+    else:
+        raise ValueError(f"hyper-parameter 'normalize' must be true, false or a mapping of VecNormalize arguments, got {spec!r}")
+    if gamma is not None and "gamma" not in kwargs:
+        kwargs["gamma"] = gamma
+    return VecNormalize(env, **kwargs)
+
+
+def _action_noise(hyperparams: dict[str, Any], env: VecEnv) -> Any:
+    """RL Zoo's ``noise_type`` (``normal`` or ``ornstein-uhlenbeck``) and ``noise_std``."""
+    from stable_baselines3.common.noise import NormalActionNoise, OrnsteinUhlenbeckActionNoise
+
+    kind = hyperparams.get("noise_type")
+    if kind is None:
+        return None
+    std = float(hyperparams.get("noise_std", 0.1))
+    n = int(np.prod(env.action_space.shape))
+    if kind.strip() == "normal":
+        return NormalActionNoise(mean=np.zeros(n), sigma=std * np.ones(n))
+    if kind.strip() == "ornstein-uhlenbeck":
+        return OrnsteinUhlenbeckActionNoise(mean=np.zeros(n), sigma=std * np.ones(n))
+    raise ValueError(f"hyper-parameter 'noise_type' must be 'normal' or 'ornstein-uhlenbeck', got {kind!r}")
+
+
+def _zoo_callbacks(spec: Any) -> list[BaseCallback]:
+    """RL Zoo's ``callback``: a dotted path, ``{path: kwargs}``, or a list of either."""
+    if spec is None:
+        return []
+    out = []
+    for item in spec if isinstance(spec, list) else [spec]:
+        path, kwargs = next(iter(item.items())) if isinstance(item, dict) else (item, {})
+        out.append(import_object(path)(**(kwargs or {})))
+    return out
+
+
+_UNEXPECTED = re.compile(r"unexpected keyword argument '(\w+)'")
+
+
+def build_model(config: ExperimentConfig, env: VecEnv | None = None) -> BaseAlgorithm:
+    """The model of ``config`` on its training env (built with :func:`~sb3_fair.experiment.registry.make_env`
+    unless ``env`` is given).
+
+    :raises ValueError: naming a hyper-parameter the algorithm does not take, or a value it refuses.
+    """
+    hp = config.hyperparams
+    if "frame_stack" in hp:
+        raise ValueError("hyper-parameter 'frame_stack' is not supported (the evaluation envs are not vectorised); "
+                         "use env_wrapper: gymnasium.wrappers.FrameStackObservation with {stack_size: N}")
+    cls = get_algo_class(config.algo)
+    kwargs = algo_kwargs(hp)
+    if env is None:
+        n_envs = hp.get("n_envs", 1)
+        if isinstance(n_envs, bool) or not isinstance(n_envs, int) or n_envs < 1:
+            raise ValueError(f"hyper-parameter 'n_envs' must be an int >= 1, got {n_envs!r}")
+        env_kwargs = hp.get("env_kwargs") or {}
+        if not isinstance(env_kwargs, dict):
+            raise ValueError(f"hyper-parameter 'env_kwargs' must be a mapping, got {env_kwargs!r}")
+        env = make_env(config.env, n_envs=n_envs, seed=config.seed, env_kwargs=env_kwargs,
+                       env_wrapper=hp.get("env_wrapper"), vec_env_wrapper=hp.get("vec_env_wrapper"))
+        env = _vec_normalize(env, hp.get("normalize"), kwargs.get("gamma"))
+    noise = _action_noise(hp, env)
+    if noise is not None:
+        kwargs["action_noise"] = noise
+    policy = resolve_hyperparams({"policy": hp.get("policy", "MlpPolicy")})["policy"]
+    kwargs.update(seed=config.seed, verbose=config.verbose, tensorboard_log=config.tensorboard_log)
+    if is_fair_algo(config.algo) and config.wandb:
+        kwargs["wandb"] = True  # joins the run train() started (and leaves it open for the evaluation figures)
+    try:
+        return cls(policy, env, **kwargs)
+    except TypeError as err:
+        match = _UNEXPECTED.search(str(err))
+        if match:
+            raise ValueError(f"hyper-parameter {match.group(1)!r} is not an argument of {cls.__name__} "
+                             f"(entry for {config.env!r}{' @' + config.variant if config.variant else ''})") from None
+        raise
+
+
+class _NormalizedPredictor:
+    """A model's ``predict`` on raw observations, normalised with its training VecNormalize's statistics."""
+
+    def __init__(self, model: BaseAlgorithm, vec_normalize: VecNormalize) -> None:
+        self.model = model
+        self.vec_normalize = vec_normalize
+        self.predict = self._predict  # an instance attribute, so evaluators inspecting ``predict`` see its arguments
+
+    def _predict(self, observation: Any, state: Any = None, episode_start: Any = None, deterministic: bool = False) -> Any:
+        return self.model.predict(self.vec_normalize.normalize_obs(observation), state=state, episode_start=episode_start,
+                                  deterministic=deterministic)
+
+
+def evaluate(model: Any, env_id: str, n_episodes: int = 10, env_kwargs: dict[str, Any] | None = None, env_wrapper: Any = None,
+             deterministic: bool | None = None, seed: int = 0) -> tuple[dict[str, float], dict[int, dict[str, float]]]:
+    """Evaluate ``model`` with the evaluator that fits the env; return the scalar figures and, for a
+    multi-agent game, the per-group table.
+
+    * a multi-agent game: :func:`~sb3_fair.common.evaluation.evaluate_group_fairness` (samples by default);
+    * an env reporting Hu et al.'s (2024) Δs and Δl: :func:`~sb3_fair.common.evaluation.evaluate_long_term`
+      (samples by default, their protocol);
+    * an env with stakeholders: :func:`~sb3_fair.common.evaluation.evaluate_fairness` (greedy by default);
+    * any other env: SB3's :func:`~stable_baselines3.common.evaluation.evaluate_policy` (greedy by default).
+
+    A model trained on a ``VecNormalize`` env sees observations normalised with its training statistics.
+    """
+    from stable_baselines3.common.evaluation import evaluate_policy
+
+    from sb3_fair.common.evaluation import evaluate_fairness, evaluate_group_fairness, evaluate_long_term
+    from sb3_fair.common.protocol import is_fairness_signals_supported, is_stakeholders_supported
+
+    vec_normalize = model.get_vec_normalize_env() if isinstance(model, BaseAlgorithm) else None
+    predictor = _NormalizedPredictor(model, vec_normalize) if vec_normalize is not None else model
+    env = make_eval_env(env_id, env_kwargs, env_wrapper)
+    try:
+        if is_multiagent_env(env_id):
+            res = evaluate_group_fairness(predictor, env, n_episodes=n_episodes, seed=seed,
+                                          deterministic=bool(deterministic))
+            return _scalars(res), {int(g): dict(row) for g, row in res["table"].items()}
+        _, info = env.reset(seed=seed)
+        if is_fairness_signals_supported(info):
+            res = evaluate_long_term(predictor, env, n_episodes=n_episodes, seed=seed, deterministic=bool(deterministic))
+            return _scalars(res), {}
+        if is_stakeholders_supported(env):
+            det = True if deterministic is None else deterministic
+            return _scalars(evaluate_fairness(predictor, env, n_episodes=n_episodes, deterministic=det)), {}
+        det = True if deterministic is None else deterministic
+        rewards, lengths = evaluate_policy(predictor, env, n_eval_episodes=n_episodes, deterministic=det,
+                                           return_episode_rewards=True, warn=False)
+        return {"episode_reward": float(np.mean(rewards)), "episode_reward_std": float(np.std(rewards)),
+                "episode_length": float(np.mean(lengths))}, {}
+    finally:
+        env.close()
+
+
+def _scalars(result: dict[str, Any]) -> dict[str, float]:
+    return {k: float(v) for k, v in result.items() if isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)}
+
+
+def saved_config_path(model_path: str | Path) -> Path:
+    """The config file saved beside ``model_path`` (``x.zip`` -> ``x.config.yml``)."""
+    p = Path(model_path)
+    stem = p.name[:-4] if p.name.endswith(".zip") else p.name
+    return p.with_name(stem + CONFIG_SUFFIX)
+
+
+def load_model(path: str | Path, algo: str | None = None, env: VecEnv | None = None, **kwargs: Any) -> tuple[BaseAlgorithm, ExperimentConfig | None]:
+    """A saved model and, if :func:`train` saved it, its config (algorithm, env and VecNormalize statistics
+    come from there); ``algo`` is needed otherwise.
+
+    :raises ValueError: when neither ``algo`` nor a saved config says which algorithm to load.
+    """
+    p = Path(path)
+    zip_path = p if p.suffix == ".zip" else p.with_name(p.name + ".zip")
+    if not zip_path.is_file():
+        raise ValueError(f"no saved model {str(p)!r}")
+    cfg_path = saved_config_path(zip_path)
+    config = ExperimentConfig.from_file(cfg_path) if cfg_path.is_file() else None
+    name = algo or (config.algo if config else None)
+    if name is None:
+        raise ValueError(f"{zip_path} has no saved config ({cfg_path.name}); say which algorithm it is (--algo)")
+    model = get_algo_class(name).load(zip_path, env=env, device=kwargs.pop("device", "cpu"), **kwargs)
+    stats = zip_path.with_name(zip_path.name[:-4] + VECNORMALIZE_SUFFIX)
+    if stats.is_file() and config is not None:
+        vec = make_env(config.env, n_envs=1, env_kwargs=config.hyperparams.get("env_kwargs") or {},
+                       env_wrapper=config.hyperparams.get("env_wrapper"))
+        norm = VecNormalize.load(str(stats), vec)
+        norm.training, norm.norm_reward = False, False
+        model._vec_normalize_env = norm  # what get_vec_normalize_env() reads
+    return model, config
+
+
+def train(config: ExperimentConfig, callback: BaseCallback | list[BaseCallback] | None = None,
+          resume: str | Path | None = None) -> ExperimentResult:
+    """Train, save, evaluate and track one run of ``config``.
+
+    :param config: the experiment.
+    :param callback: the user's callbacks, run after the fairness logging.
+    :param resume: a checkpoint (``.zip``) to go on from, up to ``config.n_timesteps`` steps in all
+        (with its replay buffer, if saved beside it by the checkpoints).
+    """
+    from sb3_fair.common.callbacks import FairnessCallback
+    from sb3_fair.common.fair_algorithm import fairness_figures_logged
+    from sb3_fair.common.logging import finish_wandb_run, start_wandb_run
+
+    run = None
+    if config.wandb:
+        init = dict(config.wandb) if isinstance(config.wandb, dict) else {}
+        init.setdefault("name", config.run_name)
+        init.setdefault("group", config.group or f"{config.algo}-{config.env.replace('/', '_')}")
+        init.setdefault("tags", [config.algo, config.env, *([config.variant] if config.variant else [])])
+        init.setdefault("reinit", "finish_previous")
+        run = start_wandb_run({"experiment": config.to_dict()}, **init)  # the model adds its own flat settings beside it
+    try:
+        buffer: Path | None = None
+        if resume is not None:
+            model, buffer = _resume(config, Path(resume))
+        else:
+            model = build_model(config)
+        start = int(model.num_timesteps)
+        callbacks: list[BaseCallback] = []
+        if not is_fair_algo(config.algo) and (fairness_figures_logged(model.get_env()) or run is not None):
+            callbacks.append(FairnessCallback(wandb=run is not None))
+        callbacks += _zoo_callbacks(config.hyperparams.get("callback"))
+        if config.checkpoint_every:
+            folder = _checkpoint_folder(config)
+            callbacks.append(CheckpointCallback(config.checkpoint_every, str(folder), name_prefix="model",
+                                                save_replay_buffer=True, save_vecnormalize=True))
+            folder.mkdir(parents=True, exist_ok=True)
+            config.save(folder / ("model" + CONFIG_SUFFIX))
+        if callback is not None:
+            callbacks += callback if isinstance(callback, list) else [callback]
+        remaining = config.n_timesteps - (start if resume is not None else 0)
+        t0 = time.perf_counter()
+        if remaining > 0:
+            model.learn(remaining, callback=CallbackList(callbacks) if callbacks else None, progress_bar=config.progress_bar,
+                        reset_num_timesteps=resume is None)
+        train_time = time.perf_counter() - t0
+        result = ExperimentResult(config=config, n_timesteps=int(model.num_timesteps), train_time_s=train_time, model=model)
+        if resume is not None:
+            result.resumed_at, result.resumed_buffer = start, (str(buffer) if buffer else None)
+        if config.save_path:
+            save(model, config, config.save_path)
+            result.save_path = str(config.save_path)
+        if config.eval_episodes:
+            env_kwargs = {**(config.hyperparams.get("env_kwargs") or {}), **config.eval_env_kwargs}
+            result.evaluation, result.table = evaluate(model, config.env, config.eval_episodes, env_kwargs,
+                                                       config.hyperparams.get("env_wrapper"), config.eval_deterministic,
+                                                       seed=10_000 + config.seed)
+        if run is not None:
+            try:
+                run.summary.update({f"eval/{k}": v for k, v in result.evaluation.items()})
+                run.summary.update({"train/steps_per_second": result.steps_per_second})
+            except Exception as exc:  # noqa: BLE001 - W&B must never stop an experiment
+                import warnings
+
+                warnings.warn(f"Weights & Biases could not store the evaluation figures ({exc!r})", stacklevel=2)
+        return result
+    finally:
+        if run is not None:
+            finish_wandb_run(run)
+
+
+def save(model: BaseAlgorithm, config: ExperimentConfig, path: str | Path) -> None:
+    """Save ``model``, its config beside it (``x.config.yml``) and, if it trained on one, its VecNormalize statistics."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    model.save(p)
+    zip_path = p if p.suffix == ".zip" else p.with_name(p.name + ".zip")
+    config.save(saved_config_path(zip_path))
+    norm = model.get_vec_normalize_env()
+    if norm is not None:
+        norm.save(str(zip_path.with_name(zip_path.name[:-4] + VECNORMALIZE_SUFFIX)))
+
+
+def _checkpoint_folder(config: ExperimentConfig) -> Path:
+    return Path(config.save_path).with_suffix("") if config.save_path else Path("checkpoints") / config.run_name
+
+
+def _resume(config: ExperimentConfig, checkpoint: Path) -> tuple[BaseAlgorithm, Path | None]:
+    """A checkpoint of :class:`CheckpointCallback` (``<prefix>_<N>_steps.zip``) on a fresh env of ``config``,
+    with its replay buffer and VecNormalize statistics where they were saved beside it."""
+    if not checkpoint.is_file():
+        raise ValueError(f"no checkpoint {str(checkpoint)!r}")
+    probe = build_model(config)  # the training env, built as the config says
+    env = probe.get_env()
+    stem = checkpoint.name[:-4]
+    prefix, _, steps = stem.rpartition("_")[0].rpartition("_")
+    stats = checkpoint.with_name(f"{prefix}_vecnormalize_{steps}_steps.pkl")
+    if stats.is_file() and isinstance(env, VecNormalize):
+        env = VecNormalize.load(str(stats), env.venv)
+    extra = {"wandb": True} if is_fair_algo(config.algo) and config.wandb else {}
+    model = get_algo_class(config.algo).load(checkpoint, env=env, tensorboard_log=config.tensorboard_log, **extra)
+    buffer = checkpoint.with_name(f"{prefix}_replay_buffer_{steps}_steps.pkl")
+    if buffer.is_file() and hasattr(model, "load_replay_buffer"):
+        model.load_replay_buffer(buffer)
+        return model, buffer
+    return model, None
+
+
+__all__ = ["CONFIG_SUFFIX", "ExperimentResult", "build_model", "evaluate", "load_model", "save", "saved_config_path", "train"]

@@ -1,0 +1,262 @@
+"""The experiment layer: hyper-parameter files in RL Zoo's format, configs and overrides, the registry, train(config)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import torch as th
+from stable_baselines3 import PPO
+from stable_baselines3.common.callbacks import BaseCallback
+from sb3_contrib import MaskablePPO, RecurrentPPO
+from torch import nn
+
+from sb3_fair import FairDQN, FairPPO
+from sb3_fair.common.hyperparams import (
+    LinearSchedule,
+    hyperparams_file,
+    load_hyperparams,
+    read_hyperparams_file,
+    resolve_hyperparams,
+    variants,
+)
+from sb3_fair.experiment import ExperimentConfig, apply_overrides, build_model, canonical_algo, get_algo_class, load_model, make_env, train
+from sb3_fair.experiment.registry import ALGOS, register_multiagent_env
+from sb3_fair.ppo.policies import MlpTrunk
+
+DONUT = "sb3_fair/DonutAllocation-v0"
+
+
+# --- hyper-parameter files -------------------------------------------------------------------------------------------
+
+def test_every_shipped_entry_resolves_and_names_only_arguments_of_its_algorithm(tmp_path) -> None:
+    import inspect
+
+    from sb3_fair.common.hyperparams import HYPERPARAMS_DIR, ZOO_KEYS, algo_kwargs
+
+    files = sorted(HYPERPARAMS_DIR.glob("*.yml"))
+    assert {f.stem for f in files} >= {"fair_dqn", "fair_ppo"}
+    for f in files:
+        cls = get_algo_class(f.stem)
+        for key, entry in read_hyperparams_file(f).items():
+            if key.startswith("_"):
+                continue  # YAML anchors shared by entries
+            kwargs = algo_kwargs(entry)
+            assert "n_timesteps" in entry and "policy" in entry, (f.name, key)
+            assert not set(kwargs) & set(ZOO_KEYS)
+            # FairX takes its parent's arguments through **kwargs: check against both signatures
+            accepted = {p for c in cls.__mro__ if "__init__" in vars(c) for p in inspect.signature(c.__init__).parameters}
+            assert set(kwargs) <= accepted, (f.name, key, set(kwargs) - accepted)
+
+
+def test_entries_variants_and_default_follow_rl_zoos_rules() -> None:
+    path = hyperparams_file("fair_ppo")
+    assert variants(path, "sb3_fair/EpidemicControl-v0") == ["a_ppo", "f_ppo", "f_ppo_l", "ppo"]
+    # the env's own entry is the paper's F-PPO preset; an unknown env falls back to "default"
+    assert load_hyperparams(path, "sb3_fair/EpidemicControl-v0") == load_hyperparams(path, "sb3_fair/EpidemicControl-v0", "f_ppo")
+    assert load_hyperparams(path, "CartPole-v1") == {"policy": "MlpPolicy", "n_timesteps": 100000}
+    with pytest.raises(ValueError, match="no variant 'f_ppo' of 'CartPole-v1'"):
+        load_hyperparams(path, "CartPole-v1", "f_ppo")  # never the default for a named variant
+
+
+def test_objects_written_as_strings_are_resolved() -> None:
+    out = resolve_hyperparams({
+        "policy_kwargs": {"features_extractor_class": "sb3_fair.ppo.policies:MlpTrunk", "activation_fn": "torch.nn:ReLU"},
+        "massaging_tau": "sb3_fair.common.long_term:lending_massaging_threshold",
+        "learning_rate": "lin_0.001", "clip_range": 0.2, "device": "cuda:0", "fairness": "long_term",
+    })
+    assert out["policy_kwargs"] == {"features_extractor_class": MlpTrunk, "activation_fn": nn.ReLU}
+    from sb3_fair.common.long_term import lending_massaging_threshold
+
+    assert out["massaging_tau"] is lending_massaging_threshold
+    assert isinstance(out["learning_rate"], LinearSchedule) and out["learning_rate"](0.5) == pytest.approx(0.0005)
+    assert out["device"] == "cuda:0" and out["fairness"] == "long_term"  # plain strings stay strings
+    # RL Zoo's own forms
+    zoo = resolve_hyperparams({"policy_kwargs": "dict(net_arch=[64, 64], activation_fn=nn.Tanh)",
+                               "policy": "sb3_fair.dqn.policies.FairQPolicy" if False else "stable_baselines3.ppo.MlpPolicy"})
+    assert zoo["policy_kwargs"] == {"net_arch": [64, 64], "activation_fn": nn.Tanh}
+    assert zoo["policy"] is PPO.policy_aliases["MlpPolicy"]
+
+
+@pytest.mark.parametrize("entry, message", [
+    ({"activation_fn": "torch.nn:NoSuchLayer"}, "hyper-parameter 'activation_fn': cannot import 'torch.nn:NoSuchLayer'"),
+    ({"policy_kwargs": "dict(net_arch=[64,"}, "hyper-parameter 'policy_kwargs': cannot read"),
+    ({"policy_kwargs": "[1, 2]"}, "hyper-parameter 'policy_kwargs': must give a dict"),
+    ({"learning_rate": "lin_fast"}, "a linear schedule is written lin_<number>"),
+])
+def test_unresolvable_values_name_their_key(entry, message) -> None:
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace("[", r"\[")):
+        resolve_hyperparams(entry)
+
+
+def test_presets_come_from_the_yaml_files() -> None:
+    """One source of truth: from_preset reads the same entries as the CLI (known values from the papers' code)."""
+    from sb3_fair.dqn import preset_kwargs as dqn_preset
+    from sb3_fair.ppo.presets import PAPER_TIMESTEPS, preset_kwargs
+
+    assert PAPER_TIMESTEPS == {"lending": 700_000, "attention": 2_000_000, "epidemic": 500_000}
+    lending = preset_kwargs("lending", "f_ppo")
+    assert lending["fairness_coef"] == (1.12, 1.0) and lending["delta"] == 0.005 and lending["n_steps"] == 2000
+    assert lending["policy_kwargs"]["features_extractor_class"] is MlpTrunk
+    fairqcm = dqn_preset("lending", True)
+    assert fairqcm["counterfactual_offsets"] == (0, 1, 2, 3, 4, 5) and fairqcm["batch_size"] == 512
+    assert dqn_preset("donut", False)["buffer_size"] == 400 and dqn_preset("donut", True)["buffer_size"] == 6400
+    assert load_hyperparams(hyperparams_file("fair_dqn"), "sb3_fair/LoanApplicants-v0", "paper_fairqcm")["env_kwargs"] == {"memory": "min"}
+
+
+# --- configs ---------------------------------------------------------------------------------------------------------
+
+def test_overrides_reach_into_mappings_parse_numbers_and_remove_keys() -> None:
+    base = {"learning_rate": 0.1, "policy_kwargs": {"net_arch": [8]}, "env_kwargs": {"preset": "small"}, "gamma": 0.9}
+    out = apply_overrides(base, ["learning_rate=1e-4", "policy_kwargs.net_arch=[64, 64]", "env_kwargs.preset=tiny", "gamma=null",
+                                 "n_steps=128", "fairness=dp", "massaging=true"])
+    assert out == {"learning_rate": 1e-4, "policy_kwargs": {"net_arch": [64, 64]}, "env_kwargs": {"preset": "tiny"},
+                   "n_steps": 128, "fairness": "dp", "massaging": True}
+    assert base["policy_kwargs"] == {"net_arch": [8]}  # not changed in place
+    with pytest.raises(ValueError, match="policy_kwargs is written as a string"):
+        apply_overrides({"policy_kwargs": "dict(net_arch=[8])"}, ["policy_kwargs.net_arch=[4]"])
+    with pytest.raises(ValueError, match="gamma is 0.9, not a mapping"):
+        apply_overrides(base, ["gamma.x=1"])
+
+
+def test_config_round_trips_and_checks_its_fields(tmp_path) -> None:
+    cfg = ExperimentConfig.from_hyperparams("FairPPO", "sb3_fair/AllelopathicHarvest-v0", overrides=["alpha=1.0"], seed=3)
+    assert cfg.algo == "fair_ppo" and cfg.n_timesteps == 1_000_000 and cfg.hyperparams["alpha"] == 1.0
+    assert ExperimentConfig.from_dict(json.loads(json.dumps(cfg.to_dict()))) == cfg
+    cfg.save(tmp_path / "c.yml")
+    assert ExperimentConfig.from_file(tmp_path / "c.yml") == cfg
+    assert cfg.replace(seed=4, hyperparams={"env_kwargs.preset": "tiny"}).hyperparams["env_kwargs"] == {"preset": "tiny"}
+    for bad, message in [({"seed": -1}, "seed must be an int >= 0"), ({"n_timesteps": 1.5}, "n_timesteps must be an int >= 1"),
+                         ({"wandb": "yes"}, "wandb must be True, False or a dict"), ({"colour": 1}, "unknown config keys ['colour']")]:
+        with pytest.raises(ValueError, match=message.replace("[", r"\[")):
+            ExperimentConfig.from_dict({**cfg.to_dict(), **bad})
+
+
+def test_experiment_file_starts_from_the_shipped_entry(tmp_path) -> None:
+    (tmp_path / "exp.yml").write_text("algo: fair_ppo\nenv: sb3_fair/EpidemicControl-v0\nvariant: f_ppo_l\nseed: 2\n"
+                                      "hyperparams:\n  delta: 0.01\n  n_steps: 64\n")
+    cfg = ExperimentConfig.from_file(tmp_path / "exp.yml", overrides=["batch_size=32"], n_timesteps=128)
+    assert (cfg.seed, cfg.n_timesteps, cfg.variant) == (2, 128, "f_ppo_l")
+    assert cfg.hyperparams["delta"] == 0.01 and cfg.hyperparams["n_steps"] == 64 and cfg.hyperparams["batch_size"] == 32
+    assert cfg.hyperparams["fairness_coef"] == [0.25, 0.25]  # from the shipped f_ppo_l entry
+    (tmp_path / "bad.yml").write_text("algo: ppo\nenv: CartPole-v1\nlearnig_rate: 0.1\n")
+    with pytest.raises(ValueError, match=r"unknown keys \['learnig_rate'\]"):
+        ExperimentConfig.from_file(tmp_path / "bad.yml")
+
+
+# --- registry --------------------------------------------------------------------------------------------------------
+
+def test_algorithm_names_as_rl_zoo_spells_them_and_class_names() -> None:
+    assert canonical_algo("FairPPO") == canonical_algo("fairppo") == canonical_algo("fair-ppo") == "fair_ppo"
+    assert get_algo_class("MaskablePPO") is get_algo_class("ppo_mask") is MaskablePPO
+    assert get_algo_class("ppo_lstm") is RecurrentPPO and get_algo_class("RecurrentPPO") is RecurrentPPO
+    for name in ALGOS:
+        assert get_algo_class(name).__name__ == ALGOS[name].rpartition(":")[2]
+
+
+def test_games_have_ids_and_a_counterfactual_pair_option() -> None:
+    vec = make_env("sb3_fair/AllelopathicHarvest-v0", n_envs=2, env_kwargs={"preset": "tiny"})
+    assert vec.num_envs == 2 * 4
+    pair = make_env("sb3_fair/AllelopathicHarvest-v0", n_envs=1, env_kwargs={"preset": "tiny", "counterfactual_pair": "flip"})
+    assert pair.num_envs == 2 * 4  # each game beside its twin
+    with pytest.raises(ValueError, match="n_agents must be an even int"):
+        make_env("sb3_fair/DisparityGame-v0", env_kwargs={"n_agents": 3})
+
+    from sb3_fair.envs import DisparityGame
+
+    register_multiagent_env("tests/SmallDisparity-v0", lambda **kw: DisparityGame(n_agents=4, **kw))
+    assert make_env("tests/SmallDisparity-v0").num_envs == 4
+
+
+# --- train(config) ---------------------------------------------------------------------------------------------------
+
+def test_the_layer_builds_what_from_preset_builds() -> None:
+    """The same entry, the same seed: the same network as the algorithm's own from_preset."""
+    cfg = ExperimentConfig.from_hyperparams("fair_dqn", DONUT, variant="paper_fairqcm", n_timesteps=1)
+    ours = build_model(cfg)
+    theirs = FairDQN.from_preset("donut", DONUT, counterfactual=True, seed=0)
+    assert ours.batch_size == theirs.batch_size == 2048 and ours.counterfactual
+    for a, b in zip(ours.policy.parameters(), theirs.policy.parameters()):
+        assert th.equal(a, b)
+
+
+class _Seen(BaseCallback):
+    def __init__(self) -> None:
+        super().__init__()
+        self.keys: set[str] = set()
+
+    def _on_step(self) -> bool:
+        return True
+
+    def _on_rollout_end(self) -> None:
+        self.keys |= set(self.logger.name_to_value)
+
+
+def test_sb3_baselines_log_fairness_figures_too(tmp_path) -> None:
+    seen = _Seen()
+    cfg = ExperimentConfig(algo="ppo", env=DONUT, hyperparams={"n_steps": 256, "batch_size": 64}, n_timesteps=512, eval_episodes=2,
+                           save_path=str(tmp_path / "ppo.zip"))
+    result = train(cfg, callback=seen)
+    assert {"fairness/egalitarian", "fairness/gini"} <= seen.keys
+    assert isinstance(result.model, PPO) and result.n_timesteps == 512
+    assert {"egalitarian", "log_nash", "episode_reward"} <= set(result.evaluation)
+    model, saved = load_model(tmp_path / "ppo.zip")
+    assert isinstance(model, PPO) and saved == cfg
+
+
+def test_a_normalised_run_is_evaluated_with_its_statistics(tmp_path) -> None:
+    cfg = ExperimentConfig(algo="ppo", env="CartPole-v1", hyperparams={"normalize": True, "n_steps": 64, "batch_size": 32}, n_timesteps=128,
+                           eval_episodes=1, save_path=str(tmp_path / "m.zip"))
+    train(cfg)
+    assert (tmp_path / "m.vecnormalize.pkl").is_file()
+    model, _ = load_model(tmp_path / "m.zip")
+    norm = model.get_vec_normalize_env()
+    assert norm is not None and not norm.training and norm.obs_rms.count > 128
+
+
+def test_resume_goes_on_from_a_checkpoint(tmp_path) -> None:
+    cfg = ExperimentConfig(algo="fair_ppo", env="CartPole-v1", hyperparams={"n_steps": 64, "batch_size": 32, "fairness_coef": 0.0},
+                           n_timesteps=128, eval_episodes=1, checkpoint_every=64, save_path=str(tmp_path / "m.zip"))
+    train(cfg)
+    checkpoint = tmp_path / "m" / "model_64_steps.zip"
+    assert checkpoint.is_file() and (tmp_path / "m" / "model.config.yml").is_file()
+    result = train(cfg.replace(n_timesteps=192, checkpoint_every=None, save_path=None), resume=checkpoint)
+    assert result.resumed_at == 64 and result.n_timesteps == 192
+
+
+def test_wandb_one_run_per_experiment_grouped_and_tagged(tmp_path, monkeypatch) -> None:
+    """With the real wandb, offline: train() owns the run; the Fair algorithm joins it instead of starting a second."""
+    import wandb
+
+    monkeypatch.setenv("WANDB_MODE", "offline")
+    monkeypatch.setenv("WANDB_DIR", str(tmp_path))
+    inits = []
+    real_init = wandb.init
+    monkeypatch.setattr(wandb, "init", lambda *a, **kw: inits.append(kw) or real_init(*a, **kw))
+
+    class Grab(BaseCallback):
+        def _on_step(self) -> bool:
+            self.run = (wandb.run.group, sorted(wandb.run.tags), dict(wandb.run.config))
+            return True
+
+    grab = Grab()
+    cfg = ExperimentConfig(algo="fair_dqn", env=DONUT, variant=None, hyperparams={"learning_starts": 50, "buffer_size": 400, "batch_size": 32},
+                           n_timesteps=200, eval_episodes=1, wandb=True, group="sweep-1")
+    result = train(cfg, callback=grab)
+    assert len(inits) == 1
+    group, tags, config = grab.run
+    assert group == "sweep-1" and tags == sorted(["fair_dqn", DONUT])
+    assert config["experiment"]["algo"] == "fair_dqn" and config["experiment"]["hyperparams"]["buffer_size"] == 400
+    assert config["algo"] == "FairDQN" and config["buffer_size"] == 400  # the model's own settings beside it
+    assert wandb.run is None  # finished after the evaluation
+    assert np.isfinite(result.evaluation["episode_reward"])
+
+
+def test_fair_ppo_entry_trains_on_the_game() -> None:
+    cfg = ExperimentConfig.from_hyperparams("fair_ppo", "sb3_fair/AllelopathicHarvest-v0", variant="cf",
+                                            overrides=["env_kwargs.preset=tiny", "n_envs=1", "n_steps=60", "batch_size=120"],
+                                            n_timesteps=120, eval_episodes=1)
+    result = train(cfg)
+    assert isinstance(result.model, FairPPO) and result.model.fairness == "cf"
+    assert "cf_normalized" in result.evaluation or any(k.startswith("cf") for k in result.evaluation)
