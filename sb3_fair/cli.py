@@ -1,13 +1,20 @@
-"""The ``sb3-fair`` command: train, evaluate, and compare a baseline with its fair counterpart.
+"""The ``sb3-fair`` command: train, evaluate and compare any algorithm on any env, through :mod:`sb3_fair.experiment`.
 
 Examples::
 
     sb3-fair compare --task donut --seeds 2 --episodes 300      # DQN vs FairDQN, fairness table + PNG
     sb3-fair compare --task harvest --seeds 2 --episodes 60     # PPO vs FairPPO on Allelopathic Harvest
-    sb3-fair train sb3_fair/DonutAllocation-v0 --preset donut --counterfactual --timesteps 50000 --save fairqcm.zip
-    sb3-fair evaluate fairqcm.zip sb3_fair/DonutAllocation-v0 --episodes 50
-    sb3-fair train sb3_fair/DelayedImpactLending-v0 --algo fairppo --preset lending --variant f_ppo --timesteps 700000
-    sb3-fair evaluate fppo.zip sb3_fair/DelayedImpactLending-v0 --algo fairppo --episodes 10 --env-kwargs horizon=10000
+    sb3-fair train --algo fair_dqn --env sb3_fair/DonutAllocation-v0 --timesteps 50000 --save fairqcm.zip
+    sb3-fair evaluate fairqcm.zip --episodes 50 --json
+    sb3-fair train --algo fair_ppo --env sb3_fair/DelayedImpactLending-v0 --variant f_ppo_l -p delta=0.01
+    sb3-fair train --algo fair_ppo --env sb3_fair/AllelopathicHarvest-v0 -p env_kwargs.preset=tiny -p alpha=1.0
+    sb3-fair train --config my_experiment.yml --seed 3
+
+``--algo`` takes RL Zoo's names (``ppo``, ``dqn``, ``ppo_lstm`` ...), ``ppo_mask`` and ``fair_*``;
+``--env`` a Gymnasium id or a multi-agent game (``sb3_fair/AllelopathicHarvest-v0``,
+``sb3_fair/DisparityGame-v0``). Hyper-parameters come from ``sb3_fair/hyperparams/<algo>.yml``
+(RL Zoo's format, keyed by env id; ``--variant`` picks ``<env id>@<variant>``) or ``--config``,
+then ``-p key=value`` overrides (dotted keys reach into mappings).
 """
 
 from __future__ import annotations
@@ -25,11 +32,15 @@ import numpy as np
 
 from sb3_fair.common.validation import MAX_COEF
 
+#: the ready-made comparisons of ``sb3-fair compare --task``: (env id, baseline variant, fair variant, figures in the table)
 TASKS = {
-    # task: (env id, preset, horizon, figures shown in the table)
-    "donut": ("sb3_fair/DonutAllocation-v0", "donut", 100, ["episode_reward", "utilitarian", "egalitarian", "log_nash", "gini", "max_unfairness"]),
-    "lending": ("sb3_fair/LoanApplicants-v0", "lending", 40, ["episode_reward", "utilitarian", "group_0_mean", "group_1_mean", "dp", "dp_abs"]),
+    "donut": ("sb3_fair/DonutAllocation-v0", ["episode_reward", "utilitarian", "egalitarian", "log_nash", "gini", "max_unfairness"]),
+    "lending": ("sb3_fair/LoanApplicants-v0", ["episode_reward", "utilitarian", "group_0_mean", "group_1_mean", "dp", "dp_abs"]),
 }
+HARVEST_ENV = "sb3_fair/AllelopathicHarvest-v0"
+HARVEST_FIGURES = ["episode_return", "group_0_mean", "group_1_mean", "dp_normalized", "csp_mean_abs", "pof_group_0", "pof_group_1"]
+#: runs of at least this many steps show a progress bar unless --quiet
+PROGRESS_BAR_STEPS = 5_000
 
 
 def _int_at_least(minimum: int) -> Any:
@@ -77,208 +88,196 @@ def _check_output_path(parser: argparse.ArgumentParser, option: str, path: str |
         parser.error(f"argument {option}: cannot write {path!r} ({ancestor} is not a writable folder)")
 
 
-def _parse_kv(items: list[str]) -> dict[str, Any]:
+def _parse_kv(items: list[str] | None, option: str = "--env-kwargs") -> dict[str, Any]:
+    """``key=value`` pairs, each value read as YAML (numbers, lists, true/false)."""
+    from sb3_fair.experiment.config import parse_value
+
     out: dict[str, Any] = {}
     for item in items or []:
-        if "=" not in item:
-            raise SystemExit(f"--env-kwargs takes key=value pairs, got {item!r}")
+        if "=" not in item or not item.split("=", 1)[0]:
+            raise SystemExit(f"{option} takes key=value pairs, got {item!r}")
         key, value = item.split("=", 1)
-        try:
-            out[key] = json.loads(value)
-        except json.JSONDecodeError:
-            out[key] = value
+        out[key] = parse_value(value)
     return out
 
 
-ALGOS = ("fairdqn", "fairppo")
-DQN_PRESETS = ("donut", "lending")
-PPO_PRESETS = ("lending", "attention", "epidemic")
+def _config_from_args(args: argparse.Namespace) -> Any:
+    """The :class:`~sb3_fair.experiment.ExperimentConfig` the ``train`` arguments describe."""
+    from sb3_fair.experiment import ExperimentConfig
+    from sb3_fair.experiment.config import CONFIG_FIELDS
 
+    overrides = list(args.params or [])
+    if args.learning_rate is not None:
+        overrides.append(f"learning_rate={args.learning_rate!r}")
+    fields: dict[str, Any] = {"save_path": args.save, "tensorboard_log": args.tensorboard_log, "verbose": args.verbose,
+                              "checkpoint_every": args.checkpoint_every, "eval_env_kwargs": _parse_kv(args.eval_env_kwargs, "--eval-env-kwargs")}
+    for name in ("seed", "eval_episodes", "name", "group"):
+        if getattr(args, name) is not None:
+            fields[name] = getattr(args, name)
+    if args.timesteps is not None:
+        fields["n_timesteps"] = args.timesteps
+    if args.wandb:
+        fields["wandb"] = True
+    config_file = Path(args.config) if args.config else None
+    if config_file is None and args.resume:  # a checkpoint folder holds the run's config
+        saved = Path(args.resume).parent / "model.config.yml"
+        config_file = saved if saved.is_file() else None
+    if config_file is not None:
+        import yaml
 
-def _make_model(algo: str, env: Any, preset: str | None, counterfactual: bool, seed: int, wandb: bool,
-                tensorboard_log: str | None, learning_rate: float | None = None, verbose: int = 0,
-                variant: str = "f_ppo") -> Any:
-    from sb3_fair import FairDQN, FairPPO
-
-    if algo not in ALGOS:
-        raise SystemExit(f"--algo must be one of {list(ALGOS)}, got {algo!r}")
-    kwargs: dict[str, Any] = dict(seed=seed, wandb=wandb, tensorboard_log=tensorboard_log, verbose=verbose)
-    if learning_rate is not None:
-        kwargs["learning_rate"] = learning_rate
-    if algo == "fairppo":
-        if preset not in PPO_PRESETS:
-            raise SystemExit(f"--algo fairppo needs --preset, one of {list(PPO_PRESETS)} (Hu et al. 2024), got {preset!r}")
-        return FairPPO.from_preset(preset, env, variant=variant, **kwargs)
-    if preset is not None and preset not in DQN_PRESETS:
-        raise SystemExit(f"--algo fairdqn takes --preset one of {list(DQN_PRESETS)}, got {preset!r}")
-    if preset:
-        return FairDQN.from_preset(preset, env, counterfactual=counterfactual, **kwargs)
-    return FairDQN("MlpPolicy", env, counterfactual=counterfactual, **kwargs)
-
-
-def _checkpoint_files(checkpoint: Path) -> tuple[Path, Path | None]:
-    """A model checkpoint of :class:`CheckpointCallback` (``<prefix>_<N>_steps.zip``) and its replay buffer, if saved."""
-    stem = checkpoint.name[: -len(".zip")] if checkpoint.name.endswith(".zip") else checkpoint.name
-    prefix, _, steps = stem.rpartition("_")[0].rpartition("_")
-    buffer = checkpoint.parent / f"{prefix}_replay_buffer_{steps}_steps.pkl"
-    return checkpoint.parent / f"{stem}.zip", (buffer if buffer.exists() else None)
+        data = yaml.safe_load(config_file.read_text()) or {}
+        if isinstance(data, dict) and "algo" in data and "env" in data:  # an experiment file
+            for name in ("algo", "env", "variant"):
+                if getattr(args, name) is not None:
+                    fields[name] = getattr(args, name)
+            unknown = set(fields) - set(CONFIG_FIELDS)
+            assert not unknown, unknown
+            return ExperimentConfig.from_file(config_file, overrides=overrides, **fields)
+        if not args.algo or not args.env:
+            raise ValueError(f"{config_file} is a hyper-parameter file (keyed by env id): give --algo and --env too")
+        return ExperimentConfig.from_hyperparams(args.algo, args.env, variant=args.variant, file=config_file, overrides=overrides, **fields)
+    if not args.algo or not args.env:
+        raise ValueError("train needs --algo and --env (or --config with an experiment file naming them)")
+    return ExperimentConfig.from_hyperparams(args.algo, args.env, variant=args.variant, overrides=overrides, **fields)
 
 
 def cmd_train(args: argparse.Namespace) -> None:
-    import gymnasium as gym
-    from stable_baselines3.common.callbacks import CheckpointCallback
+    from sb3_fair.experiment import train
 
-    import sb3_fair  # noqa: F401
-    from sb3_fair import FairDQN, FairPPO
-
-    env = gym.make(args.env, **_parse_kv(args.env_kwargs))
-    if args.resume:
-        path, buffer = _checkpoint_files(Path(args.resume))
-        overrides: dict[str, Any] = {"tensorboard_log": args.tensorboard_log}
-        if args.wandb:  # the checkpoint's own setting otherwise
-            overrides["wandb"] = True
-        model = (FairPPO if args.algo == "fairppo" else FairDQN).load(path, env=env, **overrides)
-        if buffer is not None and hasattr(model, "load_replay_buffer"):
-            model.load_replay_buffer(buffer)
-        print(f"resumed {path} at {model.num_timesteps} steps" + (f" with its replay buffer ({buffer.name})" if buffer else ""))
-    else:
-        model = _make_model(args.algo, env, args.preset, args.counterfactual, args.seed, args.wandb, args.tensorboard_log,
-                            learning_rate=args.learning_rate, verbose=args.verbose, variant=args.variant)
-    callback = None
-    if args.checkpoint_every:
-        folder = Path(args.save).with_suffix("") if args.save else Path("checkpoints")
-        callback = CheckpointCallback(args.checkpoint_every, str(folder), name_prefix="model", save_replay_buffer=True)
-        print(f"checkpoints every {args.checkpoint_every} steps in {folder}/ (resume with --resume {folder}/model_<N>_steps.zip)")
-    remaining = args.timesteps - model.num_timesteps
-    if remaining > 0:
-        model.learn(remaining, progress_bar=args.progress_bar, callback=callback, reset_num_timesteps=not args.resume)
-    if args.save:
-        model.save(args.save)
-        print(f"saved {args.save}")
-    _evaluate_and_print(model, args.env, _parse_kv(args.env_kwargs), args.eval_episodes, "model")
+    config = _config_from_args(args)
+    config.progress_bar = not args.quiet and config.n_timesteps >= PROGRESS_BAR_STEPS
+    if not args.json:
+        print(f"training {config.algo} on {config.env}{' @' + config.variant if config.variant else ''}: {config.n_timesteps:,} steps, "
+              f"seed {config.seed}", flush=True)
+    if config.checkpoint_every and not args.json:
+        folder = Path(config.save_path).with_suffix("") if config.save_path else Path("checkpoints") / config.run_name
+        print(f"checkpoints every {config.checkpoint_every} steps in {folder}/ (resume with --resume {folder}/model_<N>_steps.zip)")
+    result = train(config, resume=args.resume)
+    if args.resume and not args.json:
+        buffer = f" with its replay buffer ({Path(result.resumed_buffer).name})" if result.resumed_buffer else ""
+        print(f"resumed {args.resume} at {result.resumed_at} steps{buffer}; now at {result.n_timesteps} steps")
+    if result.save_path and not args.json:
+        print(f"saved {result.save_path} (and its config, {Path(result.save_path).with_suffix('').name}.config.yml)")
+    _report(result.evaluation, result.table, args.json, f"{config.env}: {config.eval_episodes} evaluation episodes",
+            Path(config.save_path).stem if config.save_path else config.algo)
 
 
-def _evaluate_and_print(model: Any, env_id: str, env_kwargs: dict[str, Any], episodes: int, name: str) -> None:
-    """The fairness table of ``model``: long-term signals (Δs, Δl) for an env that reports them, else the episode figures."""
-    import gymnasium as gym
-
-    from sb3_fair.common.evaluation import evaluate_fairness, evaluate_long_term
-    from sb3_fair.common.protocol import is_fairness_signals_supported
-
-    env = gym.make(env_id, **env_kwargs)
-    _, info = env.reset(seed=0)
-    if is_fairness_signals_supported(info):
-        res = evaluate_long_term(model, env, n_episodes=episodes)
-        result = {k: res[k] for k in ("episode_reward", "episode_reward_std", "short_term_mean", "long_term_mean", "long_term_final")}
-    else:
-        result = evaluate_fairness(model, env, n_episodes=episodes)
-    _print_table({name: result}, [k for k in result if k != "episodes"], title=f"{env_id}: {episodes} evaluation episodes")
+def _report(evaluation: dict[str, float], table: dict[int, dict[str, float]], as_json: bool, title: str, name: str) -> None:
+    if as_json:
+        print(json.dumps({"evaluation": evaluation, "table": {str(g): row for g, row in table.items()}}, indent=2))
+        return
+    if evaluation:
+        _print_table({name: evaluation}, list(evaluation), title=title)
+    if table:
+        columns = sorted({k for row in table.values() for k in row})
+        _print_table({f"group {g}": row for g, row in table.items()}, columns, title="per group")
 
 
 def cmd_evaluate(args: argparse.Namespace) -> None:
-    import sb3_fair  # noqa: F401
-    from sb3_fair import FairDQN, FairPPO
+    from sb3_fair.experiment import evaluate, load_model
 
-    model = (FairPPO if args.algo == "fairppo" else FairDQN).load(args.model, device="cpu")
-    _evaluate_and_print(model, args.env, _parse_kv(args.env_kwargs), args.episodes, Path(args.model).stem)
+    model, config = load_model(args.model, algo=args.algo)
+    env_id = args.env or (config.env if config else None)
+    if env_id is None:
+        raise ValueError(f"{args.model} has no saved config: say which env to evaluate on (--env)")
+    env_kwargs = dict(config.hyperparams.get("env_kwargs") or {}) if config and env_id == config.env else {}
+    env_kwargs.update(_parse_kv(args.env_kwargs))
+    wrapper = config.hyperparams.get("env_wrapper") if config and env_id == config.env else None
+    evaluation, table = evaluate(model, env_id, args.episodes, env_kwargs, wrapper, args.deterministic, seed=args.seed)
+    _report(evaluation, table, args.json, f"{env_id}: {args.episodes} evaluation episodes", Path(args.model).stem)
 
 
-HARVEST_FIGURES = ["episode_return", "group_0_mean", "group_1_mean", "dp_normalized", "csp_mean_abs", "pof_group_0", "pof_group_1"]
+def _task_configs(args: argparse.Namespace, seed: int) -> tuple[dict[str, Any], int | None, Any]:
+    """The two configs of a ``compare --task`` (baseline first), the episodes to stop after, and the stop callback."""
+    from stable_baselines3.common.callbacks import StopTrainingOnMaxEpisodes
+
+    from sb3_fair.dqn import PAPER_EPISODES
+    from sb3_fair.experiment import ExperimentConfig
+
+    common: dict[str, Any] = dict(seed=seed, eval_episodes=args.eval_episodes, wandb=bool(args.wandb), tensorboard_log=args.tensorboard_log,
+                                  group=f"compare-{args.task}")
+    overrides = [f"learning_rate={args.learning_rate!r}"] if args.learning_rate is not None else []
+    if args.task == "harvest":
+        from sb3_fair.envs.harvest import PRESETS as GAMES
+
+        game = GAMES[args.preset]
+        steps = args.episodes * game["max_steps"] * game["n_agents"]
+        variant = "cf" if args.fairness == "cf" else "dp"
+        fair = ExperimentConfig.from_hyperparams("fair_ppo", HARVEST_ENV, variant=variant, n_timesteps=steps, **common,
+                                                 overrides=[*overrides, f"env_kwargs.preset={args.preset}", f"fairness={args.fairness}",
+                                                            f"alpha={args.alpha!r}", f"beta={args.beta!r}"])
+        base = ExperimentConfig.from_hyperparams("fair_ppo", HARVEST_ENV, variant="dp", n_timesteps=steps, **common,
+                                                 overrides=[*overrides, f"env_kwargs.preset={args.preset}"])
+        base = baseline_of(base)
+        name_fair = f"FairPPO ({args.fairness}, alpha={args.alpha:g}, beta={args.beta:g})"
+        return {"PPO": base, name_fair: fair}, None, None
+    env_id, _figures = TASKS[args.task]
+    horizon = 100 if args.task == "donut" else 40
+    # epsilon follows the schedule of the paper's 1000-episode run; fewer episodes train its first part
+    steps = max(args.episodes, PAPER_EPISODES) * horizon
+    configs = {"DQN (full memory)": ExperimentConfig.from_hyperparams("fair_dqn", env_id, variant="paper_dqn", n_timesteps=steps,
+                                                                        overrides=overrides, **common),
+               "FairDQN (FairQCM)": ExperimentConfig.from_hyperparams("fair_dqn", env_id, variant="paper_fairqcm", n_timesteps=steps,
+                                                                        overrides=overrides, **common)}
+    return configs, args.episodes, StopTrainingOnMaxEpisodes
 
 
-def _compare_harvest(args: argparse.Namespace) -> None:
-    """PPO vs FairPPO on Allelopathic Harvest (La Malfa et al. 2025): one shared policy, 4 games side by side."""
-    from stable_baselines3 import PPO
+def baseline_of(config: Any) -> Any:
+    """The SB3 / sb3-contrib parent of a Fair config, with the entry's keys the parent does not take left out."""
+    import inspect
 
-    from sb3_fair import FairPPO
-    from sb3_fair.common.evaluation import evaluate_group_fairness, price_of_fairness_table
-    from sb3_fair.envs import AllelopathicHarvestEnv
-    from sb3_fair.wrappers import CounterfactualPair, make_multiagent_vec_env
+    from sb3_fair.common.hyperparams import ZOO_KEYS
+    from sb3_fair.experiment import ExperimentConfig, get_algo_class
+    from sb3_fair.experiment.registry import FAIR_COUNTERPART
 
-    def game() -> Any:
-        return AllelopathicHarvestEnv.from_preset(args.preset)
-
-    def vec_env(cf: bool) -> Any:
-        return make_multiagent_vec_env(CounterfactualPair(game) if cf else game(), 2 if cf else 4)
-
-    base = game()
-    steps = args.episodes * base.max_steps * base.n_agents
-    kw: dict[str, Any] = dict(n_steps=150, batch_size=600, n_epochs=4, ent_coef=0.01, tensorboard_log=args.tensorboard_log)
-    if args.learning_rate is not None:
-        kw["learning_rate"] = args.learning_rate
-    name_fair = f"FairPPO ({args.fairness}, alpha={args.alpha:g}, beta={args.beta:g})"
-    per_seed: dict[str, list[dict[str, Any]]] = {"PPO": [], name_fair: []}
-    t0 = time.perf_counter()
-    for seed in range(args.seeds):
-        results = {}
-        for name in per_seed:
-            print(f"training {name}, seed {seed}: {args.episodes} games of Allelopathic Harvest ({args.preset})", flush=True)
-            if name == "PPO":
-                model = PPO("MlpPolicy", vec_env(False), seed=seed, **kw)
-            else:
-                model = FairPPO("MlpPolicy", vec_env(args.fairness == "cf"), fairness=args.fairness, alpha=args.alpha, beta=args.beta,
-                                seed=seed, wandb=args.wandb, **kw)
-            model.learn(steps, progress_bar=args.progress_bar)
-            results[name] = evaluate_group_fairness(model, game(), n_episodes=args.eval_episodes, seed=10_000 + seed)
-        pof = price_of_fairness_table(results[name_fair], results["PPO"])
-        for name, res in results.items():
-            row = {k: res.get(k, float("nan")) for k in HARVEST_FIGURES}
-            row["dp_normalized"] = abs(row["dp_normalized"])
-            row.update({f"pof_group_{g}": (pof[g] if name != "PPO" else 0.0) for g in (0, 1)})
-            per_seed[name].append(row)
-    table = {name: {k: float(np.mean([r[k] for r in runs])) for k in HARVEST_FIGURES} for name, runs in per_seed.items()}
-    spread = {name: {k: float(np.std([r[k] for r in runs])) for k in HARVEST_FIGURES} for name, runs in per_seed.items()}
-    _print_table(table, HARVEST_FIGURES, spread=spread,
-                 title=f"Allelopathic Harvest ({args.preset}): {args.seeds} seed(s) x {args.episodes} training games, {args.eval_episodes} "
-                       f"evaluation games each; dp_normalized = |Table 1 unfairness|, pof = price of fairness in % "
-                       f"({time.perf_counter() - t0:.0f} s)")
-    if args.plot:
-        _plot_tradeoff(per_seed, ["dp_normalized"], Path(args.plot), "Allelopathic Harvest", x_key="episode_return")
-        print(f"wrote {args.plot}")
+    parent = {fair: base for base, fair in FAIR_COUNTERPART.items()}.get(config.algo)
+    if parent is None:
+        raise ValueError(f"{config.algo!r} has no SB3 parent to compare with")
+    accepted = set(inspect.signature(get_algo_class(parent).__init__).parameters)
+    hyperparams = {k: v for k, v in config.hyperparams.items() if k in accepted or k in ZOO_KEYS or k == "policy"}
+    return ExperimentConfig.from_dict({**config.to_dict(), "algo": parent, "hyperparams": hyperparams})
 
 
 def cmd_compare(args: argparse.Namespace) -> None:
-    import gymnasium as gym
-    from stable_baselines3.common.callbacks import StopTrainingOnMaxEpisodes
+    from sb3_fair.common.evaluation import price_of_fairness_table
+    from sb3_fair.experiment import train
 
-    import sb3_fair  # noqa: F401
-    from sb3_fair.common.evaluation import evaluate_fairness
-    from sb3_fair.dqn import PAPER_EPISODES
-
-    if args.task == "harvest":
-        _compare_harvest(args)
-        return
-    env_id, preset, horizon, figures = TASKS[args.task]
-    variants = {"DQN (full memory)": False, "FairDQN (FairQCM)": True}
-    per_seed: dict[str, list[dict[str, Any]]] = {name: [] for name in variants}
+    figures = HARVEST_FIGURES if args.task == "harvest" else TASKS[args.task][1]
+    per_seed: dict[str, list[dict[str, Any]]] = {}
     t0 = time.perf_counter()
     for seed in range(args.seeds):
-        for name, cf in variants.items():
-            print(f"training {name}, seed {seed}: {args.episodes} episodes of {env_id}", flush=True)
-            # Alamdari et al. 2024 runs FairQCM on lending with the min-normalised group memory (A.4.2)
-            env_kwargs = {"memory": "min"} if (cf and args.task == "lending") else {}
-            model = _make_model("fairdqn", gym.make(env_id, **env_kwargs), preset, cf, seed, args.wandb, args.tensorboard_log,
-                                learning_rate=args.learning_rate)
-            # epsilon follows the schedule of the paper's 1000-episode run; fewer episodes train its first part
-            model.learn(max(args.episodes, PAPER_EPISODES) * horizon, progress_bar=args.progress_bar,
-                        callback=StopTrainingOnMaxEpisodes(max_episodes=args.episodes))
-            res = evaluate_fairness(model, gym.make(env_id, **env_kwargs), n_episodes=args.eval_episodes)
-            per_seed[name].append(res)
-            if args.wandb:
-                import wandb
-
-                from sb3_fair.common.logging import finish_wandb_run
-
-                if wandb.run is not None:
-                    wandb.run.summary.update({f"eval/{k}": v for k, v in res.items() if k != "episodes"})
-                    finish_wandb_run(wandb.run)
-    table = {name: {k: float(np.mean([r[k] for r in runs])) for k in figures} for name, runs in per_seed.items()}
-    spread = {name: {k: float(np.std([r[k] for r in runs])) for k in figures} for name, runs in per_seed.items()}
-    _print_table(table, figures, spread=spread,
-                 title=f"{env_id}: {args.seeds} seed(s) x {args.episodes} training episodes, {args.eval_episodes} greedy evaluation episodes each "
-                       f"({time.perf_counter() - t0:.0f} s)")
+        configs, episodes, stop = _task_configs(args, seed)
+        results = {}
+        for name, config in configs.items():
+            config.progress_bar = not args.quiet and config.n_timesteps >= PROGRESS_BAR_STEPS and episodes is None
+            what = f"{episodes} episodes" if episodes else f"{args.episodes} games ({config.n_timesteps:,} agent-steps)"
+            print(f"training {name}, seed {seed}: {what} of {config.env}", flush=True)
+            results[name] = train(config, callback=stop(max_episodes=episodes) if stop else None)
+        if args.task == "harvest":
+            base, fair = list(results.values())
+            pof = price_of_fairness_table({"table": fair.table}, {"table": base.table})
+            for name, res in results.items():
+                row = dict(res.evaluation)
+                row["dp_normalized"] = abs(row.get("dp_normalized", float("nan")))
+                row.update({f"pof_group_{g}": (pof.get(g, float("nan")) if res is fair else 0.0) for g in (0, 1)})
+                per_seed.setdefault(name, []).append(row)
+        else:
+            for name, res in results.items():
+                per_seed.setdefault(name, []).append(res.evaluation)
+    table = {name: {k: float(np.mean([r.get(k, float("nan")) for r in runs])) for k in figures} for name, runs in per_seed.items()}
+    spread = {name: {k: float(np.std([r.get(k, float("nan")) for r in runs])) for k in figures} for name, runs in per_seed.items()}
+    env_id = HARVEST_ENV if args.task == "harvest" else TASKS[args.task][0]
+    if args.task == "harvest":
+        title = (f"Allelopathic Harvest ({args.preset}): {args.seeds} seed(s) x {args.episodes} training games, {args.eval_episodes} "
+                 f"evaluation games each; dp_normalized = |Table 1 unfairness|, pof = price of fairness in % ")
+    else:
+        title = f"{env_id}: {args.seeds} seed(s) x {args.episodes} training episodes, {args.eval_episodes} greedy evaluation episodes each "
+    _print_table(table, figures, spread=spread, title=title + f"({time.perf_counter() - t0:.0f} s)")
     if args.plot:
-        _plot_tradeoff(per_seed, figures, Path(args.plot), env_id)
+        if args.task == "harvest":
+            _plot_tradeoff(per_seed, ["dp_normalized"], Path(args.plot), "Allelopathic Harvest", x_key="episode_return")
+        else:
+            _plot_tradeoff(per_seed, figures, Path(args.plot), env_id)
         print(f"wrote {args.plot}")
 
 
@@ -323,42 +322,56 @@ def _plot_tradeoff(per_seed: dict[str, list[dict[str, Any]]], figures: list[str]
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from sb3_fair.experiment.registry import algo_names
+
     parser = argparse.ArgumentParser(prog="sb3-fair", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
 
     def common(p: argparse.ArgumentParser) -> None:
         p.add_argument("--wandb", action="store_true", help="stream logs to Weights & Biases (offline without credentials)")
         p.add_argument("--tensorboard-log", default=None, help="TensorBoard log folder")
-        p.add_argument("--progress-bar", action="store_true", help="show SB3's progress bar")
+        p.add_argument("--quiet", action="store_true", help="no progress bar (shown by default for runs of 5,000 steps or more)")
 
-    p = sub.add_parser("train", help="train a model and print its fairness table")
-    p.add_argument("env", help="a Gymnasium id, e.g. sb3_fair/DonutAllocation-v0")
-    p.add_argument("--algo", default="fairdqn", choices=list(ALGOS))
-    p.add_argument("--preset", choices=sorted({*DQN_PRESETS, *PPO_PRESETS}), default=None,
-                   help="fairdqn: donut | lending (Alamdari et al. 2024); fairppo: lending | attention | epidemic (Hu et al. 2024)")
-    p.add_argument("--variant", choices=["f_ppo", "f_ppo_l", "a_ppo", "ppo"], default="f_ppo",
-                   help="fairppo: F-PPO, F-PPO without massaging, A-PPO, or PPO (Hu et al. 2024)")
-    p.add_argument("--counterfactual", action="store_true", help="fairdqn: FairQCM counterfactual replay")
-    p.add_argument("--timesteps", type=_int_at_least(1), default=20_000)
-    p.add_argument("--seed", type=_int_at_least(0), default=0)
+    p = sub.add_parser("train", help="train any algorithm on any env, save it, print its fairness table",
+                       description="train any algorithm on any env (hyper-parameters: sb3_fair/hyperparams/<algo>.yml, "
+                                   "--config, then -p overrides), save it with its config, print its fairness table")
+    p.add_argument("--algo", default=None, metavar="ALGO", help=f"one of {algo_names()} (or a class name such as FairPPO)")
+    p.add_argument("--env", default=None, metavar="ENV", help="a Gymnasium id or a multi-agent game id, e.g. sb3_fair/DonutAllocation-v0")
+    p.add_argument("--config", default=None, metavar="FILE",
+                   help="an experiment file (YAML with algo, env, hyperparams, ...) or a hyper-parameter file in RL Zoo's format")
+    p.add_argument("--variant", default=None, help="a named variant of the env's entry (<env>@<variant>), e.g. paper_fairqcm, f_ppo_l")
+    p.add_argument("-p", "--params", nargs="+", action="extend", default=[], metavar="KEY=VALUE",
+                   help="hyper-parameter overrides, e.g. -p learning_rate=3e-4 policy_kwargs.net_arch=[64,64] env_kwargs.preset=tiny")
+    p.add_argument("--timesteps", type=_int_at_least(1), default=None, help="training steps (default: the entry's n_timesteps)")
+    p.add_argument("--seed", type=_int_at_least(0), default=None)
     p.add_argument("--save", default=None, help="path of the saved model (checked to be writable before training)")
     p.add_argument("--checkpoint-every", type=_int_at_least(1), default=None, metavar="STEPS",
                    help="save the model, its replay buffer and its fairness statistics every STEPS steps (next to --save)")
     p.add_argument("--resume", default=None, metavar="CHECKPOINT",
                    help="go on from a checkpoint (model_<N>_steps.zip) up to --timesteps steps in all, with its replay buffer")
-    p.add_argument("--eval-episodes", type=_int_at_least(1), default=20)
-    p.add_argument("--env-kwargs", nargs="*", default=[], metavar="KEY=VALUE")
-    p.add_argument("--learning-rate", type=_number(0.0, strict=True), default=None, help="override the preset's learning rate")
+    p.add_argument("--eval-episodes", type=_int_at_least(1), default=None, help="evaluation episodes after training (default 10)")
+    p.add_argument("--eval-env-kwargs", nargs="*", default=[], metavar="KEY=VALUE",
+                   help="the evaluation env's arguments where they differ, e.g. horizon=10000")
+    p.add_argument("--learning-rate", type=_number(0.0, strict=True), default=None, help="shortcut for -p learning_rate=...")
+    p.add_argument("--name", default=None, help="run name (W&B)")
+    p.add_argument("--group", default=None, help="experiment group (W&B)")
     p.add_argument("--verbose", type=_int_at_least(0), default=0)
+    p.add_argument("--json", action="store_true", help="print the evaluation figures as JSON")
     common(p)
     p.set_defaults(func=cmd_train)
 
-    p = sub.add_parser("evaluate", help="evaluate a saved FairDQN or FairPPO and print its fairness table")
-    p.add_argument("model")
-    p.add_argument("env")
-    p.add_argument("--algo", default="fairdqn", choices=list(ALGOS))
+    p = sub.add_parser("evaluate", help="evaluate a saved model and print its fairness table")
+    p.add_argument("model", help="a model saved by sb3-fair train (its config beside it says algorithm and env) or any SB3 zip")
+    p.add_argument("--env", default=None, help="the env to evaluate on (default: the one it trained on)")
+    p.add_argument("--algo", default=None, help="the algorithm (needed when the model has no saved config)")
     p.add_argument("--episodes", type=_int_at_least(1), default=20)
+    p.add_argument("--seed", type=_int_at_least(0), default=0, help="the first episode's seed")
     p.add_argument("--env-kwargs", nargs="*", default=[], metavar="KEY=VALUE")
+    det = p.add_mutually_exclusive_group()
+    det.add_argument("--deterministic", dest="deterministic", action="store_const", const=True, default=None,
+                     help="greedy actions (default for single-agent envs without Hu et al.'s long-term signals)")
+    det.add_argument("--stochastic", dest="deterministic", action="store_const", const=False, help="sampled actions")
+    p.add_argument("--json", action="store_true", help="print the figures as JSON")
     p.set_defaults(func=cmd_evaluate)
 
     p = sub.add_parser("compare", help="baseline vs fair counterpart over seeds: table + trade-off plot")
@@ -381,18 +394,27 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Parse and check every argument (paths included) before anything trains, then run the command."""
+    """Parse and check every argument (paths included) before anything trains, then run the command.
+
+    A bad algorithm, env, hyper-parameter key or value is reported as ``sb3-fair: error: ...`` (exit 2).
+    """
     parser = build_parser()
     args = parser.parse_args(argv)
     for option in ("save", "plot"):
         _check_output_path(parser, f"--{option}", getattr(args, option, None))
     if getattr(args, "tensorboard_log", None) and Path(args.tensorboard_log).exists() and not Path(args.tensorboard_log).is_dir():
         parser.error(f"argument --tensorboard-log: {args.tensorboard_log!r} is a file; give a folder")
-    if hasattr(args, "env_kwargs"):
-        _parse_kv(args.env_kwargs)
-    if getattr(args, "resume", None) and not _checkpoint_files(Path(args.resume))[0].is_file():
+    for option in ("env_kwargs", "eval_env_kwargs"):
+        if hasattr(args, option):
+            _parse_kv(getattr(args, option), "--" + option.replace("_", "-"))
+    if getattr(args, "resume", None) and not Path(args.resume).is_file():
         parser.error(f"argument --resume: no checkpoint {args.resume!r}")
-    args.func(args)
+    if getattr(args, "config", None) and not Path(args.config).is_file():
+        parser.error(f"argument --config: no file {args.config!r}")
+    try:
+        args.func(args)
+    except ValueError as err:  # bad names, keys and values: the message says which and what is accepted
+        parser.exit(2, f"{parser.prog} {args.command}: error: {err}\n")
 
 
 if __name__ == "__main__":

@@ -207,14 +207,14 @@ CLI_CASES = [
     (["compare", "--eval-episodes", "-2"], "--eval-episodes", "must be an int >= 1"),
     (["compare", "--learning-rate", "0"], "--learning-rate", "must be a finite number > 0"),
     (["compare", "--plot", "."], "--plot", "is a directory"),
-    (["train", "sb3_fair/DonutAllocation-v0", "--timesteps", "-5"], "--timesteps", "must be an int >= 1, got '-5'"),
-    (["train", "sb3_fair/DonutAllocation-v0", "--timesteps", "1e4"], "--timesteps", "must be an int >= 1, got '1e4'"),
-    (["train", "sb3_fair/DonutAllocation-v0", "--seed", "-1"], "--seed", "must be an int >= 0"),
-    (["train", "sb3_fair/DonutAllocation-v0", "--learning-rate", "nan"], "--learning-rate", "must be a finite number > 0"),
-    (["train", "sb3_fair/DonutAllocation-v0", "--eval-episodes", "0"], "--eval-episodes", "must be an int >= 1"),
-    (["train", "sb3_fair/DonutAllocation-v0", "--save", "{file}/model.zip"], "--save", "is not a writable folder"),
-    (["train", "sb3_fair/DonutAllocation-v0", "--save", "{dir}"], "--save", "is a directory"),
-    (["evaluate", "m.zip", "sb3_fair/DonutAllocation-v0", "--episodes", "0"], "--episodes", "must be an int >= 1"),
+    (["train", "--algo", "fair_dqn", "--env", "sb3_fair/DonutAllocation-v0", "--timesteps", "-5"], "--timesteps", "must be an int >= 1, got '-5'"),
+    (["train", "--algo", "fair_dqn", "--env", "sb3_fair/DonutAllocation-v0", "--timesteps", "1e4"], "--timesteps", "must be an int >= 1, got '1e4'"),
+    (["train", "--algo", "fair_dqn", "--env", "sb3_fair/DonutAllocation-v0", "--seed", "-1"], "--seed", "must be an int >= 0"),
+    (["train", "--algo", "fair_dqn", "--env", "sb3_fair/DonutAllocation-v0", "--learning-rate", "nan"], "--learning-rate", "must be a finite number > 0"),
+    (["train", "--algo", "fair_dqn", "--env", "sb3_fair/DonutAllocation-v0", "--eval-episodes", "0"], "--eval-episodes", "must be an int >= 1"),
+    (["train", "--algo", "fair_dqn", "--env", "sb3_fair/DonutAllocation-v0", "--save", "{file}/model.zip"], "--save", "is not a writable folder"),
+    (["train", "--algo", "fair_dqn", "--env", "sb3_fair/DonutAllocation-v0", "--save", "{dir}"], "--save", "is a directory"),
+    (["evaluate", "m.zip", "--env", "sb3_fair/DonutAllocation-v0", "--episodes", "0"], "--episodes", "must be an int >= 1"),
 ]
 
 
@@ -242,7 +242,7 @@ def test_cli_good_arguments_still_reach_the_command(tmp_path, monkeypatch) -> No
 
     ran = []
     monkeypatch.setattr(cli, "cmd_train", lambda args: ran.append(args))
-    cli.main(["train", "sb3_fair/DonutAllocation-v0", "--timesteps", "100", "--save", str(tmp_path / "new" / "m.zip"),
+    cli.main(["train", "--algo", "fair_dqn", "--env", "sb3_fair/DonutAllocation-v0", "--timesteps", "100", "--save", str(tmp_path / "new" / "m.zip"),
               "--learning-rate", "1e-4"])
     assert ran and ran[0].timesteps == 100 and ran[0].learning_rate == 1e-4
 

@@ -1,6 +1,10 @@
-"""The sb3-fair command: compare, train, evaluate (tiny budgets)."""
+"""The sb3-fair command: compare, train, evaluate (tiny budgets), and its errors for bad names."""
 
 from __future__ import annotations
+
+import json
+
+import pytest
 
 from sb3_fair.cli import main
 
@@ -15,12 +19,14 @@ def test_compare_prints_table_and_plot(tmp_path, capsys):
 
 def test_train_then_evaluate(tmp_path, capsys):
     path = tmp_path / "model.zip"
-    main(["train", "sb3_fair/DonutAllocationTabular-v0", "--preset", "donut", "--counterfactual",
-          "--timesteps", "300", "--save", str(path), "--eval-episodes", "2"])
-    assert path.exists()
-    main(["evaluate", str(path), "sb3_fair/DonutAllocationTabular-v0", "--episodes", "2"])
-    out = capsys.readouterr().out
-    assert "log_nash" in out and "gini" in out
+    main(["train", "--algo", "fair_dqn", "--env", "sb3_fair/DonutAllocationTabular-v0", "--timesteps", "300", "--save", str(path),
+          "--eval-episodes", "2", "--quiet"])
+    assert path.exists() and (tmp_path / "model.config.yml").exists()
+    capsys.readouterr()
+    # the saved config says which algorithm and env: evaluate needs neither
+    main(["evaluate", str(path), "--episodes", "2", "--json"])
+    figures = json.loads(capsys.readouterr().out)["evaluation"]
+    assert {"log_nash", "gini", "egalitarian", "episode_reward"} <= set(figures)
 
 
 def test_compare_harvest(tmp_path, capsys):
@@ -33,17 +39,36 @@ def test_compare_harvest(tmp_path, capsys):
 
 def test_train_then_evaluate_f_ppo(tmp_path, capsys):
     path = tmp_path / "fppo.zip"
-    main(["train", "sb3_fair/EpidemicControl-v0", "--algo", "fairppo", "--preset", "epidemic", "--variant", "f_ppo",
-          "--timesteps", "64", "--save", str(path), "--eval-episodes", "2", "--env-kwargs", "horizon=8"])
-    main(["evaluate", str(path), "sb3_fair/EpidemicControl-v0", "--algo", "fairppo", "--episodes", "2"])
+    main(["train", "--algo", "fair_ppo", "--env", "sb3_fair/EpidemicControl-v0", "--variant", "f_ppo", "-p", "n_steps=32",
+          "batch_size=32", "env_kwargs.horizon=8", "--timesteps", "64", "--save", str(path), "--eval-episodes", "2", "--quiet"])
+    main(["evaluate", str(path), "--env", "sb3_fair/EpidemicControl-v0", "--algo", "fair_ppo", "--episodes", "2"])
     out = capsys.readouterr().out
     assert out.count("short_term_mean") == 2 and "long_term_final" in out
 
 
-def test_fairppo_needs_a_paper_004_preset():
-    import pytest
+def test_train_a_multiagent_game_prints_the_group_table(capsys):
+    main(["train", "--algo", "fair_ppo", "--env", "sb3_fair/AllelopathicHarvest-v0", "-p", "env_kwargs.preset=tiny", "n_envs=1",
+          "n_steps=60", "batch_size=120", "--timesteps", "240", "--eval-episodes", "1", "--json"])
+    out = json.loads(capsys.readouterr().out)
+    assert {"dp_normalized", "episode_return"} <= set(out["evaluation"])
+    assert set(out["table"]) == {"0", "1"} and out["table"]["0"]["agents"] == 2
 
-    with pytest.raises(SystemExit, match="lending', 'attention', 'epidemic"):
-        main(["train", "sb3_fair/EpidemicControl-v0", "--algo", "fairppo", "--timesteps", "8"])
-    with pytest.raises(SystemExit, match="donut"):
-        main(["train", "sb3_fair/EpidemicControl-v0", "--preset", "epidemic", "--timesteps", "8"])
+
+@pytest.mark.parametrize("argv, message", [
+    (["train", "--algo", "fair_ppx", "--env", "CartPole-v1"], "algo must be one of ["),
+    (["train", "--algo", "ppo", "--env", "CartPol-v1", "--timesteps", "8"], "did you mean ['CartPole-v1'"),
+    (["train", "--algo", "fair_ppo", "--env", "CartPole-v1", "-p", "n_stepz=8", "--timesteps", "8"],
+     "hyper-parameter 'n_stepz' is not an argument of FairPPO"),
+    (["train", "--algo", "fair_ppo", "--env", "sb3_fair/EpidemicControl-v0", "--variant", "fppo"],
+     "no variant 'fppo' of 'sb3_fair/EpidemicControl-v0'; its variants: ['a_ppo', 'f_ppo', 'f_ppo_l', 'ppo']"),
+    (["train", "--algo", "fair_ppo", "--env", "CartPole-v1", "-p", "n_steps"], "an override is key=value"),
+    (["train", "--algo", "fair_ppo", "--env", "CartPole-v1", "-p", "delta=-1", "fairness=long_term", "--timesteps", "8"], "delta"),
+    (["train", "--algo", "ppo", "--env", "CartPole-v1"], "give n_timesteps (--timesteps)"),
+    (["train", "--env", "CartPole-v1"], "train needs --algo and --env"),
+    (["evaluate", "nothing.zip", "--algo", "ppo"], "no saved model"),
+])
+def test_bad_names_keys_and_values_fail_with_the_accepted_ones(argv, message, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err

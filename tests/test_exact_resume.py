@@ -105,19 +105,19 @@ def test_cli_run_killed_midway_resumes_from_its_checkpoint(tmp_path, capsys) -> 
     from sb3_fair import cli
 
     env = "sb3_fair/DonutAllocation-v0"
-    cli.main(["train", env, "--counterfactual", "--timesteps", "400", "--checkpoint-every", "200",
+    cli.main(["train", "--algo", "fair_dqn", "--env", env, "--timesteps", "400", "--checkpoint-every", "200",
               "--save", str(tmp_path / "m.zip"), "--eval-episodes", "1"])
     checkpoint = tmp_path / "m" / "model_200_steps.zip"
     assert checkpoint.is_file() and (tmp_path / "m" / "model_replay_buffer_200_steps.pkl").is_file()
     capsys.readouterr()
     # the run "died" after its first checkpoint: go on from it to 600 steps in all
-    cli.main(["train", env, "--timesteps", "600", "--resume", str(checkpoint), "--save", str(tmp_path / "m2.zip"),
+    cli.main(["train", "--timesteps", "600", "--resume", str(checkpoint), "--save", str(tmp_path / "m2.zip"),
               "--eval-episodes", "1"])
     out = capsys.readouterr().out
     assert "resumed" in out and "at 200 steps with its replay buffer" in out
     resumed = FairDQN.load(tmp_path / "m2.zip")
     assert resumed.num_timesteps == 600
-    assert resumed.counterfactual, "the checkpoint's settings, not the CLI defaults"
+    assert resumed.counterfactual, "the checkpoint's settings (its folder's config)"
     # fairness statistics: the doughnut's episodes are 100 steps; the two before the checkpoint are kept
     assert resumed.fairness_episodes is not None and len(resumed.fairness_episodes) == 6
 
