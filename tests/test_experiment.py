@@ -7,9 +7,9 @@ import json
 import numpy as np
 import pytest
 import torch as th
+from sb3_contrib import MaskablePPO, RecurrentPPO
 from stable_baselines3 import PPO
 from stable_baselines3.common.callbacks import BaseCallback
-from sb3_contrib import MaskablePPO, RecurrentPPO
 from torch import nn
 
 from sb3_fair import FairDQN, FairPPO
@@ -21,7 +21,16 @@ from sb3_fair.common.hyperparams import (
     resolve_hyperparams,
     variants,
 )
-from sb3_fair.experiment import ExperimentConfig, apply_overrides, build_model, canonical_algo, get_algo_class, load_model, make_env, train
+from sb3_fair.experiment import (
+    ExperimentConfig,
+    apply_overrides,
+    build_model,
+    canonical_algo,
+    get_algo_class,
+    load_model,
+    make_env,
+    train,
+)
 from sb3_fair.experiment.registry import ALGOS, register_multiagent_env
 from sb3_fair.ppo.policies import MlpTrunk
 
@@ -74,7 +83,7 @@ def test_objects_written_as_strings_are_resolved() -> None:
     assert out["device"] == "cuda:0" and out["fairness"] == "long_term"  # plain strings stay strings
     # RL Zoo's own forms
     zoo = resolve_hyperparams({"policy_kwargs": "dict(net_arch=[64, 64], activation_fn=nn.Tanh)",
-                               "policy": "sb3_fair.dqn.policies.FairQPolicy" if False else "stable_baselines3.ppo.MlpPolicy"})
+                               "policy": "stable_baselines3.ppo.MlpPolicy"})
     assert zoo["policy_kwargs"] == {"net_arch": [64, 64], "activation_fn": nn.Tanh}
     assert zoo["policy"] is PPO.policy_aliases["MlpPolicy"]
 
