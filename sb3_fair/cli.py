@@ -9,6 +9,7 @@ Examples::
     sb3-fair train --algo fair_ppo --env sb3_fair/DelayedImpactLending-v0 --variant f_ppo_l -p delta=0.01
     sb3-fair train --algo fair_ppo --env sb3_fair/AllelopathicHarvest-v0 -p env_kwargs.preset=tiny -p alpha=1.0
     sb3-fair train --config my_experiment.yml --seed 3
+    sb3-fair sweep my_experiment.yml --grid alpha=0,0.5,1 beta=0,0.5 --seeds 3 --name dp-weights
 
 ``--algo`` takes RL Zoo's names (``ppo``, ``dqn``, ``ppo_lstm`` ...), ``ppo_mask`` and ``fair_*``;
 ``--env`` a Gymnasium id or a multi-agent game (``sb3_fair/AllelopathicHarvest-v0``,
@@ -107,19 +108,19 @@ def _config_from_args(args: argparse.Namespace) -> Any:
     from sb3_fair.experiment.config import CONFIG_FIELDS
 
     overrides = list(args.params or [])
-    if args.learning_rate is not None:
+    if getattr(args, "learning_rate", None) is not None:
         overrides.append(f"learning_rate={args.learning_rate!r}")
-    fields: dict[str, Any] = {"save_path": args.save, "tensorboard_log": args.tensorboard_log, "verbose": args.verbose,
-                              "checkpoint_every": args.checkpoint_every, "eval_env_kwargs": _parse_kv(args.eval_env_kwargs, "--eval-env-kwargs")}
-    for name in ("seed", "eval_episodes", "name", "group"):
-        if getattr(args, name) is not None:
-            fields[name] = getattr(args, name)
+    fields: dict[str, Any] = {"tensorboard_log": args.tensorboard_log, "verbose": args.verbose,
+                              "eval_env_kwargs": _parse_kv(args.eval_env_kwargs, "--eval-env-kwargs")}
+    for name in ("save", "checkpoint_every", "seed", "eval_episodes", "name", "group"):
+        if getattr(args, name, None) is not None:
+            fields["save_path" if name == "save" else name] = getattr(args, name)
     if args.timesteps is not None:
         fields["n_timesteps"] = args.timesteps
     if args.wandb:
         fields["wandb"] = True
     config_file = Path(args.config) if args.config else None
-    if config_file is None and args.resume:  # a checkpoint folder holds the run's config
+    if config_file is None and getattr(args, "resume", None):  # a checkpoint folder holds the run's config
         saved = Path(args.resume).parent / "model.config.yml"
         config_file = saved if saved.is_file() else None
     if config_file is not None:
@@ -185,6 +186,31 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
     wrapper = config.hyperparams.get("env_wrapper") if config and env_id == config.env else None
     evaluation, table = evaluate(model, env_id, args.episodes, env_kwargs, wrapper, args.deterministic, seed=args.seed)
     _report(evaluation, table, args.json, f"{env_id}: {args.episodes} evaluation episodes", Path(args.model).stem)
+
+
+def cmd_sweep(args: argparse.Namespace) -> None:
+    from sb3_fair.experiment.sweep import parse_grid, parse_space, points, sweep
+
+    base = _config_from_args(args)
+    if args.resume and args.sweep_name is None:
+        raise ValueError("--resume needs the --name of the sweep to go on with")
+    result = sweep(base, grid=parse_grid(args.grid), seeds=args.seeds, space=parse_space(args.space), search=args.search,
+                   samples=args.samples, metric=args.metric, mode=args.mode, name=args.sweep_name, storage=args.storage,
+                   address=args.address, resume=args.resume, max_concurrent=args.max_concurrent, utility=args.utility,
+                   unfairness=args.unfairness)
+    from sb3_fair.experiment.sweep import UNFAIRNESS_KEYS, UTILITY_KEYS, _first_reported
+
+    utility = args.utility or _first_reported(result.table, UTILITY_KEYS)
+    unfairness = args.unfairness or _first_reported(result.table, UNFAIRNESS_KEYS)
+    if utility and unfairness:
+        rows = {", ".join(f"{k}={v}" for k, v in p["point"].items()) or "base": {
+            utility: f"{p['utility']:.3f} ± {p['utility_std']:.3f}", unfairness: f"{p['unfairness']:.3f} ± {p['unfairness_std']:.3f}",
+            "trials": str(p["trials"]), "Pareto": "yes" if p["pareto"] else ""} for p in points(result.table, utility, unfairness)}
+        _print_table(rows, [utility, unfairness, "trials", "Pareto"], title=f"sweep {result.path.name}: mean ± sd over seeds")
+    for row in result.errors:
+        print(f"trial {row['trial']} failed: {row['error']}")
+    print(f"{len(result.table) - len(result.errors)} of {len(result.table)} trials finished; table {result.csv_path}"
+          + (f", Pareto plot {result.plot_path}" if result.plot_path else ""))
 
 
 def _task_configs(args: argparse.Namespace, seed: int) -> tuple[dict[str, Any], int | None, Any]:
@@ -374,6 +400,37 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
     p.set_defaults(func=cmd_evaluate)
 
+    p = sub.add_parser("sweep", help="a grid or an Optuna search over hyper-parameters x seeds on Ray Tune: CSV table + Pareto plot",
+                       description="every trial is one `train` of the config with some hyper-parameters changed; runs on an embedded "
+                                   "local Ray (all cores) or an existing cluster (--address); needs pip install \"sb3-fair[sweep]\"")
+    p.add_argument("config", nargs="?", default=None, help="an experiment file (or give --algo and --env)")
+    p.add_argument("--algo", default=None, metavar="ALGO", help=f"one of {algo_names()}")
+    p.add_argument("--env", default=None, metavar="ENV", help="a Gymnasium id or a multi-agent game id")
+    p.add_argument("--variant", default=None, help="a named variant of the env's entry")
+    p.add_argument("-p", "--params", nargs="+", action="extend", default=[], metavar="KEY=VALUE", help="overrides of every trial")
+    p.add_argument("--grid", nargs="+", action="extend", default=[], metavar="KEY=V1,V2",
+                   help="values to sweep, every combination: --grid alpha=0,0.5,1 beta=0,1 (dotted keys reach into mappings)")
+    p.add_argument("--seeds", type=_int_at_least(1), default=1, help="seeds 0..N-1 per point")
+    p.add_argument("--search", choices=["optuna"], default=None, help="sample --space with Optuna instead of a grid")
+    p.add_argument("--space", nargs="+", action="extend", default=[], metavar="KEY=DIST(ARGS)",
+                   help="the search space: learning_rate=loguniform(1e-5,1e-3) alpha=uniform(0,1) n_steps=choice(64,128) n_epochs=randint(1,10)")
+    p.add_argument("--samples", type=_int_at_least(1), default=10, help="trials of a search")
+    p.add_argument("--metric", default=None, help="what a search optimises, e.g. eval/episode_reward")
+    p.add_argument("--mode", choices=["max", "min"], default="max")
+    p.add_argument("--timesteps", type=_int_at_least(1), default=None, help="training steps per run")
+    p.add_argument("--eval-episodes", type=_int_at_least(1), default=None)
+    p.add_argument("--eval-env-kwargs", nargs="*", default=[], metavar="KEY=VALUE")
+    p.add_argument("--name", dest="sweep_name", default=None, help="the sweep's name: its folder and W&B group (default <algo>-<env>)")
+    p.add_argument("--storage", default="sweeps", help="the folder of sweeps")
+    p.add_argument("--resume", action="store_true", help="go on with the sweep of this --name (unfinished and failed trials)")
+    p.add_argument("--address", default=None, help="an existing Ray cluster: auto, or ray://HOST:10001 (default: a local Ray)")
+    p.add_argument("--max-concurrent", type=_int_at_least(1), default=None, help="trials at once (default: one per CPU)")
+    p.add_argument("--utility", default=None, help="x of the Pareto plot, an evaluation figure (default: episode_reward or episode_return)")
+    p.add_argument("--unfairness", default=None, help="y of the Pareto plot, lower is fairer (default: dp_normalized, long_term_final, gini, ...)")
+    p.add_argument("--verbose", type=_int_at_least(0), default=0)
+    common(p)
+    p.set_defaults(func=cmd_sweep, name=None, group=None, seed=None)
+
     p = sub.add_parser("compare", help="baseline vs fair counterpart over seeds: table + trade-off plot")
     p.add_argument("--task", choices=[*sorted(TASKS), "harvest"], default="donut",
                    help="donut/lending: DQN vs FairDQN (Alamdari et al. 2024); harvest: PPO vs FairPPO (La Malfa et al. 2025)")
@@ -407,7 +464,7 @@ def main(argv: list[str] | None = None) -> None:
     for option in ("env_kwargs", "eval_env_kwargs"):
         if hasattr(args, option):
             _parse_kv(getattr(args, option), "--" + option.replace("_", "-"))
-    if getattr(args, "resume", None) and not Path(args.resume).is_file():
+    if args.command == "train" and args.resume and not Path(args.resume).is_file():
         parser.error(f"argument --resume: no checkpoint {args.resume!r}")
     if getattr(args, "config", None) and not Path(args.config).is_file():
         parser.error(f"argument --config: no file {args.config!r}")

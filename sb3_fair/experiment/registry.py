@@ -110,6 +110,29 @@ def is_fair_algo(name: str) -> bool:
     return canonical_algo(name).startswith("fair_")
 
 
+def accepted_arguments(name: str) -> set[str]:
+    """The keyword arguments algorithm ``name`` takes (a Fair class's own and its parent's)."""
+    import inspect
+
+    cls = get_algo_class(name)
+    return {p for c in cls.__mro__ if "__init__" in vars(c) for p in inspect.signature(c.__init__).parameters} - {"self", "args", "kwargs"}
+
+
+def check_keys(name: str, keys: list[str]) -> None:
+    """Check that every hyper-parameter key (dotted keys by their first part) is an argument of algorithm
+    ``name`` or one of RL Zoo's keys.
+
+    :raises ValueError: naming the keys it does not take.
+    """
+    from sb3_fair.common.hyperparams import ZOO_KEYS
+
+    accepted = accepted_arguments(name) | set(ZOO_KEYS) | {"policy"}
+    unknown = sorted({k for k in keys if k.split(".")[0] not in accepted})
+    if unknown:
+        raise ValueError(f"{unknown} {'is not an argument' if len(unknown) == 1 else 'are not arguments'} of "
+                         f"{get_algo_class(name).__name__} (nor RL Zoo keys {list(ZOO_KEYS)})")
+
+
 def register_multiagent_env(env_id: str, factory: Callable[..., Any]) -> None:
     """Give a PettingZoo ``ParallelEnv`` factory an id for configs, the CLI and sweeps.
 
@@ -265,9 +288,11 @@ __all__ = [
     "COUNTERFACTUAL_PAIR",
     "FAIR_COUNTERPART",
     "MULTIAGENT_ENVS",
+    "accepted_arguments",
     "algo_names",
     "canonical_algo",
     "check_env_id",
+    "check_keys",
     "get_algo_class",
     "import_object",
     "is_fair_algo",

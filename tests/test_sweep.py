@@ -1,0 +1,100 @@
+"""Sweeps on Ray Tune: parsing, the Pareto front, and a real 2-trial sweep on a local Ray (one failing trial)."""
+
+from __future__ import annotations
+
+import csv
+
+import pytest
+
+from sb3_fair.experiment import ExperimentConfig
+from sb3_fair.experiment.sweep import parse_grid, parse_space, points
+
+
+def test_grid_and_space_parsing() -> None:
+    assert parse_grid(["alpha=0,0.5,1", "policy_kwargs.net_arch=[64,64],[32]", "fairness=dp,cf"]) == {
+        "alpha": [0, 0.5, 1], "policy_kwargs.net_arch": [[64, 64], [32]], "fairness": ["dp", "cf"]}
+    assert parse_space(["learning_rate=loguniform(1e-5,1e-3)", "n_steps=choice(64,128)", "n_epochs=randint(1,10)"]) == {
+        "learning_rate": ("loguniform", 1e-5, 1e-3), "n_steps": ("choice", 64, 128), "n_epochs": ("randint", 1, 10)}
+    with pytest.raises(ValueError, match="--grid takes key=v1,v2"):
+        parse_grid(["alpha"])
+    with pytest.raises(ValueError, match="--space takes key=<uniform|loguniform|randint|choice>"):
+        parse_space(["alpha=normal(0,1)"])
+    with pytest.raises(ValueError, match="low < high"):
+        parse_space(["alpha=uniform(1,0)"])
+
+
+def test_pareto_front_of_points_with_seed_spread() -> None:
+    rows = [  # two seeds of three points; point b is dominated by a (less useful, less fair)
+        {"status": "TERMINATED", "hp/alpha": "a", "eval/episode_reward": 10.0, "eval/gini": 0.2},
+        {"status": "TERMINATED", "hp/alpha": "a", "eval/episode_reward": 12.0, "eval/gini": 0.4},
+        {"status": "TERMINATED", "hp/alpha": "b", "eval/episode_reward": 9.0, "eval/gini": 0.5},
+        {"status": "TERMINATED", "hp/alpha": "b", "eval/episode_reward": 9.0, "eval/gini": 0.5},
+        {"status": "TERMINATED", "hp/alpha": "c", "eval/episode_reward": 5.0, "eval/gini": 0.1},
+        {"status": "ERROR", "hp/alpha": "d"},
+    ]
+    by_point = {p["point"]["alpha"]: p for p in points(rows, "episode_reward", "gini")}
+    assert set(by_point) == {"a", "b", "c"}
+    assert by_point["a"]["utility"] == 11.0 and by_point["a"]["utility_std"] == 1.0 and by_point["a"]["unfairness"] == pytest.approx(0.3)
+    assert [by_point[k]["pareto"] for k in "abc"] == [True, False, True]
+
+
+def test_sweep_needs_a_sound_request() -> None:
+    pytest.importorskip("ray")
+    from sb3_fair.experiment.sweep import sweep
+
+    base = ExperimentConfig(algo="ppo", env="CartPole-v1", n_timesteps=64)
+    for kwargs, message in [({"grid": {"alpha": [0, 1]}}, r"\['alpha'\] is not an argument of PPO"),
+                            ({"search": "optuna", "space": {"learning_rate": ("uniform", 0.1, 0.2)}}, "needs the metric"),
+                            ({"space": {"learning_rate": ("uniform", 0.1, 0.2)}}, "space needs search='optuna'"),
+                            ({"seeds": 0}, "seeds must be an int >= 1")]:
+        with pytest.raises(ValueError, match=message):
+            sweep(base, **kwargs)
+
+
+EXPERIMENT = ("algo: fair_ppo\nenv: sb3_fair/DisparityGame-v0\nn_timesteps: 64\neval_episodes: 1\n"
+              "hyperparams:\n  env_kwargs: {n_agents: 4, max_steps: 8}\n  n_steps: 8\n  batch_size: 32\n  n_epochs: 1\n")
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    """One embedded Ray for the module's sweeps (sweep() uses a running Ray and leaves it running)."""
+    ray = pytest.importorskip("ray")
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    yield ray
+    ray.shutdown()
+
+
+def test_a_real_two_trial_sweep_on_local_ray_reports_a_failed_trial_and_resumes(tmp_path, capsys, local_ray) -> None:
+    """Two trials on an embedded Ray: one trains, one fails (n_steps=0); the table, CSV and plot hold both; resume re-runs the failure only."""
+    from sb3_fair.cli import main
+
+    (tmp_path / "exp.yml").write_text(EXPERIMENT)
+    argv = [str(tmp_path / "exp.yml"), "--grid", "n_steps=8,0", "--name", "two", "--storage", str(tmp_path / "sweeps"), "--quiet"]
+    main(["sweep", *argv])
+    out = capsys.readouterr().out
+    assert "1 of 2 trials finished" in out and "failed: " in out and "n_steps" in out
+    with open(tmp_path / "sweeps" / "two" / "results.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert sorted(r["status"] for r in rows) == ["ERROR", "TERMINATED"]
+    done = next(r for r in rows if r["status"] == "TERMINATED")
+    assert done["hp/n_steps"] == "8" and float(done["eval/episode_return"]) >= 0 and "eval/dp_normalized" in done
+    assert (tmp_path / "sweeps" / "two" / "pareto.png").is_file()
+    # the same name again: refused without --resume; with it, the finished trial is kept and the failed one re-runs (and fails)
+    with pytest.raises(SystemExit):
+        main(["sweep", *argv])
+    assert "exists" in capsys.readouterr().err
+    main(["sweep", *argv, "--resume"])
+    assert "1 of 2 trials finished" in capsys.readouterr().out
+
+
+def test_an_optuna_search_samples_its_space_and_averages_seeds(tmp_path, local_ray) -> None:
+    from sb3_fair.experiment.sweep import sweep
+
+    (tmp_path / "exp.yml").write_text(EXPERIMENT)
+    base = ExperimentConfig.from_file(tmp_path / "exp.yml")
+    out = sweep(base, search="optuna", space={"learning_rate": ("loguniform", 1e-4, 1e-3)}, samples=2, seeds=2,
+                metric="eval/episode_return", storage=tmp_path / "sweeps")
+    assert [r["status"] for r in out.table] == ["TERMINATED", "TERMINATED"]
+    for row in out.table:
+        assert 1e-4 <= row["hp/learning_rate"] <= 1e-3 and row["seed"] == [0, 1]
+        assert "eval/episode_return_seed_std" in row  # the trial's two seeds, averaged
