@@ -305,6 +305,13 @@ def cmd_compare(args: argparse.Namespace) -> None:
         else:
             _plot_tradeoff(per_seed, figures, Path(args.plot), env_id)
         print(f"wrote {args.plot}")
+    if args.wandb:  # the comparison's plot and table, in one summary run of the experiment's group
+        from sb3_fair.common.logging import log_summary_run
+
+        rows = [[name, *[table[name][k] for k in figures], *[spread[name][k] for k in figures]] for name in table]
+        log_summary_run(f"compare-{args.task}-summary", f"compare-{args.task}", {"task": args.task, "seeds": args.seeds, "episodes": args.episodes},
+                        images={"compare/tradeoff": args.plot} if args.plot else None,
+                        tables={"compare/table": (["method", *figures, *[f"{k}_sd" for k in figures]], rows)})
 
 
 def _print_table(rows: dict[str, dict[str, Any]], columns: list[str], title: str, spread: dict[str, dict[str, float]] | None = None) -> None:

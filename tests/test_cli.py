@@ -9,12 +9,20 @@ import pytest
 from sb3_fair.cli import main
 
 
-def test_compare_prints_table_and_plot(tmp_path, capsys):
+def test_compare_prints_table_and_plot_and_logs_them_to_wandb(tmp_path, capsys, monkeypatch):
+    """With --wandb (real wandb, offline): one run per model of the group, and a summary run holding the plot and the table."""
+    monkeypatch.setenv("WANDB_MODE", "offline")
+    monkeypatch.setenv("WANDB_DIR", str(tmp_path))
     plot = tmp_path / "tradeoff.png"
-    main(["compare", "--task", "lending", "--seeds", "1", "--episodes", "3", "--eval-episodes", "2", "--plot", str(plot)])
+    main(["compare", "--task", "lending", "--seeds", "1", "--episodes", "3", "--eval-episodes", "2", "--plot", str(plot), "--wandb"])
     out = capsys.readouterr().out
     assert "FairDQN (FairQCM)" in out and "DQN (full memory)" in out and "dp_abs" in out
     assert plot.exists() and plot.stat().st_size > 1000
+    runs = sorted((tmp_path / "wandb").glob("offline-run-*"))
+    assert len(runs) == 3  # DQN, FairDQN, and the summary
+    media = [p.relative_to(runs[-1]).as_posix() for p in runs[-1].rglob("*") if p.is_file()]
+    assert any(m.startswith("files/media/images/compare/tradeoff") and m.endswith(".png") for m in media), media
+    assert any(m.startswith("files/media/table/compare/table") and m.endswith(".table.json") for m in media), media
 
 
 def test_train_then_evaluate(tmp_path, capsys):

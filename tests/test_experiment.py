@@ -262,10 +262,17 @@ def test_wandb_one_run_per_experiment_grouped_and_tagged(tmp_path, monkeypatch) 
     assert np.isfinite(result.evaluation["episode_reward"])
 
 
-def test_fair_ppo_entry_trains_on_the_game() -> None:
+def test_fair_ppo_entry_trains_on_the_game_and_logs_its_group_table_to_wandb(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("WANDB_MODE", "offline")
+    monkeypatch.setenv("WANDB_DIR", str(tmp_path))
     cfg = ExperimentConfig.from_hyperparams("fair_ppo", "sb3_fair/AllelopathicHarvest-v0", variant="cf",
                                             overrides=["env_kwargs.preset=tiny", "n_envs=1", "n_steps=60", "batch_size=120"],
-                                            n_timesteps=120, eval_episodes=1)
+                                            n_timesteps=120, eval_episodes=1, wandb=True)
     result = train(cfg)
+    (run,) = (tmp_path / "wandb").glob("offline-run-*")
+    tables = sorted(p.name for p in (run / "files" / "media" / "table" / "eval").glob("*.table.json"))
+    assert [t.split("_")[0] for t in tables] == ["figures", "per"]  # eval/figures and eval/per_group
+    per_group = json.loads(next((run / "files" / "media" / "table" / "eval").glob("per_group*.table.json")).read_text())
+    assert per_group["columns"][0] == "group" and [row[0] for row in per_group["data"]] == [0, 1]
     assert isinstance(result.model, FairPPO) and result.model.fairness == "cf"
     assert "cf_normalized" in result.evaluation or any(k.startswith("cf") for k in result.evaluation)

@@ -83,8 +83,12 @@ def test_a_real_two_trial_sweep_on_local_ray_reports_a_failed_trial_and_resumes(
     with pytest.raises(SystemExit):
         main(["sweep", *argv])
     assert "exists" in capsys.readouterr().err
+    import signal
+
+    before = signal.getsignal(signal.SIGINT)
     main(["sweep", *argv, "--resume"])
     assert "1 of 2 trials finished" in capsys.readouterr().out
+    assert signal.getsignal(signal.SIGINT) is before  # Ray Tune's Ctrl+C handler is not left behind
 
 
 def test_an_optuna_search_samples_its_space_and_averages_seeds(tmp_path, local_ray) -> None:

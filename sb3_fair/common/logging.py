@@ -87,6 +87,8 @@ def start_wandb_run(config: dict[str, Any], **init_kwargs: Any) -> Any | None:
             return wandb.run
         kwargs = {"project": "sb3-fair", **init_kwargs}
         kwargs["mode"] = wandb_mode(kwargs.get("mode"))
+        if "dir" not in kwargs and os.environ.get("WANDB_DIR"):  # read now: wandb reads it once per process
+            kwargs["dir"] = os.environ["WANDB_DIR"]
         if kwargs["mode"] == "online" and _ONLINE_FAILED:
             kwargs["mode"] = "offline"
         our_settings = kwargs["mode"] == "online" and "settings" not in kwargs
@@ -206,3 +208,49 @@ def finish_wandb_run(run: Any) -> None:
     except Exception as exc:  # noqa: BLE001 - W&B must never stop training
         warnings.warn(f"Weights & Biases could not finish the run ({exc!r}); its data may be incomplete (see its ./wandb folder)",
                       stacklevel=2)
+
+
+def log_results(run: Any, images: dict[str, Any] | None = None, tables: dict[str, tuple[list[str], list[list[Any]]]] | None = None) -> bool:
+    """Log plots (``wandb.Image`` of a PNG path) and tables (``wandb.Table(columns, data)``) to ``run``, with
+    W&B's own types, so that they show as media and tables in the run's page; False (and a warning) if W&B fails.
+
+    :param run: the W&B run.
+    :param images: ``{key: PNG path}``.
+    :param tables: ``{key: (columns, rows)}``.
+    """
+    if run is None:
+        return False
+    try:
+        import wandb
+
+        data: dict[str, Any] = {}
+        for key, path in (images or {}).items():
+            data[key] = wandb.Image(str(path))
+        for key, (columns, rows) in (tables or {}).items():
+            data[key] = wandb.Table(columns=[str(c) for c in columns], data=[[_table_cell(v) for v in row] for row in rows])
+        if data:
+            run.log(data)
+        return True
+    except Exception as exc:  # noqa: BLE001 - W&B must never stop an experiment
+        warnings.warn(f"Weights & Biases could not log the results ({exc!r})", stacklevel=2)
+        return False
+
+
+def _table_cell(value: Any) -> Any:
+    if isinstance(value, (np.floating, np.integer)):
+        return value.item()
+    if isinstance(value, (list, tuple, dict)):
+        return str(value)
+    return value
+
+
+def log_summary_run(name: str, group: str, config: dict[str, Any], images: dict[str, Any] | None = None,
+                    tables: dict[str, tuple[list[str], list[list[Any]]]] | None = None, **init_kwargs: Any) -> None:
+    """One short W&B run (``job_type="summary"``) in ``group`` that holds a comparison's or a sweep's plot and table."""
+    run = start_wandb_run(config, name=name, group=group, job_type="summary", reinit="finish_previous", **init_kwargs)
+    if run is None:
+        return
+    try:
+        log_results(run, images, tables)
+    finally:
+        finish_wandb_run(run)

@@ -302,17 +302,31 @@ def train(config: ExperimentConfig, callback: BaseCallback | list[BaseCallback] 
                                                        config.hyperparams.get("env_wrapper"), config.eval_deterministic,
                                                        seed=10_000 + config.seed)
         if run is not None:
-            try:
-                run.summary.update({f"eval/{k}": v for k, v in result.evaluation.items()})
-                run.summary.update({"train/steps_per_second": result.steps_per_second})
-            except Exception as exc:  # noqa: BLE001 - W&B must never stop an experiment
-                import warnings
-
-                warnings.warn(f"Weights & Biases could not store the evaluation figures ({exc!r})", stacklevel=2)
+            _log_evaluation(run, result)
         return result
     finally:
         if run is not None:
             finish_wandb_run(run)
+
+
+def _log_evaluation(run: Any, result: ExperimentResult) -> None:
+    """The evaluation figures into the run's summary (``eval/*``) and, as W&B tables, the figures and the per-group table."""
+    from sb3_fair.common.logging import log_results
+
+    try:
+        run.summary.update({f"eval/{k}": v for k, v in result.evaluation.items()})
+        run.summary.update({"train/steps_per_second": result.steps_per_second})
+    except Exception as exc:  # noqa: BLE001 - W&B must never stop an experiment
+        import warnings
+
+        warnings.warn(f"Weights & Biases could not store the evaluation figures ({exc!r})", stacklevel=2)
+    tables = {}
+    if result.evaluation:
+        tables["eval/figures"] = (["figure", "value"], [[k, v] for k, v in result.evaluation.items()])
+    if result.table:
+        columns = sorted({k for row in result.table.values() for k in row})
+        tables["eval/per_group"] = (["group", *columns], [[g, *[row.get(c) for c in columns]] for g, row in sorted(result.table.items())])
+    log_results(run, tables=tables)
 
 
 def save(model: BaseAlgorithm, config: ExperimentConfig, path: str | Path) -> None:

@@ -250,7 +250,7 @@ def sweep(base: ExperimentConfig, grid: dict[str, list[Any]] | None = None, seed
             run_config = tune.RunConfig(name=name, storage_path=str(root), verbose=0,
                                         failure_config=tune.FailureConfig(max_failures=0, fail_fast=False))
             tuner = tune.Tuner(trainable, param_space=param_space, tune_config=tune_config, run_config=run_config)
-        grid_result = tuner.fit()
+        grid_result = _fit_keeping_signal_handlers(tuner)
     finally:
         if started:
             ray.shutdown()
@@ -259,7 +259,33 @@ def sweep(base: ExperimentConfig, grid: dict[str, list[Any]] | None = None, seed
     out.csv_path = path / "results.csv"
     _write_csv(table, out.csv_path)
     out.plot_path = pareto_plot(table, path / "pareto.png", utility=utility, unfairness=unfairness, title=name)
+    if base.wandb:
+        from sb3_fair.common.logging import log_summary_run
+
+        columns = [k for k in dict.fromkeys(k for row in table for k in row)]
+        init = {k: v for k, v in (base.wandb if isinstance(base.wandb, dict) else {}).items() if k not in ("name", "group", "job_type")}
+        log_summary_run(f"{name}-summary", name, {"sweep": {"name": name, "grid": grid, "space": {k: list(v) for k, v in space.items()},
+                                                            "seeds": seeds, "search": search, "base": base.to_dict()}},
+                        images={"sweep/pareto": out.plot_path} if out.plot_path else None,
+                        tables={"sweep/results": (columns, [[row.get(c) for c in columns] for row in table])}, **init)
     return out
+
+
+def _fit_keeping_signal_handlers(tuner: Any) -> Any:
+    """``tuner.fit()``, then the process's own SIGINT / SIGUSR1 handlers back: Ray Tune leaves its own
+    installed after the run, so a later Ctrl+C would print Tune's message instead of interrupting."""
+    import signal
+    import threading
+
+    names = [n for n in ("SIGINT", "SIGUSR1") if hasattr(signal, n)]
+    main_thread = threading.current_thread() is threading.main_thread()
+    saved = {n: signal.getsignal(getattr(signal, n)) for n in names} if main_thread else {}
+    try:
+        return tuner.fit()
+    finally:
+        for n, handler in saved.items():
+            if handler is not None:
+                signal.signal(getattr(signal, n), handler)
 
 
 def _table(grid_result: Any) -> list[dict[str, Any]]:
