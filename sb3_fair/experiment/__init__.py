@@ -13,7 +13,9 @@ The ``sb3-fair`` command, the benchmarks and sweeps all go through :func:`train`
   plus ``key=value`` overrides;
 * :mod:`~sb3_fair.experiment.registry`: algorithm names (RL Zoo's, plus ``fair_*``), the
   multi-agent games' ids, :func:`make_env`;
-* :mod:`~sb3_fair.experiment.run`: :func:`build_model`, :func:`train`, :func:`evaluate`, :func:`load_model`.
+* :mod:`~sb3_fair.experiment.run`: :func:`build_model`, :func:`train`, :func:`evaluate`, :func:`load_model`;
+* :mod:`~sb3_fair.experiment.sweep`: grids and Optuna searches of :func:`train` on Ray Tune (the
+  ``sweep`` extra; imported on its own: ``from sb3_fair.experiment.sweep import sweep``).
 """
 
 from sb3_fair.experiment.config import ExperimentConfig, apply_overrides
