@@ -105,14 +105,14 @@ def _parse_kv(items: list[str] | None, option: str = "--env-kwargs") -> dict[str
 def _config_from_args(args: argparse.Namespace) -> Any:
     """The :class:`~sb3_fair.experiment.ExperimentConfig` the ``train`` arguments describe."""
     from sb3_fair.experiment import ExperimentConfig
-    from sb3_fair.experiment.config import CONFIG_FIELDS
 
     overrides = list(args.params or [])
     if getattr(args, "learning_rate", None) is not None:
         overrides.append(f"learning_rate={args.learning_rate!r}")
-    fields: dict[str, Any] = {"tensorboard_log": args.tensorboard_log, "verbose": args.verbose,
-                              "eval_env_kwargs": _parse_kv(args.eval_env_kwargs, "--eval-env-kwargs")}
-    for name in ("save", "checkpoint_every", "seed", "eval_episodes", "name", "group"):
+    fields: dict[str, Any] = {}  # only what the command line gives: the rest comes from the file (or the defaults)
+    if args.eval_env_kwargs:
+        fields["eval_env_kwargs"] = _parse_kv(args.eval_env_kwargs, "--eval-env-kwargs")
+    for name in ("save", "checkpoint_every", "seed", "eval_episodes", "name", "group", "tensorboard_log", "verbose"):
         if getattr(args, name, None) is not None:
             fields["save_path" if name == "save" else name] = getattr(args, name)
     if args.timesteps is not None:
@@ -120,19 +120,22 @@ def _config_from_args(args: argparse.Namespace) -> Any:
     if args.wandb:
         fields["wandb"] = True
     config_file = Path(args.config) if args.config else None
-    if config_file is None and getattr(args, "resume", None):  # a checkpoint folder holds the run's config
-        saved = Path(args.resume).parent / "model.config.yml"
+    if config_file is None and args.command == "train" and args.resume:  # a checkpoint folder holds the run's config
+        from sb3_fair.experiment.run import saved_config_path
+
+        saved = saved_config_path(args.resume)
         config_file = saved if saved.is_file() else None
     if config_file is not None:
         import yaml
 
-        data = yaml.safe_load(config_file.read_text()) or {}
+        try:
+            data = yaml.safe_load(config_file.read_text()) or {}
+        except yaml.YAMLError as err:
+            raise ValueError(f"{config_file} is not valid YAML: {err}") from None
         if isinstance(data, dict) and "algo" in data and "env" in data:  # an experiment file
             for name in ("algo", "env", "variant"):
                 if getattr(args, name) is not None:
                     fields[name] = getattr(args, name)
-            unknown = set(fields) - set(CONFIG_FIELDS)
-            assert not unknown, unknown
             return ExperimentConfig.from_file(config_file, overrides=overrides, **fields)
         if not args.algo or not args.env:
             raise ValueError(f"{config_file} is a hyper-parameter file (keyed by env id): give --algo and --env too")
@@ -181,9 +184,10 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
     env_id = args.env or (config.env if config else None)
     if env_id is None:
         raise ValueError(f"{args.model} has no saved config: say which env to evaluate on (--env)")
-    env_kwargs = dict(config.hyperparams.get("env_kwargs") or {}) if config and env_id == config.env else {}
-    env_kwargs.update(_parse_kv(args.env_kwargs))
-    wrapper = config.hyperparams.get("env_wrapper") if config and env_id == config.env else None
+    same_env = config is not None and env_id == config.env
+    env_kwargs = {**(config.hyperparams.get("env_kwargs") or {}), **config.eval_env_kwargs} if same_env else {}
+    env_kwargs.update(_parse_kv(args.env_kwargs))  # as train's own evaluation, then the command line's
+    wrapper = config.hyperparams.get("env_wrapper") if same_env else None
     evaluation, table = evaluate(model, env_id, args.episodes, env_kwargs, wrapper, args.deterministic, seed=args.seed)
     _report(evaluation, table, args.json, f"{env_id}: {args.episodes} evaluation episodes", Path(args.model).stem)
 
@@ -209,7 +213,7 @@ def cmd_sweep(args: argparse.Namespace) -> None:
         _print_table(rows, [utility, unfairness, "trials", "Pareto"], title=f"sweep {result.path.name}: mean ± sd over seeds")
     for row in result.errors:
         print(f"trial {row['trial']} failed: {row['error']}")
-    print(f"{len(result.table) - len(result.errors)} of {len(result.table)} trials finished; table {result.csv_path}"
+    print(f"{len(result.finished)} of {len(result.table)} trials finished; table {result.csv_path}"
           + (f", Pareto plot {result.plot_path}" if result.plot_path else ""))
 
 
@@ -388,7 +392,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--learning-rate", type=_number(0.0, strict=True), default=None, help="shortcut for -p learning_rate=...")
     p.add_argument("--name", default=None, help="run name (W&B)")
     p.add_argument("--group", default=None, help="experiment group (W&B)")
-    p.add_argument("--verbose", type=_int_at_least(0), default=0)
+    p.add_argument("--verbose", type=_int_at_least(0), default=None)
     p.add_argument("--json", action="store_true", help="print the evaluation figures as JSON")
     common(p)
     p.set_defaults(func=cmd_train)
@@ -420,7 +424,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seeds", type=_int_at_least(1), default=1, help="seeds 0..N-1 per point")
     p.add_argument("--search", choices=["optuna"], default=None, help="sample --space with Optuna instead of a grid")
     p.add_argument("--space", nargs="+", action="extend", default=[], metavar="KEY=DIST(ARGS)",
-                   help="the search space: learning_rate=loguniform(1e-5,1e-3) alpha=uniform(0,1) n_steps=choice(64,128) n_epochs=randint(1,10)")
+                   help="the search space (quote each item in a shell): 'learning_rate=loguniform(1e-5,1e-3)' 'alpha=uniform(0,1)' "
+                        "'n_steps=choice(64,128)' 'n_epochs=randint(1,10)'")
     p.add_argument("--samples", type=_int_at_least(1), default=10, help="trials of a search")
     p.add_argument("--metric", default=None, help="what a search optimises, e.g. eval/episode_reward")
     p.add_argument("--mode", choices=["max", "min"], default="max")
@@ -434,7 +439,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-concurrent", type=_int_at_least(1), default=None, help="trials at once (default: one per CPU)")
     p.add_argument("--utility", default=None, help="x of the Pareto plot, an evaluation figure (default: episode_reward or episode_return)")
     p.add_argument("--unfairness", default=None, help="y of the Pareto plot, lower is fairer (default: dp_normalized, long_term_final, gini, ...)")
-    p.add_argument("--verbose", type=_int_at_least(0), default=0)
+    p.add_argument("--verbose", type=_int_at_least(0), default=None)
     common(p)
     p.set_defaults(func=cmd_sweep, name=None, group=None, seed=None)
 

@@ -54,6 +54,24 @@ def test_train_then_evaluate_f_ppo(tmp_path, capsys):
     assert out.count("short_term_mean") == 2 and "long_term_final" in out
 
 
+def test_command_line_flags_fill_in_but_do_not_erase_an_experiment_file(tmp_path, monkeypatch):
+    import sb3_fair.experiment as layer
+
+    (tmp_path / "exp.yml").write_text("algo: ppo\nenv: CartPole-v1\nn_timesteps: 64\nverbose: 1\ntensorboard_log: tb\n"
+                                      "eval_env_kwargs: {max_episode_steps: 50}\n")
+    got = []
+
+    def fake_train(config, resume=None):
+        got.append(config)
+        raise SystemExit(0)
+
+    monkeypatch.setattr(layer, "train", fake_train)
+    with pytest.raises(SystemExit):
+        main(["train", "--config", str(tmp_path / "exp.yml"), "--seed", "4"])
+    (config,) = got
+    assert (config.verbose, config.tensorboard_log, config.eval_env_kwargs, config.seed) == (1, "tb", {"max_episode_steps": 50}, 4)
+
+
 def test_train_a_multiagent_game_prints_the_group_table(capsys):
     main(["train", "--algo", "fair_ppo", "--env", "sb3_fair/AllelopathicHarvest-v0", "-p", "env_kwargs.preset=tiny", "n_envs=1",
           "n_steps=60", "batch_size=120", "--timesteps", "240", "--eval-episodes", "1", "--json"])
@@ -66,7 +84,8 @@ def test_train_a_multiagent_game_prints_the_group_table(capsys):
     (["train", "--algo", "fair_ppx", "--env", "CartPole-v1"], "algo must be one of ["),
     (["train", "--algo", "ppo", "--env", "CartPol-v1", "--timesteps", "8"], "did you mean ['CartPole-v1'"),
     (["train", "--algo", "fair_ppo", "--env", "CartPole-v1", "-p", "n_stepz=8", "--timesteps", "8"],
-     "hyper-parameter 'n_stepz' is not an argument of FairPPO"),
+     "['n_stepz'] is not an argument of FairPPO; accepted: ["),
+    (["sweep", "--algo", "ppo", "--env", "CartPole-v1", "--timesteps", "8", "--resume"], "--resume needs the --name"),
     (["train", "--algo", "fair_ppo", "--env", "sb3_fair/EpidemicControl-v0", "--variant", "fppo"],
      "no variant 'fppo' of 'sb3_fair/EpidemicControl-v0'; its variants: ['a_ppo', 'f_ppo', 'f_ppo_l', 'ppo']"),
     (["train", "--algo", "fair_ppo", "--env", "CartPole-v1", "-p", "n_steps"], "an override is key=value"),

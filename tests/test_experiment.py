@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -121,12 +122,26 @@ def test_overrides_reach_into_mappings_parse_numbers_and_remove_keys() -> None:
     out = apply_overrides(base, ["learning_rate=1e-4", "policy_kwargs.net_arch=[64, 64]", "env_kwargs.preset=tiny", "gamma=null",
                                  "n_steps=128", "fairness=dp", "massaging=true"])
     assert out == {"learning_rate": 1e-4, "policy_kwargs": {"net_arch": [64, 64]}, "env_kwargs": {"preset": "tiny"},
-                   "n_steps": 128, "fairness": "dp", "massaging": True}
+                   "n_steps": 128, "fairness": "dp", "massaging": True, "gamma": None}
     assert base["policy_kwargs"] == {"net_arch": [8]}  # not changed in place
     with pytest.raises(ValueError, match="policy_kwargs is written as a string"):
         apply_overrides({"policy_kwargs": "dict(net_arch=[8])"}, ["policy_kwargs.net_arch=[4]"])
     with pytest.raises(ValueError, match="gamma is 0.9, not a mapping"):
         apply_overrides(base, ["gamma.x=1"])
+
+
+@pytest.mark.parametrize("text, value", [("1e-4", 1e-4), (".5", 0.5), ("010", 10), ("-3", -3), ("1e4", 10000.0), ("[64,64]", [64, 64]),
+                                         ("[tanh, relu]", ["tanh", "relu"]), ("true", True), ("None", None), ("null", None),
+                                         ("no", "no"), ("3:30", "3:30"), ("long_term", "long_term"), ('{"a": 1}', {"a": 1})])
+def test_command_line_values_are_read_without_yaml_1_1_surprises(text, value) -> None:
+    from sb3_fair.experiment.config import parse_value
+
+    assert parse_value(text) == value and type(parse_value(text)) is type(value)
+
+
+def test_an_empty_override_value_is_refused() -> None:
+    with pytest.raises(ValueError, match="needs a value after '='"):
+        apply_overrides({}, ["gamma="])
 
 
 def test_config_round_trips_and_checks_its_fields(tmp_path) -> None:
@@ -142,6 +157,15 @@ def test_config_round_trips_and_checks_its_fields(tmp_path) -> None:
             ExperimentConfig.from_dict({**cfg.to_dict(), **bad})
 
 
+def test_saved_configs_write_python_objects_as_paths(tmp_path) -> None:
+    cfg = ExperimentConfig.from_hyperparams("fair_ppo", "sb3_fair/EpidemicControl-v0", overrides={"policy_kwargs.activation_fn": nn.Tanh},
+                                            n_timesteps=64)
+    cfg.save(tmp_path / "c.yml")
+    assert "activation_fn: torch.nn.modules.activation:Tanh" in (tmp_path / "c.yml").read_text()
+    back = ExperimentConfig.from_file(tmp_path / "c.yml")
+    assert resolve_hyperparams(back.hyperparams)["policy_kwargs"]["activation_fn"] is nn.Tanh
+
+
 def test_experiment_file_starts_from_the_shipped_entry(tmp_path) -> None:
     (tmp_path / "exp.yml").write_text("algo: fair_ppo\nenv: sb3_fair/EpidemicControl-v0\nvariant: f_ppo_l\nseed: 2\n"
                                       "hyperparams:\n  delta: 0.01\n  n_steps: 64\n")
@@ -149,6 +173,13 @@ def test_experiment_file_starts_from_the_shipped_entry(tmp_path) -> None:
     assert (cfg.seed, cfg.n_timesteps, cfg.variant) == (2, 128, "f_ppo_l")
     assert cfg.hyperparams["delta"] == 0.01 and cfg.hyperparams["n_steps"] == 64 and cfg.hyperparams["batch_size"] == 32
     assert cfg.hyperparams["fairness_coef"] == [0.25, 0.25]  # from the shipped f_ppo_l entry
+    # a file's mapping is merged into the entry's at every depth; -p and explicit fields win over the file
+    (tmp_path / "lend.yml").write_text("algo: fair_dqn\nenv: sb3_fair/LoanApplicants-v0\nvariant: paper_fairqcm\nverbose: 1\n"
+                                       "n_timesteps: 50\nhyperparams:\n  env_kwargs: {horizon: 20}\n  max_counterfactuals: null\n")
+    lend = ExperimentConfig.from_file(tmp_path / "lend.yml", overrides=["gamma=0.5", "n_timesteps=70"])
+    assert lend.hyperparams["env_kwargs"] == {"memory": "min", "horizon": 20} and lend.hyperparams["max_counterfactuals"] is None
+    assert (lend.hyperparams["gamma"], lend.n_timesteps, lend.verbose) == (0.5, 70, 1)
+    assert ExperimentConfig.from_file(tmp_path / "lend.yml", n_timesteps=90, overrides=["n_timesteps=70"]).n_timesteps == 90
     (tmp_path / "bad.yml").write_text("algo: ppo\nenv: CartPole-v1\nlearnig_rate: 0.1\n")
     with pytest.raises(ValueError, match=r"unknown keys \['learnig_rate'\]"):
         ExperimentConfig.from_file(tmp_path / "bad.yml")
@@ -188,6 +219,26 @@ def test_the_layer_builds_what_from_preset_builds() -> None:
     assert ours.batch_size == theirs.batch_size == 2048 and ours.counterfactual
     for a, b in zip(ours.policy.parameters(), theirs.policy.parameters()):
         assert th.equal(a, b)
+
+
+@pytest.mark.parametrize("hyperparams, message", [
+    ({"seed": 3}, "['seed'] is set by the experiment"),
+    ({"n_stepz": 8}, "['n_stepz'] is not an argument of PPO; accepted: ["),
+    ({"learning_rate": "abc"}, "PPO could not be built from the hyper-parameters of 'CartPole-v1'"),
+    ({"policy_kwargs": {"foo": 1}}, "PPO could not be built from"),
+    ({"env_kwargs": {"foo": 1}}, "env 'CartPole-v1' refused env_kwargs {'foo': 1}"),
+    ({"normalize": {"foo": 1}}, "hyper-parameter 'normalize' takes VecNormalize's arguments"),
+    ({"noise_type": 5}, "hyper-parameter 'noise_type' must be 'normal' or 'ornstein-uhlenbeck'"),
+])
+def test_bad_hyperparameters_are_named(hyperparams, message) -> None:
+    with pytest.raises(ValueError, match=re.escape(message)):
+        build_model(ExperimentConfig(algo="ppo", env="CartPole-v1", hyperparams=hyperparams, n_timesteps=8))
+
+
+def test_whole_floats_become_ints_where_the_algorithm_takes_ints() -> None:
+    model = build_model(ExperimentConfig(algo="dqn", env="CartPole-v1", hyperparams={"buffer_size": 1e4, "learning_starts": 1e2},
+                                         n_timesteps=8))
+    assert model.buffer_size == 10000 and isinstance(model.learning_starts, int)
 
 
 class _Seen(BaseCallback):
@@ -232,6 +283,17 @@ def test_resume_goes_on_from_a_checkpoint(tmp_path) -> None:
     assert checkpoint.is_file() and (tmp_path / "m" / "model.config.yml").is_file()
     result = train(cfg.replace(n_timesteps=192, checkpoint_every=None, save_path=None), resume=checkpoint)
     assert result.resumed_at == 64 and result.n_timesteps == 192
+    model, saved = load_model(checkpoint)  # a checkpoint: the folder's config says what it is
+    assert isinstance(model, FairPPO) and saved.algo == "fair_ppo"
+
+
+def test_checkpoints_count_steps_not_vecenv_steps_and_keep_their_statistics(tmp_path) -> None:
+    cfg = ExperimentConfig(algo="ppo", env="CartPole-v1", hyperparams={"n_envs": 2, "n_steps": 32, "batch_size": 32, "normalize": True},
+                           n_timesteps=256, eval_episodes=1, checkpoint_every=128, save_path=str(tmp_path / "m.zip"))
+    train(cfg)
+    assert sorted(p.name for p in (tmp_path / "m").glob("model_*_steps.zip")) == ["model_128_steps.zip", "model_256_steps.zip"]
+    model, _ = load_model(tmp_path / "m" / "model_128_steps.zip")
+    assert model.get_vec_normalize_env() is not None  # model_vecnormalize_128_steps.pkl
 
 
 def test_wandb_one_run_per_experiment_grouped_and_tagged(tmp_path, monkeypatch) -> None:
@@ -260,6 +322,12 @@ def test_wandb_one_run_per_experiment_grouped_and_tagged(tmp_path, monkeypatch) 
     assert config["algo"] == "FairDQN" and config["buffer_size"] == 400  # the model's own settings beside it
     assert wandb.run is None  # finished after the evaluation
     assert np.isfinite(result.evaluation["episode_reward"])
+    # a run the user started is joined and left open
+    outer = wandb.init(project="mine", mode="offline", dir=str(tmp_path))
+    train(cfg.replace(n_timesteps=100, wandb=True))
+    assert wandb.run is outer
+    outer.log({"still": 1})
+    outer.finish()
 
 
 def test_fair_ppo_entry_trains_on_the_game_and_logs_its_group_table_to_wandb(tmp_path, monkeypatch) -> None:

@@ -31,6 +31,7 @@ def test_pareto_front_of_points_with_seed_spread() -> None:
         {"status": "TERMINATED", "hp/alpha": "b", "eval/episode_reward": 9.0, "eval/gini": 0.5},
         {"status": "TERMINATED", "hp/alpha": "c", "eval/episode_reward": 5.0, "eval/gini": 0.1},
         {"status": "ERROR", "hp/alpha": "d"},
+        {"status": "TERMINATED", "hp/alpha": "e", "eval/episode_reward": float("nan"), "eval/gini": 0.0},  # no place on the plane
     ]
     by_point = {p["point"]["alpha"]: p for p in points(rows, "episode_reward", "gini")}
     assert set(by_point) == {"a", "b", "c"}
@@ -46,9 +47,13 @@ def test_sweep_needs_a_sound_request() -> None:
     for kwargs, message in [({"grid": {"alpha": [0, 1]}}, r"\['alpha'\] is not an argument of PPO"),
                             ({"search": "optuna", "space": {"learning_rate": ("uniform", 0.1, 0.2)}}, "needs the metric"),
                             ({"space": {"learning_rate": ("uniform", 0.1, 0.2)}}, "space needs search='optuna'"),
-                            ({"seeds": 0}, "seeds must be an int >= 1")]:
+                            ({"seeds": 0}, "seeds must be an int >= 1"),
+                            ({"search": "optuna", "space": {"learning_rate": ("uniform", 0.1, 0.2)}, "metric": "episode_reward"},
+                             "metric must be a reported figure, 'eval/<figure>'")]:
         with pytest.raises(ValueError, match=message):
             sweep(base, **kwargs)
+    with pytest.raises(ValueError, match="policy_kwargs is written as a string"):  # refused before Ray starts, not in every trial
+        sweep(base.replace(hyperparams={"policy_kwargs": "dict(net_arch=[8])"}), grid={"policy_kwargs.net_arch": [[4]]})
 
 
 EXPERIMENT = ("algo: fair_ppo\nenv: sb3_fair/DisparityGame-v0\nn_timesteps: 64\neval_episodes: 1\n"

@@ -7,6 +7,7 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
+from sb3_contrib.common.maskable.utils import is_masking_supported
 from stable_baselines3.common.env_util import is_wrapped
 from stable_baselines3.common.evaluation import evaluate_policy
 from stable_baselines3.common.monitor import Monitor
@@ -20,7 +21,8 @@ from sb3_fair.common.protocol import FAIRNESS, get_benefits, get_fairness_signal
 def evaluate_fairness(model: Any, env: gym.Env, n_episodes: int = 20, deterministic: bool = True) -> dict[str, Any]:
     """Run ``model`` for ``n_episodes`` episodes on ``env`` and average the fairness figures.
 
-    Uses SB3's :func:`~stable_baselines3.common.evaluation.evaluate_policy`; ``env`` is wrapped in
+    Uses SB3's :func:`~stable_baselines3.common.evaluation.evaluate_policy` (sb3-contrib's, under the env's
+    action masks, for a model whose ``predict`` takes ``action_masks``); ``env`` is wrapped in
     :class:`~sb3_fair.wrappers.FairnessMonitor` (and SB3's ``Monitor``) if it is not already.
 
     :return: ``{"episode_reward": mean, "episode_reward_std": std, "<figure>": mean, ...,
@@ -38,8 +40,11 @@ def evaluate_fairness(model: Any, env: gym.Env, n_episodes: int = 20, determinis
         if locals_.get("done") and FAIRNESS in info:
             episodes.append(scalar_figures(info[FAIRNESS]))
 
-    rewards, _lengths = evaluate_policy(model, env, n_eval_episodes=int(n_episodes), deterministic=deterministic,
-                                        return_episode_rewards=True, callback=grab, warn=False)
+    evaluate = evaluate_policy
+    if "action_masks" in inspect.signature(model.predict).parameters and is_masking_supported(env):
+        from sb3_contrib.common.maskable.evaluation import evaluate_policy as evaluate  # acts under the env's masks
+    rewards, _lengths = evaluate(model, env, n_eval_episodes=int(n_episodes), deterministic=deterministic,
+                                 return_episode_rewards=True, callback=grab, warn=False)
     out: dict[str, Any] = {"episode_reward": float(np.mean(rewards)), "episode_reward_std": float(np.std(rewards))}
     keys = sorted({k for ep in episodes for k in ep})
     for key in keys:

@@ -22,6 +22,7 @@ import copy
 import dataclasses
 import json
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,24 +38,64 @@ CONFIG_FIELDS = ("algo", "env", "variant", "hyperparams", "seed", "n_timesteps",
                  "checkpoint_every")
 
 
+_INT = re.compile(r"^[+-]?\d+$")
+_WORDS = {"true": True, "false": False, "null": None, "none": None, "~": None}
+
+
 def parse_value(text: str) -> Any:
-    """A command-line value as YAML reads it (``1e-4`` and ``.5`` as numbers too): ``"[64, 64]"`` -> a list."""
+    """A command-line value: JSON where it is JSON (``[64, 64]``, ``{"a": 1}``, ``true``, ``null``), numbers
+    as Python reads them (``1e-4``, ``.5``, ``010`` is 10), ``True``/``False``/``None``, a YAML flow list or
+    mapping with bare words (``[tanh, relu]``), else the text itself (``long_term``, ``3:30``, ``no``).
+
+    :raises ValueError: for an empty value (write ``null`` for None).
+    """
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError(f"an override needs a value after '=' (write null for None), got {text!r}")
+    text = text.strip()
+    if _INT.match(text):
+        return int(text)
+    if text.lower() in _WORDS:
+        return _WORDS[text.lower()]
     try:
-        value = yaml.safe_load(text)
-    except yaml.YAMLError:
-        return text
-    if isinstance(value, str):
+        return json.loads(text)
+    except ValueError:
+        pass
+    try:
+        return float(text)
+    except ValueError:
+        pass
+    if text[0] in "[{":
         try:
-            number = float(value)
-        except ValueError:
-            return value
-        return int(number) if number.is_integer() and "." not in value and "e" not in value.lower() else number
-    return value
+            value = yaml.safe_load(text)
+        except yaml.YAMLError as err:
+            raise ValueError(f"cannot read {text!r} as a list or mapping ({str(err).splitlines()[0]})") from None
+        return value
+    return text
+
+
+def merge_entries(entry: dict[str, Any], updates: dict[str, Any]) -> dict[str, Any]:
+    """``entry`` updated by ``updates`` (a new dict): mappings are merged key by key, at every depth; any other
+    value replaces the entry's (``None`` too)."""
+    out = copy.deepcopy(entry)
+    for key, value in updates.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = merge_entries(out[key], value)
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def override_keys(overrides: list[str] | dict[str, Any] | None) -> set[str]:
+    """The top-level keys ``overrides`` set (``policy_kwargs.net_arch=...`` -> ``policy_kwargs``)."""
+    if not overrides:
+        return set()
+    keys = overrides.keys() if isinstance(overrides, dict) else [str(o).split("=", 1)[0] for o in overrides]
+    return {k.strip().split(".")[0] for k in keys}
 
 
 def apply_overrides(hyperparams: dict[str, Any], overrides: list[str] | dict[str, Any] | None) -> dict[str, Any]:
     """``hyperparams`` with ``key=value`` overrides applied (a new dict); a dotted key reaches into a mapping:
-    ``policy_kwargs.net_arch=[64,64]``, ``env_kwargs.preset=tiny``; ``key=null`` removes ``key``.
+    ``policy_kwargs.net_arch=[64,64]``, ``env_kwargs.preset=tiny``; ``key=null`` sets None.
 
     :raises ValueError: naming an override that is not ``key=value`` or whose parent is not a mapping.
     """
@@ -84,10 +125,7 @@ def apply_overrides(hyperparams: dict[str, Any], overrides: list[str] | dict[str
             if not isinstance(child, dict):
                 raise ValueError(f"override {key!r}: {'.'.join(parts[: i + 1])} is {child!r}, not a mapping")
             node = child
-        if value is None:
-            node.pop(parts[-1], None)
-        else:
-            node[parts[-1]] = value
+        node[parts[-1]] = value
     return out
 
 
@@ -170,7 +208,8 @@ class ExperimentConfig:
 
     @classmethod
     def from_hyperparams(cls, algo: str, env: str, variant: str | None = None, file: str | Path | None = None,
-                         overrides: list[str] | dict[str, Any] | None = None, **fields: Any) -> ExperimentConfig:
+                         overrides: list[str] | dict[str, Any] | None = None, updates: dict[str, Any] | None = None,
+                         **fields: Any) -> ExperimentConfig:
         """A config from a hyper-parameter file's entry (RL Zoo's format) plus overrides.
 
         :param algo: the algorithm name.
@@ -178,7 +217,8 @@ class ExperimentConfig:
         :param variant: a named variant of the entry (``"<env>@<variant>"``), e.g. ``"paper_fairqcm"``.
         :param file: the hyper-parameter file; default sb3-fair's ``hyperparams/<algo>.yml``. An algorithm
             without a file there starts from ``{"policy": "MlpPolicy"}`` (its own defaults).
-        :param overrides: ``["key=value", ...]`` or a dict (dotted keys reach into mappings).
+        :param overrides: ``["key=value", ...]`` or a dict (dotted keys reach into mappings), applied last.
+        :param updates: a mapping merged into the entry first, at every depth (an experiment file's ``hyperparams``).
         :param fields: the other :class:`ExperimentConfig` fields (``seed``, ``n_timesteps``, ...).
         """
         algo = canonical_algo(algo)
@@ -190,6 +230,8 @@ class ExperimentConfig:
             entry: dict[str, Any] = {"policy": "MlpPolicy"}
         else:
             entry = load_hyperparams(path, env, variant)
+        if updates:
+            entry = merge_entries(entry, updates)
         return cls(algo=algo, env=env, variant=variant, hyperparams=apply_overrides(entry, overrides), **fields)
 
     @classmethod
@@ -202,7 +244,10 @@ class ExperimentConfig:
         p = Path(path)
         if not p.is_file():
             raise ValueError(f"no config file {str(p)!r}")
-        data = yaml.safe_load(p.read_text()) or {}
+        try:
+            data = yaml.safe_load(p.read_text()) or {}
+        except yaml.YAMLError as err:
+            raise ValueError(f"{p} is not valid YAML: {err}") from None
         if not isinstance(data, dict) or "algo" not in data or "env" not in data:
             raise ValueError(f"{p}: an experiment file maps 'algo', 'env' and other fields {list(CONFIG_FIELDS)}; "
                              f"for an RL Zoo hyper-parameter file (keyed by env id) use from_hyperparams(file=...)")
@@ -210,6 +255,8 @@ class ExperimentConfig:
         unknown = sorted(set(data) - set(CONFIG_FIELDS) - set(extra))
         if unknown:
             raise ValueError(f"{p}: unknown keys {unknown}; accepted: {list(CONFIG_FIELDS) + list(extra)}")
+        if "n_timesteps" in override_keys(overrides) and "n_timesteps" not in fields:
+            data.pop("n_timesteps", None)  # -p n_timesteps=... wins over the file's field
         data.update(fields)
         own = data.pop("hyperparams", None) or {}
         if not isinstance(own, dict):
@@ -220,11 +267,10 @@ class ExperimentConfig:
         inherit = data.pop("inherit_hyperparams", True)
         if inherit not in (True, False):
             raise ValueError(f"{p}: inherit_hyperparams must be true or false, got {inherit!r}")
-        combined = apply_overrides(own, overrides)  # the command line's overrides come after the file's
-        if not inherit:  # a saved config: its hyperparams are complete
-            return cls.from_dict({**data, "hyperparams": combined})
+        if not inherit:  # a saved config: its hyperparams are the whole entry
+            return cls.from_dict({**data, "hyperparams": apply_overrides(own, overrides)})
         algo, env, variant = data.pop("algo"), data.pop("env"), data.pop("variant", None)
-        return cls.from_hyperparams(algo, env, variant=variant, file=file, overrides=combined, **data)
+        return cls.from_hyperparams(algo, env, variant=variant, file=file, updates=own, overrides=overrides, **data)
 
     def to_dict(self) -> dict[str, Any]:
         """Every field as plain data (JSON-ready when the hyper-parameters are)."""
@@ -245,15 +291,36 @@ class ExperimentConfig:
         if overrides is not None:
             data["hyperparams"] = apply_overrides(data["hyperparams"], overrides)
         data.update(changes)
-        if "n_timesteps" not in changes and overrides and "n_timesteps" in overrides:
-            data["n_timesteps"] = None
+        if "n_timesteps" not in changes and "n_timesteps" in override_keys(overrides):
+            data["n_timesteps"] = None  # taken from the changed entry
         return ExperimentConfig.from_dict(data)
 
     def save(self, path: str | Path) -> None:
         """Write the config as YAML, with ``inherit_hyperparams: false`` (its hyper-parameters are complete):
         ``ExperimentConfig.from_file`` reads back the same config."""
-        data = {**self.to_dict(), "inherit_hyperparams": False}
-        Path(path).write_text(yaml.safe_dump(json.loads(json.dumps(data, default=str)), sort_keys=False))
+        data = {**self.to_plain_dict(), "inherit_hyperparams": False}
+        Path(path).write_text(yaml.safe_dump(data, sort_keys=False))
+
+    def to_plain_dict(self) -> dict[str, Any]:
+        """:meth:`to_dict` with Python objects written back as the hyper-parameter files write them
+        (classes and functions as ``"module:name"``, linear schedules as ``"lin_<x>"``), for YAML, JSON and W&B."""
+        return _plain(self.to_dict())
 
 
-__all__ = ["CONFIG_FIELDS", "ExperimentConfig", "apply_overrides", "parse_value"]
+def _plain(value: Any) -> Any:
+    from sb3_fair.common.hyperparams import LinearSchedule
+
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, LinearSchedule):
+        return repr(value)
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    if callable(value) and getattr(value, "__module__", None) and getattr(value, "__qualname__", None) and "<" not in value.__qualname__:
+        return f"{value.__module__}:{value.__qualname__}"
+    raise ValueError(f"cannot write {value!r} in a config file: give it as 'package.module:name'")
+
+
+__all__ = ["CONFIG_FIELDS", "ExperimentConfig", "apply_overrides", "merge_entries", "override_keys", "parse_value"]

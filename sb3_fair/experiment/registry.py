@@ -126,11 +126,11 @@ def check_keys(name: str, keys: list[str]) -> None:
     """
     from sb3_fair.common.hyperparams import ZOO_KEYS
 
-    accepted = accepted_arguments(name) | set(ZOO_KEYS) | {"policy"}
+    accepted = (accepted_arguments(name) | set(ZOO_KEYS) | {"policy"}) - {"env", "_init_setup_model"}
     unknown = sorted({k for k in keys if k.split(".")[0] not in accepted})
     if unknown:
         raise ValueError(f"{unknown} {'is not an argument' if len(unknown) == 1 else 'are not arguments'} of "
-                         f"{get_algo_class(name).__name__} (nor RL Zoo keys {list(ZOO_KEYS)})")
+                         f"{get_algo_class(name).__name__}; accepted: {sorted(accepted)}")
 
 
 def register_multiagent_env(env_id: str, factory: Callable[..., Any]) -> None:

@@ -22,7 +22,14 @@ from stable_baselines3.common.vec_env import VecEnv, VecNormalize
 
 from sb3_fair.common.hyperparams import algo_kwargs, import_object, resolve_hyperparams
 from sb3_fair.experiment.config import ExperimentConfig
-from sb3_fair.experiment.registry import get_algo_class, is_fair_algo, is_multiagent_env, make_env, make_eval_env
+from sb3_fair.experiment.registry import (
+    check_keys,
+    get_algo_class,
+    is_fair_algo,
+    is_multiagent_env,
+    make_env,
+    make_eval_env,
+)
 
 #: suffix of the config saved beside a model (``model.zip`` -> ``model.config.yml``)
 CONFIG_SUFFIX = ".config.yml"
@@ -90,6 +97,8 @@ def _action_noise(hyperparams: dict[str, Any], env: VecEnv) -> Any:
     kind = hyperparams.get("noise_type")
     if kind is None:
         return None
+    if not isinstance(kind, str):
+        raise ValueError(f"hyper-parameter 'noise_type' must be 'normal' or 'ornstein-uhlenbeck', got {kind!r}")
     std = float(hyperparams.get("noise_std", 0.1))
     n = int(np.prod(env.action_space.shape))
     if kind.strip() == "normal":
@@ -110,7 +119,24 @@ def _zoo_callbacks(spec: Any) -> list[BaseCallback]:
     return out
 
 
-_UNEXPECTED = re.compile(r"unexpected keyword argument '(\w+)'")
+#: keys a hyper-parameter entry must not set: the experiment sets them
+RESERVED_KEYS = frozenset({"env", "seed", "verbose", "tensorboard_log", "_init_setup_model"})
+
+
+def _coerce_ints(cls: type, kwargs: dict[str, Any]) -> dict[str, Any]:
+    """Whole floats (``1e4`` read as 10000.0) turned into ints where the algorithm's default is an int."""
+    import inspect
+
+    defaults = {}
+    for c in reversed(cls.__mro__):
+        if "__init__" in vars(c):
+            defaults.update({n: p.default for n, p in inspect.signature(c.__init__).parameters.items()})
+    out = dict(kwargs)
+    for key, value in kwargs.items():
+        default = defaults.get(key)
+        if isinstance(value, float) and value.is_integer() and isinstance(default, int) and not isinstance(default, bool):
+            out[key] = int(value)
+    return out
 
 
 def build_model(config: ExperimentConfig, env: VecEnv | None = None) -> BaseAlgorithm:
@@ -124,7 +150,13 @@ def build_model(config: ExperimentConfig, env: VecEnv | None = None) -> BaseAlgo
         raise ValueError("hyper-parameter 'frame_stack' is not supported (the evaluation envs are not vectorised); "
                          "use env_wrapper: gymnasium.wrappers.FrameStackObservation with {stack_size: N}")
     cls = get_algo_class(config.algo)
-    kwargs = algo_kwargs(hp)
+    reserved = sorted(set(hp) & RESERVED_KEYS)
+    if reserved:
+        raise ValueError(f"{reserved} {'is' if len(reserved) == 1 else 'are'} set by the experiment, not by hyper-parameters: "
+                         "use ExperimentConfig's seed / verbose / tensorboard_log fields (--seed, --verbose, --tensorboard-log); "
+                         "the env is the config's env")
+    check_keys(config.algo, list(hp))
+    kwargs = _coerce_ints(cls, algo_kwargs(hp))
     if env is None:
         n_envs = hp.get("n_envs", 1)
         if isinstance(n_envs, bool) or not isinstance(n_envs, int) or n_envs < 1:
@@ -132,9 +164,15 @@ def build_model(config: ExperimentConfig, env: VecEnv | None = None) -> BaseAlgo
         env_kwargs = hp.get("env_kwargs") or {}
         if not isinstance(env_kwargs, dict):
             raise ValueError(f"hyper-parameter 'env_kwargs' must be a mapping, got {env_kwargs!r}")
-        env = make_env(config.env, n_envs=n_envs, seed=config.seed, env_kwargs=env_kwargs,
-                       env_wrapper=hp.get("env_wrapper"), vec_env_wrapper=hp.get("vec_env_wrapper"))
-        env = _vec_normalize(env, hp.get("normalize"), kwargs.get("gamma"))
+        try:
+            env = make_env(config.env, n_envs=n_envs, seed=config.seed, env_kwargs=env_kwargs,
+                           env_wrapper=hp.get("env_wrapper"), vec_env_wrapper=hp.get("vec_env_wrapper"))
+        except TypeError as err:  # an env_kwargs entry the env does not take
+            raise ValueError(f"env {config.env!r} refused env_kwargs {env_kwargs}: {err}") from None
+        try:
+            env = _vec_normalize(env, hp.get("normalize"), kwargs.get("gamma"))
+        except TypeError as err:
+            raise ValueError(f"hyper-parameter 'normalize' takes VecNormalize's arguments: {err}") from None
     noise = _action_noise(hp, env)
     if noise is not None:
         kwargs["action_noise"] = noise
@@ -144,25 +182,26 @@ def build_model(config: ExperimentConfig, env: VecEnv | None = None) -> BaseAlgo
         kwargs["wandb"] = True  # joins the run train() started (and leaves it open for the evaluation figures)
     try:
         return cls(policy, env, **kwargs)
-    except TypeError as err:
-        match = _UNEXPECTED.search(str(err))
-        if match:
-            raise ValueError(f"hyper-parameter {match.group(1)!r} is not an argument of {cls.__name__} "
-                             f"(entry for {config.env!r}{' @' + config.variant if config.variant else ''})") from None
-        raise
+    except (TypeError, AssertionError) as err:  # SB3 asserts on some values; a policy_kwargs entry the policy does not take
+        where = f"the hyper-parameters of {config.env!r}{' @' + config.variant if config.variant else ''}"
+        raise ValueError(f"{cls.__name__} could not be built from {where}: {err}") from None
 
 
 class _NormalizedPredictor:
-    """A model's ``predict`` on raw observations, normalised with its training VecNormalize's statistics."""
+    """A model's ``predict`` on raw observations, normalised with its training VecNormalize's statistics; its
+    ``predict`` has the model's signature, so evaluators still see ``action_masks`` or ``episode_start``."""
 
     def __init__(self, model: BaseAlgorithm, vec_normalize: VecNormalize) -> None:
+        import inspect
+
         self.model = model
         self.vec_normalize = vec_normalize
-        self.predict = self._predict  # an instance attribute, so evaluators inspecting ``predict`` see its arguments
 
-    def _predict(self, observation: Any, state: Any = None, episode_start: Any = None, deterministic: bool = False) -> Any:
-        return self.model.predict(self.vec_normalize.normalize_obs(observation), state=state, episode_start=episode_start,
-                                  deterministic=deterministic)
+        def predict(observation: Any, *args: Any, **kwargs: Any) -> Any:
+            return model.predict(vec_normalize.normalize_obs(observation), *args, **kwargs)
+
+        predict.__signature__ = inspect.signature(model.predict)  # type: ignore[attr-defined]
+        self.predict = predict
 
 
 def evaluate(model: Any, env_id: str, n_episodes: int = 10, env_kwargs: dict[str, Any] | None = None, env_wrapper: Any = None,
@@ -199,23 +238,55 @@ def evaluate(model: Any, env_id: str, n_episodes: int = 10, env_kwargs: dict[str
             det = True if deterministic is None else deterministic
             return _scalars(evaluate_fairness(predictor, env, n_episodes=n_episodes, deterministic=det)), {}
         det = True if deterministic is None else deterministic
-        rewards, lengths = evaluate_policy(predictor, env, n_eval_episodes=n_episodes, deterministic=det,
-                                           return_episode_rewards=True, warn=False)
+        if _masked(predictor, env):  # sb3-contrib's evaluate_policy passes the env's action masks
+            from sb3_contrib.common.maskable.evaluation import evaluate_policy as evaluate_masked
+
+            rewards, lengths = evaluate_masked(predictor, env, n_eval_episodes=n_episodes, deterministic=det,
+                                               return_episode_rewards=True, warn=False)
+        else:
+            rewards, lengths = evaluate_policy(predictor, env, n_eval_episodes=n_episodes, deterministic=det,
+                                               return_episode_rewards=True, warn=False)
         return {"episode_reward": float(np.mean(rewards)), "episode_reward_std": float(np.std(rewards)),
                 "episode_length": float(np.mean(lengths))}, {}
     finally:
         env.close()
 
 
+def _masked(model: Any, env: Any) -> bool:
+    import inspect
+
+    from sb3_contrib.common.maskable.utils import is_masking_supported
+
+    return "action_masks" in inspect.signature(model.predict).parameters and is_masking_supported(env)
+
+
 def _scalars(result: dict[str, Any]) -> dict[str, float]:
     return {k: float(v) for k, v in result.items() if isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)}
 
 
+_CHECKPOINT = re.compile(r"^(?P<prefix>.+)_(?P<steps>\d+)_steps$")
+
+
 def saved_config_path(model_path: str | Path) -> Path:
-    """The config file saved beside ``model_path`` (``x.zip`` -> ``x.config.yml``)."""
+    """The config file saved beside ``model_path``: ``x.zip`` -> ``x.config.yml``; a checkpoint of
+    :func:`train` (``<prefix>_<N>_steps.zip``) -> its folder's ``<prefix>.config.yml``."""
     p = Path(model_path)
     stem = p.name[:-4] if p.name.endswith(".zip") else p.name
+    match = _CHECKPOINT.match(stem)
+    if match and not p.with_name(stem + CONFIG_SUFFIX).is_file():
+        return p.with_name(match["prefix"] + CONFIG_SUFFIX)
     return p.with_name(stem + CONFIG_SUFFIX)
+
+
+def saved_vecnormalize_path(model_path: str | Path) -> Path:
+    """The VecNormalize statistics saved beside ``model_path``: ``x.zip`` -> ``x.vecnormalize.pkl``; a checkpoint
+    ``<prefix>_<N>_steps.zip`` -> ``<prefix>_vecnormalize_<N>_steps.pkl`` (SB3's ``CheckpointCallback`` naming)."""
+    p = Path(model_path)
+    stem = p.name[:-4] if p.name.endswith(".zip") else p.name
+    match = _CHECKPOINT.match(stem)
+    if match and not p.with_name(stem + VECNORMALIZE_SUFFIX).is_file():
+        return p.with_name(f"{match['prefix']}_vecnormalize_{match['steps']}_steps.pkl")
+    return p.with_name(stem + VECNORMALIZE_SUFFIX)
 
 
 def load_model(path: str | Path, algo: str | None = None, env: VecEnv | None = None, **kwargs: Any) -> tuple[BaseAlgorithm, ExperimentConfig | None]:
@@ -234,7 +305,10 @@ def load_model(path: str | Path, algo: str | None = None, env: VecEnv | None = N
     if name is None:
         raise ValueError(f"{zip_path} has no saved config ({cfg_path.name}); say which algorithm it is (--algo)")
     model = get_algo_class(name).load(zip_path, env=env, device=kwargs.pop("device", "cpu"), **kwargs)
-    stats = zip_path.with_name(zip_path.name[:-4] + VECNORMALIZE_SUFFIX)
+    stats = saved_vecnormalize_path(zip_path)
+    if stats.is_file() and config is None:
+        raise ValueError(f"{zip_path} was trained on normalised observations ({stats.name}) but has no saved config to "
+                         f"rebuild its env from ({cfg_path.name})")
     if stats.is_file() and config is not None:
         vec = make_env(config.env, n_envs=1, env_kwargs=config.hyperparams.get("env_kwargs") or {},
                        env_wrapper=config.hyperparams.get("env_wrapper"))
@@ -257,14 +331,16 @@ def train(config: ExperimentConfig, callback: BaseCallback | list[BaseCallback] 
     from sb3_fair.common.fair_algorithm import fairness_figures_logged
     from sb3_fair.common.logging import finish_wandb_run, start_wandb_run
 
-    run = None
+    run, owns_run = None, False
     if config.wandb:
+        from sb3_fair.common.logging import active_wandb_run
+
         init = dict(config.wandb) if isinstance(config.wandb, dict) else {}
         init.setdefault("name", config.run_name)
         init.setdefault("group", config.group or f"{config.algo}-{config.env.replace('/', '_')}")
         init.setdefault("tags", [config.algo, config.env, *([config.variant] if config.variant else [])])
-        init.setdefault("reinit", "finish_previous")
-        run = start_wandb_run({"experiment": config.to_dict()}, **init)  # the model adds its own flat settings beside it
+        owns_run = active_wandb_run() is None  # a run you started yourself is joined and left open for you
+        run = start_wandb_run({"experiment": config.to_plain_dict()}, **init)  # the model adds its own flat settings beside it
     try:
         buffer: Path | None = None
         if resume is not None:
@@ -278,8 +354,9 @@ def train(config: ExperimentConfig, callback: BaseCallback | list[BaseCallback] 
         callbacks += _zoo_callbacks(config.hyperparams.get("callback"))
         if config.checkpoint_every:
             folder = _checkpoint_folder(config)
-            callbacks.append(CheckpointCallback(config.checkpoint_every, str(folder), name_prefix="model",
-                                                save_replay_buffer=True, save_vecnormalize=True))
+            every = max(config.checkpoint_every // model.get_env().num_envs, 1)  # CheckpointCallback counts VecEnv steps
+            callbacks.append(CheckpointCallback(every, str(folder), name_prefix="model", save_replay_buffer=True,
+                                                save_vecnormalize=True))
             folder.mkdir(parents=True, exist_ok=True)
             config.save(folder / ("model" + CONFIG_SUFFIX))
         if callback is not None:
@@ -305,7 +382,7 @@ def train(config: ExperimentConfig, callback: BaseCallback | list[BaseCallback] 
             _log_evaluation(run, result)
         return result
     finally:
-        if run is not None:
+        if run is not None and owns_run:
             finish_wandb_run(run)
 
 

@@ -139,8 +139,10 @@ def trainable(params: dict[str, Any]) -> None:
     overrides = dict(params.get("overrides") or {})
     seeds = params["seeds"] if isinstance(params["seeds"], list) else [params["seeds"]]
     results = []
+    trial = tune.get_context().get_trial_name() or "trial"
     for seed in seeds:
-        cfg = base.replace(seed=int(seed), hyperparams=overrides, save_path=None, checkpoint_every=None, progress_bar=False)
+        cfg = base.replace(seed=int(seed), hyperparams=overrides, save_path=None, checkpoint_every=None, progress_bar=False,
+                           name=f"{base.group}-{trial}-seed{seed}")
         results.append(train(cfg))
     tune.report(_figures(results))
 
@@ -149,7 +151,7 @@ def trainable(params: dict[str, Any]) -> None:
 class SweepResult:
     """What :func:`sweep` returns.
 
-    :param table: one dict per trial: ``trial``, ``status`` (``TERMINATED`` or ``ERROR``), ``error``,
+    :param table: one dict per trial: ``trial``, ``status`` (``TERMINATED``, ``ERROR`` or ``UNFINISHED``), ``error``,
         ``seed``, the point's overrides (``hp/<key>``) and the ``eval/*`` figures.
     :param csv_path: the table as CSV.
     :param plot_path: the Pareto plot (None when no trial finished or the figures are missing).
@@ -165,6 +167,11 @@ class SweepResult:
     def errors(self) -> list[dict[str, Any]]:
         """The failed trials' rows."""
         return [row for row in self.table if row["status"] == "ERROR"]
+
+    @property
+    def finished(self) -> list[dict[str, Any]]:
+        """The finished trials' rows."""
+        return [row for row in self.table if row["status"] == "TERMINATED"]
 
 
 def sweep(base: ExperimentConfig, grid: dict[str, list[Any]] | None = None, seeds: int = 1, space: dict[str, tuple[Any, ...]] | None = None,
@@ -210,9 +217,15 @@ def sweep(base: ExperimentConfig, grid: dict[str, list[Any]] | None = None, seed
             raise ValueError("a search samples its space; give grid values as ('choice', v1, v2, ...) in space instead")
         if not metric:
             raise ValueError("search='optuna' needs the metric it optimises, e.g. 'eval/episode_reward'")
+        if not isinstance(metric, str) or not metric.startswith(("eval/", "train/")):
+            raise ValueError(f"metric must be a reported figure, 'eval/<figure>' or 'train/steps_per_second', got {metric!r}")
         if isinstance(samples, bool) or not isinstance(samples, int) or samples < 1:
             raise ValueError(f"samples must be an int >= 1, got {samples!r}")
     check_keys(base.algo, [*grid, *space])  # a key the algorithm does not take fails here, not in every trial
+    for key, values in grid.items():  # and so does a dotted key into something that is not a mapping
+        if not isinstance(values, list) or not values:
+            raise ValueError(f"grid[{key!r}] must be a non-empty list of values, got {values!r}")
+        base.replace(hyperparams={key: values[0]})
     name = name or f"{base.algo}-{base.env.replace('/', '_')}"
     root = Path(storage).resolve()
     path = root / name
@@ -293,7 +306,8 @@ def _table(grid_result: Any) -> list[dict[str, Any]]:
     for i, res in enumerate(grid_result):
         config = res.config or {}
         row: dict[str, Any] = {"trial": Path(res.path).name if res.path else str(i),
-                               "status": "ERROR" if res.error is not None else "TERMINATED",
+                               "status": "ERROR" if res.error is not None else
+                                         ("TERMINATED" if "train/n_timesteps" in (res.metrics or {}) else "UNFINISHED"),
                                "error": _error_line(res.error),
                                "seed": config.get("seeds")}
         for key, value in (config.get("overrides") or {}).items():
@@ -330,8 +344,8 @@ def points(table: list[dict[str, Any]], utility: str, unfairness: str) -> list[d
     """The finished trials grouped by point (their ``hp/*`` values): mean and spread over seeds of both figures."""
     groups: dict[str, list[dict[str, Any]]] = {}
     for row in table:
-        if row["status"] != "TERMINATED" or f"eval/{utility}" not in row or f"eval/{unfairness}" not in row:
-            continue
+        if row["status"] != "TERMINATED" or not all(np.isfinite(float(row.get(f"eval/{k}", np.nan))) for k in (utility, unfairness)):
+            continue  # a point without both figures has no place on the plane
         point = {k: v for k, v in row.items() if k.startswith("hp/")}
         groups.setdefault(repr(sorted(point.items())), []).append(row)
     out = []
