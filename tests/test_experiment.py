@@ -344,3 +344,16 @@ def test_fair_ppo_entry_trains_on_the_game_and_logs_its_group_table_to_wandb(tmp
     assert per_group["columns"][0] == "group" and [row[0] for row in per_group["data"]] == [0, 1]
     assert isinstance(result.model, FairPPO) and result.model.fairness == "cf"
     assert "cf_normalized" in result.evaluation or any(k.startswith("cf") for k in result.evaluation)
+
+
+def test_example_experiment_files_load_and_name_only_arguments_of_their_algorithm() -> None:
+    from pathlib import Path
+
+    from sb3_fair.experiment.registry import check_keys
+
+    files = sorted((Path(__file__).resolve().parent.parent / "examples" / "experiments").glob("*.yml"))
+    assert len(files) >= 3
+    for f in files:
+        cfg = ExperimentConfig.from_file(f)
+        check_keys(cfg.algo, list(cfg.hyperparams))
+        assert cfg.n_timesteps >= 1
