@@ -357,3 +357,27 @@ def test_example_experiment_files_load_and_name_only_arguments_of_their_algorith
         cfg = ExperimentConfig.from_file(f)
         check_keys(cfg.algo, list(cfg.hyperparams))
         assert cfg.n_timesteps >= 1
+
+
+def test_a_masking_model_is_evaluated_under_the_env_masks_also_when_normalised(monkeypatch) -> None:
+    import gymnasium as gym
+    from sb3_contrib.common.envs import InvalidActionEnvDiscrete
+    from sb3_contrib.common.maskable import evaluation as maskable_evaluation
+
+    from sb3_fair.experiment import evaluate
+    from sb3_fair.experiment.run import _NormalizedPredictor
+
+    if "tests/InvalidActionDiscrete-v0" not in gym.registry:
+        gym.register("tests/InvalidActionDiscrete-v0", entry_point=InvalidActionEnvDiscrete, kwargs={"dim": 8, "n_invalid_actions": 4},
+                     max_episode_steps=10)
+    calls = []
+    real = maskable_evaluation.evaluate_policy
+    monkeypatch.setattr(maskable_evaluation, "evaluate_policy", lambda *a, **kw: calls.append(kw) or real(*a, **kw))
+    model = MaskablePPO("MlpPolicy", "tests/InvalidActionDiscrete-v0", n_steps=16, batch_size=16)
+    figures, _ = evaluate(model, "tests/InvalidActionDiscrete-v0", n_episodes=2)
+    assert len(calls) == 1 and figures["episode_length"] == 10
+    # the normalising wrapper keeps predict's signature, so evaluators still see action_masks
+    import inspect
+
+    wrapped = _NormalizedPredictor(model, vec_normalize=None)  # the statistics are only used when it predicts
+    assert "action_masks" in inspect.signature(wrapped.predict).parameters
