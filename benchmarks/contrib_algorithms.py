@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from bench_common import write_section
+from sb3_fair.experiment.reproduce.common import write_section
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "out" / "contrib"

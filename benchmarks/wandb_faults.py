@@ -22,7 +22,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
-from bench_common import write_section
+from sb3_fair.experiment.reproduce.common import write_section
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))

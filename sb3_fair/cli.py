@@ -358,6 +358,12 @@ def _plot_tradeoff(per_seed: dict[str, list[dict[str, Any]]], figures: list[str]
     plt.close(fig)
 
 
+def cmd_reproduce(args: argparse.Namespace) -> None:
+    from sb3_fair.experiment.reproduce import reproduce
+
+    reproduce(args.paper, list(args.paper_args))
+
+
 def build_parser() -> argparse.ArgumentParser:
     from sb3_fair.experiment.registry import algo_names
 
@@ -459,6 +465,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--plot", default="sb3_fair_compare.png", help="PNG path for the fairness-utility plot ('' for none)")
     common(p)
     p.set_defaults(func=cmd_compare)
+
+    from sb3_fair.experiment.reproduce import PAPERS
+
+    p = sub.add_parser("reproduce", help="a paper's benchmark at its scaled preset: its RESULTS.md section and plots",
+                       description="Reproduce a paper's benchmark; the arguments after PAPER are the paper's own "
+                                   "(sb3-fair reproduce PAPER --help lists them).",
+                       epilog="papers: " + "; ".join(f"{k}: {v[1]}" for k, v in PAPERS.items()))
+    p.add_argument("paper", choices=sorted(PAPERS), metavar="PAPER", help=f"one of {sorted(PAPERS)}")
+    p.add_argument("paper_args", nargs=argparse.REMAINDER, metavar="...", help="the paper's own arguments (--quick, --out DIR, --seeds N, ...)")
+    p.set_defaults(func=cmd_reproduce)
     return parser
 
 

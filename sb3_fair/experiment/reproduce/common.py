@@ -1,0 +1,84 @@
+"""What the paper reproductions share: where they write, timing models against each other, and
+replacing one section of ``RESULTS.md``."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+#: the default output folder of ``sb3-fair reproduce``: the repository's ``benchmarks/`` when run from its root
+DEFAULT_OUT = "benchmarks"
+#: data files shipped with sb3-fair (figures measured by running the papers' authors' code)
+DATA = Path(__file__).resolve().parent / "data"
+
+
+class Output:
+    """Where a reproduction writes: ``<out>/RESULTS.md`` (its section), ``<out>/*.png`` and the runs'
+    records and models under ``<out>/out/<name>/``.
+
+    :param out: the output folder (created when first written to).
+    :param name: the reproduction's folder under ``<out>/out/``.
+    """
+
+    def __init__(self, out: str | Path, name: str) -> None:
+        self.root = Path(out)
+        self.runs = self.root / "out" / name
+
+    @property
+    def results(self) -> Path:
+        """The ``RESULTS.md`` file whose sections the reproduction replaces."""
+        return self.root / "RESULTS.md"
+
+    def png(self, filename: str) -> Path:
+        """A plot's path beside ``RESULTS.md``."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        return self.root / filename
+
+    def write_section(self, key: str, text: str) -> None:
+        """Replace (or append) the section of ``RESULTS.md`` whose heading contains ``key``."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        write_section(self.results, key, text)
+
+
+def add_output_argument(parser: argparse.ArgumentParser) -> None:
+    """``--out DIR``: the folder of ``RESULTS.md``, the plots and the runs (default ``./benchmarks``)."""
+    parser.add_argument("--out", default=DEFAULT_OUT, metavar="DIR",
+                        help="folder of RESULTS.md, the PNGs and the runs under out/ (default: ./benchmarks, the repository's)")
+
+
+def median_steps_per_s(makers: dict[str, Callable[[], Any]], steps: int, repeats: int = 3) -> dict[str, float]:
+    """Median ``learn(steps)`` steps/s of each model built by ``makers``, the repeats interleaved so
+    that every model sees the same machine noise."""
+    runs: dict[str, list[float]] = {name: [] for name in makers}
+    for _ in range(repeats):
+        for name, make in makers.items():
+            model = make()
+            t0 = time.perf_counter()
+            model.learn(steps)
+            runs[name].append(steps / (time.perf_counter() - t0))
+    return {name: float(np.median(v)) for name, v in runs.items()}
+
+
+def write_section(path: Path, key: str, text: str) -> None:
+    """Replace the section whose heading contains ``key`` in RESULTS.md, where it stands (or append it).
+
+    A hand-written section (its heading says "written by hand") is never replaced, even when it
+    names the generated section it reads.
+    """
+    head = "# Benchmark results\n\nEvery figure below was measured by the command in its heading.\n\n"
+    old = path.read_text() if path.exists() else head
+    parts = [p.rstrip() + "\n" for p in old.split("\n## ")]
+    body = text.strip().removeprefix("## ") + "\n"
+    headings = [p.splitlines()[0] for p in parts]
+    hits = [i for i, h in enumerate(headings) if i > 0 and key in h and "written by hand" not in h]
+    if hits:
+        parts[hits[0]] = body
+        parts = [p for i, p in enumerate(parts) if i not in hits[1:]]
+    else:
+        parts.append(body)
+    path.write_text("\n## ".join(parts))

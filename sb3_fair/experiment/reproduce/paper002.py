@@ -1,0 +1,271 @@
+"""Paper 002's Figs. 3-5 at 2-core scale: capture success and I(R;Z) against pursuer speed.
+
+Reproduces Grupen, Selman and Lee, "Cooperative Multi-Agent Fairness and Equivariant Policies"
+(AAAI 2022, arXiv:2106.05727): FairDDPG with the Fair-ER regulariser for lambda in {0, 0.1, 0.5, 0.9},
+Fair-E (FairDDPG with the equivariant actor) and the greedy baseline, on ``sb3_fair/PursuitEvasion-v0``
+(3 pursuers, 6 x 6 torus). Each model is trained with the paper's speed curriculum (|v_p| from 1.2
+down to 0.4, here linear over training) and evaluated greedily at fixed speeds.
+
+Scaling against the paper (125,000 training episodes of up to 500 steps): ``--steps`` env steps per
+run (default 50,000), episodes capped at ``--max-steps`` (default 200) in training and evaluation,
+``--eval-episodes`` per speed (default 30), ``--seeds`` seeds (default 3); DDPG with SB3's defaults
+except networks [128, 128] (the paper's width), batch 256, Gaussian action noise 0.2.
+
+Also times FairDDPG(lambda=0) and FairDDPG(lambda=0.5) against SB3's DDPG on the same env.
+
+Every run goes through :func:`sb3_fair.experiment.train` (no evaluation there: the runs are
+evaluated afterwards at each fixed speed with
+:func:`~sb3_fair.common.evaluation.evaluate_team_fairness`). Writes the per-run records under
+``<out>/out/fair_er/`` (a sub-folder for a non-default curriculum or arena), the section
+"Fair-ER / Fair-E (paper 002)" of ``<out>/RESULTS.md`` and ``<out>/fair_er_pursuit*.png``.
+
+Usage::
+
+    sb3-fair reproduce paper002            # about 25 min on 2 cores (measured: see RESULTS.md)
+    sb3-fair reproduce paper002 --quick    # smoke run
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import multiprocessing as mp
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from sb3_fair.experiment.reproduce.common import Output, add_output_argument, median_steps_per_s
+
+#: the folder under ``<out>/out/`` of this reproduction's runs
+RUNS_NAME = "fair_er"
+#: the command named in the RESULTS.md headings (the section keys; the script calls :func:`main`)
+COMMAND = "python benchmarks/fair_er_pursuit.py"
+ENV_ID = "sb3_fair/PursuitEvasion-v0"
+PAPER_CURRICULUM = (1.2, 0.4)
+SPEEDS = (1.2, 1.0, 0.8, 0.6, 0.4)
+VARIANTS = {
+    "lambda=0": dict(policy="MlpPolicy", equivariance_coef=0.0),
+    "lambda=0.1": dict(policy="MlpPolicy", equivariance_coef=0.1),
+    "lambda=0.5": dict(policy="MlpPolicy", equivariance_coef=0.5),
+    "lambda=0.9": dict(policy="MlpPolicy", equivariance_coef=0.9),
+    "Fair-E": dict(policy="sb3_fair.ddpg.policies:FairEPolicy", equivariance_coef=0.0),
+}
+#: FairDDPG's hyper-parameters (SB3's DDPG defaults except these); sb3-fair ships no pursuit entry
+HYPERPARAMS: dict[str, Any] = dict(learning_rate=1e-3, batch_size=256, buffer_size=200_000, learning_starts=1000, gamma=0.99,
+                                   tau=0.005, noise_type="normal", noise_std=0.2, policy_kwargs={"net_arch": [128, 128]})
+
+
+def experiment_config(job: dict[str, Any]) -> Any:
+    """The :class:`~sb3_fair.experiment.ExperimentConfig` of one training run: FairDDPG of ``job["variant"]``
+    on the pursuit env (``max_steps``, ``size``) with the speed curriculum as RL Zoo's ``callback``."""
+    from sb3_fair.experiment import ExperimentConfig
+
+    spec = VARIANTS[job["variant"]]
+    start, end = job["curriculum"]
+    hyperparams = {"policy": spec["policy"], "equivariance_coef": spec["equivariance_coef"], **HYPERPARAMS,
+                   "env_kwargs": {"max_steps": job["max_steps"], "size": job["size"]},
+                   "callback": {"sb3_fair.envs.pursuit:SpeedCurriculum": {"start": float(start), "end": float(end)}}}
+    return ExperimentConfig(algo="fair_ddpg", env=ENV_ID, hyperparams=hyperparams, seed=job["seed"], n_timesteps=job["steps"],
+                            eval_episodes=0, name=f"paper002-{job['variant']}-seed{job['seed']}", group="paper002")
+
+
+def out_dir(runs: Path, curriculum: tuple[float, float], size: float = 6.0) -> Path:
+    """Where the per-run JSON files of one setting live under ``runs`` (the paper's curriculum and arena keep the top folder)."""
+    name = ("" if tuple(curriculum) == PAPER_CURRICULUM else f"curriculum_{curriculum[0]:g}_{curriculum[1]:g}") + (
+        "" if size == 6.0 else f"_size_{size:g}")
+    return runs / name.lstrip("_") if name else runs
+
+
+def evaluate_speeds(policy: Any, max_steps: int, episodes: int, seed: int, speeds: tuple[float, ...] = SPEEDS,
+                    size: float = 6.0) -> dict[str, dict[str, float]]:
+    """Greedy capture success, I(R;Z) and episode length of ``policy`` (a model, or a policy class built on
+    each env) at each fixed pursuer speed."""
+    import gymnasium as gym
+
+    from sb3_fair.common.evaluation import evaluate_team_fairness
+
+    out = {}
+    for v in speeds:
+        env = gym.make(ENV_ID, pursuer_speed=v, max_steps=max_steps, size=size)
+        pol = policy(env) if isinstance(policy, type) else policy
+        res = evaluate_team_fairness(pol, env, n_episodes=episodes, seed=seed)
+        out[str(v)] = {k: res[k] for k in ("team_fairness", "capture_success", "mean_length")}
+    return out
+
+
+def run_job(job: dict[str, Any], runs: str) -> dict[str, Any]:
+    """Train one variant and seed through :func:`~sb3_fair.experiment.train`, evaluate it at each speed and
+    write its record ``<variant>_<seed>.json`` (the job, ``seconds`` in ``learn``, ``eval``, ``config``)."""
+    import torch as th
+
+    th.set_num_threads(1)
+    from sb3_fair.experiment import train
+
+    config = experiment_config(job)
+    result = train(config)
+    seconds = result.train_time_s
+    record = {**job, "seconds": seconds,
+              "eval": evaluate_speeds(result.model, job["max_steps"], job["eval_episodes"], 10_000 + job["seed"],
+                                      tuple(job["speeds"]), job["size"]),
+              "config": config.to_plain_dict()}
+    out = out_dir(Path(runs), job["curriculum"], job["size"])
+    out.mkdir(parents=True, exist_ok=True)
+    (out / f"{job['variant']}_{job['seed']}.json").write_text(json.dumps(record))
+    print(f"[done] {job['variant']} seed={job['seed']} {seconds:.0f}s", flush=True)
+    return record
+
+
+def _done(job: dict[str, Any], runs: Path) -> bool:
+    path = out_dir(runs, job["curriculum"], job["size"]) / f"{job['variant']}_{job['seed']}.json"
+    if not path.exists():
+        return False
+    old = json.loads(path.read_text())
+    return all(old.get(k) == job[k] for k in ("steps", "max_steps", "eval_episodes")) and all(str(float(v)) in old["eval"] for v in job["speeds"])
+
+
+def throughput(steps: int) -> dict[str, float]:
+    """Median steps/s of SB3's DDPG, FairDDPG(lambda=0) and FairDDPG(lambda=0.5) on one core."""
+    import gymnasium as gym
+    import torch as th
+
+    th.set_num_threads(1)
+    from stable_baselines3 import DDPG
+
+    import sb3_fair  # noqa: F401
+    from sb3_fair import FairDDPG
+
+    kw = dict(learning_starts=200, batch_size=256, policy_kwargs={"net_arch": [128, 128]}, seed=0)
+
+    env = lambda: gym.make(ENV_ID, max_steps=200)  # noqa: E731
+    med = median_steps_per_s({
+        "ddpg": lambda: DDPG("MlpPolicy", env(), **kw),
+        "fair0": lambda: FairDDPG("MlpPolicy", env(), equivariance_coef=0.0, **kw),
+        "fair05": lambda: FairDDPG("MlpPolicy", env(), equivariance_coef=0.5, **kw),
+    }, steps)
+    return {"steps": steps, **{f"{k}_steps_per_s": v for k, v in med.items()},
+            "ratio_lambda0": med["fair0"] / med["ddpg"], "ratio_lambda05": med["fair05"] / med["ddpg"]}
+
+
+def plot(results: list[dict], greedy: dict, path: Path, speeds: tuple[float, ...] = SPEEDS) -> None:
+    """Capture success and I(R;Z) against pursuer speed, one line per variant (mean ± s.e. over seeds) and the greedy baseline."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
+    for variant in VARIANTS:
+        runs = [r for r in results if r["variant"] == variant]
+        if not runs:
+            continue
+        for ax, key in zip(axes, ("capture_success", "team_fairness")):
+            ys = np.array([[r["eval"][str(v)][key] for v in speeds] for r in runs])
+            ax.errorbar(speeds, ys.mean(0), yerr=ys.std(0) / np.sqrt(len(ys)), label=f"{variant} (n={len(ys)})", capsize=2)
+    for ax, key in zip(axes, ("capture_success", "team_fairness")):
+        ax.plot(speeds, [greedy[str(v)][key] for v in speeds], "k--", label="greedy")
+        ax.set_xlabel("pursuer speed |v_p|")
+        ax.invert_xaxis()
+    axes[0].set_ylabel("capture success")
+    axes[1].set_ylabel("I(R;Z) (bits, lower = fairer)")
+    axes[0].legend(fontsize=7)
+    fig.suptitle("paper 002, Figs. 3-5 (scaled)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``sb3-fair reproduce paper002 [options]`` (``--help`` lists them)."""
+    parser = argparse.ArgumentParser(prog="sb3-fair reproduce paper002", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--steps", type=int, default=50_000)
+    parser.add_argument("--max-steps", type=int, default=200)
+    parser.add_argument("--eval-episodes", type=int, default=30)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--throughput-steps", type=int, default=3000)
+    parser.add_argument("--curriculum", type=float, nargs=2, default=PAPER_CURRICULUM, metavar=("START", "END"),
+                        help="pursuer speed at the start and end of training (paper: 1.2 0.4)")
+    parser.add_argument("--speeds", type=float, nargs="+", default=SPEEDS, help="pursuer speeds to evaluate at")
+    parser.add_argument("--size", type=float, default=6.0, help="side of the torus (paper: 6)")
+    parser.add_argument("--variants", nargs="+", choices=list(VARIANTS), default=list(VARIANTS),
+                        help="train only these variants (the table shows every variant with results)")
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--no-train", action="store_true", help=f"only re-summarise the runs under <out>/out/{RUNS_NAME}")
+    add_output_argument(parser)
+    args = parser.parse_args(argv)
+    if args.quick:
+        # smoke run: 200 updates per run after learning_starts, 100 per timed model
+        args.seeds, args.steps, args.eval_episodes, args.throughput_steps, args.max_steps = 1, 1200, 2, 300, 50
+    import sb3_fair  # noqa: F401
+    from sb3_fair.envs import GreedyPursuitPolicy
+
+    output = Output(args.out, RUNS_NAME)
+    out = out_dir(output.runs, args.curriculum, args.size)
+    t0 = time.perf_counter()
+    if not args.no_train:
+        jobs = [dict(variant=v, seed=s, steps=args.steps, max_steps=args.max_steps, eval_episodes=args.eval_episodes,
+                     curriculum=list(args.curriculum), speeds=list(args.speeds), size=args.size)
+                for s in range(args.seeds) for v in args.variants]
+        # runs already on disk with the same settings are kept (resume, or add seeds to some variants)
+        jobs = [j for j in jobs if not _done(j, output.runs)]
+        work = functools.partial(run_job, runs=str(output.runs))
+        if args.workers > 1 and len(jobs) > 1:
+            with mp.get_context("spawn").Pool(args.workers) as pool:
+                pool.map(work, jobs, chunksize=1)
+        else:  # one worker: in this process (no spawn start-up)
+            for job in jobs:
+                work(job)
+        tp = throughput(args.throughput_steps)
+        tp["wall_seconds"] = time.perf_counter() - t0
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "throughput.json").write_text(json.dumps(tp))
+    speeds = tuple(args.speeds)
+    tp = json.loads((out / "throughput.json").read_text())
+    results = [json.loads(p.read_text()) for p in sorted(out.glob("*_*.json")) if p.name != "throughput.json"]
+    results = [r for r in results if r["steps"] == args.steps and r["max_steps"] == args.max_steps
+               and tuple(r.get("curriculum", PAPER_CURRICULUM)) == tuple(args.curriculum) and all(str(v) in r["eval"] for v in speeds)
+               and r.get("size", 6.0) == args.size]
+    greedy = evaluate_speeds(GreedyPursuitPolicy, args.max_steps, args.eval_episodes, 10_000, speeds, args.size)
+    default = tuple(args.curriculum) == PAPER_CURRICULUM
+    png = output.png("fair_er_pursuit.png" if default and args.size == 6.0 else f"fair_er_pursuit_{out.name}.png")
+    plot(results, greedy, png, speeds)
+
+    cmd = COMMAND + (" --quick" if args.quick else "") + (
+        "" if default else f" --curriculum {args.curriculum[0]:g} {args.curriculum[1]:g}") + (
+        "" if speeds == SPEEDS else " --speeds " + " ".join(f"{v:g}" for v in speeds)) + (
+        "" if args.steps == 50_000 or args.quick else f" --steps {args.steps}") + ("" if args.size == 6.0 else f" --size {args.size:g}")
+    head = "| variant | seeds | " + " | ".join(f"capture @ {v}" for v in speeds) + " | " + " | ".join(f"I(R;Z) @ {v}" for v in speeds) + " |"
+    lines = [f"## Fair-ER / Fair-E (paper 002): `{cmd}`", "",
+             f"Measured on this project's 2-core CPU machine: FairDDPG trained on a {args.size:g} x {args.size:g} torus (paper: 6 x 6), "
+             f"{args.steps} env steps per run with the speed "
+             f"curriculum {args.curriculum[0]:g} -> {args.curriculum[1]:g}, episodes capped at {args.max_steps} steps, evaluated greedily on {args.eval_episodes} "
+             f"episodes per speed; mean ± sd over the seeds counted in the table. Paper: 125,000 episodes of up to 500 steps. "
+             f"Wall time {tp.get('wall_seconds', 0) / 60:.0f} min (of the last invocation)." + (
+                 "" if args.seeds == 3 and list(args.variants) == list(VARIANTS) else
+                 f" Extra seeds came from `{cmd} --seeds {args.seeds} --variants {' '.join(args.variants)}`, which keeps the runs on disk."),
+             "", head, "|" + "---|" * (2 + 2 * len(speeds))]
+    for variant in VARIANTS:
+        runs = [r for r in results if r["variant"] == variant]
+        if not runs:
+            continue
+        cells = []
+        for key in ("capture_success", "team_fairness"):
+            for v in speeds:
+                vals = [r["eval"][str(v)][key] for r in runs]
+                cells.append(f"{np.mean(vals):.2f} ± {np.std(vals):.2f}")
+        lines.append(f"| {variant} | {len(runs)} | " + " | ".join(cells) + " |")
+    lines.append("| greedy (App. C) | — | " + " | ".join(f"{greedy[str(v)]['capture_success']:.2f}" for v in speeds) + " | "
+                 + " | ".join(f"{greedy[str(v)]['team_fairness']:.2f}" for v in speeds) + " |")
+    lines += ["", f"![fair-er]({png.name})", "",
+              f"Throughput ({tp['steps']} steps, one core, median of 3 interleaved runs): SB3 DDPG {tp['ddpg_steps_per_s']:.0f} steps/s, "
+              f"FairDDPG(lambda=0) {tp['fair0_steps_per_s']:.0f} ({tp['ratio_lambda0']:.2f}x), "
+              f"FairDDPG(lambda=0.5) {tp['fair05_steps_per_s']:.0f} ({tp['ratio_lambda05']:.2f}x; target >= 0.8x).", ""]
+    output.write_section(f"(paper 002): `{cmd}`", "\n".join(lines))
+    print("\n".join(lines))
+
+
+__all__ = ["HYPERPARAMS", "VARIANTS", "evaluate_speeds", "experiment_config", "main", "run_job", "throughput"]

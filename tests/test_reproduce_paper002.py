@@ -1,0 +1,75 @@
+"""``sb3-fair reproduce paper002`` (Fair-ER / Fair-E on pursuit-evasion): the smoke run trains through the
+experiment runner, evaluates at each speed, and writes its records, its RESULTS.md section and its plot
+under ``--out`` only."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from sb3_fair.experiment import build_model
+from sb3_fair.experiment.reproduce import paper002
+
+HEADING = "## Fair-ER / Fair-E (paper 002): `python benchmarks/fair_er_pursuit.py --quick`"
+RECORD_KEYS = {"variant", "seed", "steps", "max_steps", "eval_episodes", "curriculum", "speeds", "size", "seconds", "eval", "config"}
+
+
+def test_config_matches_the_benchmark_hyperparameters() -> None:
+    """The runner builds the model the benchmark always built: SB3's DDPG defaults except these."""
+    job = dict(variant="Fair-E", seed=3, steps=1000, max_steps=50, eval_episodes=1, curriculum=[1.2, 0.4], speeds=[1.2], size=4.0)
+    config = paper002.experiment_config(job)
+    assert config.algo == "fair_ddpg" and config.env == "sb3_fair/PursuitEvasion-v0" and config.eval_episodes == 0
+    model = build_model(config)
+    assert type(model.policy).__name__ == "FairEPolicy" and model.equivariance_coef == 0.0 and model.seed == 3
+    assert (model.learning_rate, model.batch_size, model.buffer_size, model.learning_starts, model.gamma, model.tau) == (
+        1e-3, 256, 200_000, 1000, 0.99, 0.005)
+    assert np.allclose(model.action_noise._sigma, 0.2 * np.ones(6)) and np.allclose(model.action_noise._mu, 0.0)
+    assert model.policy_kwargs["net_arch"] == [128, 128]
+    assert model.get_env().get_attr("max_steps") == [50] and model.get_env().get_attr("size") == [4.0]
+    assert config.hyperparams["callback"] == {"sb3_fair.envs.pursuit:SpeedCurriculum": {"start": 1.2, "end": 0.4}}
+    lam = build_model(paper002.experiment_config({**job, "variant": "lambda=0.9"}))
+    assert type(lam.policy).__name__ == "TD3Policy" and lam.equivariance_coef == 0.9
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_quick_writes_records_section_and_plot_under_out(tmp_path, monkeypatch) -> None:
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    monkeypatch.chdir(cwd)  # anything written to a relative path would land here
+    out = tmp_path / "out"
+    paper002.main(["--quick", "--workers", "1", "--variants", "lambda=0.5", "Fair-E", "--out", str(out)])
+
+    runs = out / "out" / "fair_er"
+    records = {p.name: json.loads(p.read_text()) for p in runs.glob("*_0.json")}
+    assert set(records) == {"lambda=0.5_0.json", "Fair-E_0.json"}
+    for record in records.values():
+        assert set(record) == RECORD_KEYS
+        assert record["steps"] == 1200 and record["max_steps"] == 50 and record["seconds"] > 0
+        assert set(record["eval"]) == {str(v) for v in paper002.SPEEDS}
+        for figures in record["eval"].values():
+            assert set(figures) == {"team_fairness", "capture_success", "mean_length"}
+            assert 0.0 <= figures["capture_success"] <= 1.0 and 0 < figures["mean_length"] <= 50
+        assert record["config"]["algo"] == "fair_ddpg" and record["config"]["n_timesteps"] == 1200
+    assert records["Fair-E_0.json"]["config"]["hyperparams"]["policy"] == "sb3_fair.ddpg.policies:FairEPolicy"
+    tp = json.loads((runs / "throughput.json").read_text())
+    assert {"steps", "ddpg_steps_per_s", "fair0_steps_per_s", "fair05_steps_per_s", "ratio_lambda0", "wall_seconds"} <= set(tp)
+
+    text = (out / "RESULTS.md").read_text()
+    assert text.count(HEADING + "\n") == 1
+    section = text.split(HEADING, 1)[1]
+    assert "| lambda=0.5 | 1 |" in section and "| Fair-E | 1 |" in section and "| greedy (App. C) | — |" in section
+    assert "| lambda=0 | 1 |" not in section  # not trained, so not in the table
+    assert "![fair-er](fair_er_pursuit.png)" in section
+    assert (out / "fair_er_pursuit.png").stat().st_size > 0
+    assert list(cwd.iterdir()) == []
+
+    # --no-train re-summarises the runs on disk through the CLI, replacing the section where it stands
+    from sb3_fair.cli import main as cli
+
+    cli(["reproduce", "paper002", "--quick", "--no-train", "--out", str(out)])
+    again = (out / "RESULTS.md").read_text()
+    assert again.count(HEADING + "\n") == 1 and "| Fair-E | 1 |" in again
+    assert sorted(p.name for p in out.iterdir()) == ["RESULTS.md", "fair_er_pursuit.png", "out"]
+    assert list(cwd.iterdir()) == []
