@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
 from sb3_fair.experiment.reproduce.common import write_section
 
 HERE = Path(__file__).resolve().parent

@@ -22,6 +22,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+
 from sb3_fair.experiment.reproduce.common import write_section
 
 HERE = Path(__file__).resolve().parent
