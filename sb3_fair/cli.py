@@ -2,7 +2,7 @@
 
 Examples::
 
-    sb3-fair compare --task donut --seeds 2 --episodes 300      # DQN vs FairDQN, fairness table + PNG
+    sb3-fair compare --task donut --seeds 5                     # DQN vs FairDQN (tuned), fairness table + PNG
     sb3-fair compare --task harvest --seeds 2 --episodes 60     # PPO vs FairPPO on Allelopathic Harvest
     sb3-fair train --algo fair_dqn --env sb3_fair/DonutAllocation-v0 --timesteps 50000 --save fairqcm.zip
     sb3-fair evaluate fairqcm.zip --episodes 50 --json
@@ -10,6 +10,7 @@ Examples::
     sb3-fair train --algo fair_ppo --env sb3_fair/AllelopathicHarvest-v0 -p env_kwargs.preset=tiny -p alpha=1.0
     sb3-fair train --config my_experiment.yml --seed 3
     sb3-fair sweep my_experiment.yml --grid alpha=0,0.5,1 beta=0,0.5 --seeds 3 --name dp-weights
+    sb3-fair reproduce paper003 --quick --out /tmp/repro   # a paper's benchmark: RESULTS.md section + plots
 
 ``--algo`` takes RL Zoo's names (``ppo``, ``dqn``, ``ppo_lstm`` ...), ``ppo_mask`` and ``fair_*``;
 ``--env`` a Gymnasium id or a multi-agent game (``sb3_fair/AllelopathicHarvest-v0``,
@@ -40,6 +41,10 @@ TASKS = {
 }
 HARVEST_ENV = "sb3_fair/AllelopathicHarvest-v0"
 HARVEST_FIGURES = ["episode_return", "group_0_mean", "group_1_mean", "dp_normalized", "csp_mean_abs", "pof_group_0", "pof_group_1"]
+#: ``compare --task harvest``'s default training games
+HARVEST_GAMES = 60
+#: ``compare --task lending``'s default training episodes (the paper's preset, untuned)
+LENDING_EPISODES = 300
 #: runs of at least this many steps show a progress bar unless --quiet
 PROGRESS_BAR_STEPS = 5_000
 
@@ -243,13 +248,24 @@ def _task_configs(args: argparse.Namespace, seed: int) -> tuple[dict[str, Any], 
         return {"PPO": base, name_fair: fair}, None, None
     env_id, _figures = TASKS[args.task]
     horizon = 100 if args.task == "donut" else 40
-    # epsilon follows the schedule of the paper's 1000-episode run; fewer episodes train its first part
-    steps = max(args.episodes, PAPER_EPISODES) * horizon
+    if args.task == "donut":
+        # the tuned entry of fair_dqn.yml; the baselines are SB3's DQN with the same settings, on the env with the
+        # full memory in the observation and on the bare env (what a newcomer would train first)
+        steps = {"n_timesteps": args.episodes * horizon} if args.episodes else {}
+        fair = ExperimentConfig.from_hyperparams("fair_dqn", env_id, overrides=overrides, **steps, **common)
+        configs = {"DQN (no memory)": baseline_of(fair.replace(hyperparams={"counterfactual": False, "env_kwargs.memory": None})),
+                   "DQN (full memory)": baseline_of(fair.replace(hyperparams={"counterfactual": False})),
+                   "FairDQN (FairQCM)": fair}
+        return configs, None, None
+    # lending: the paper's presets (UNTUNED); epsilon follows the schedule of the paper's 1000-episode run, and
+    # fewer episodes train its first part
+    episodes = args.episodes or LENDING_EPISODES
+    steps = max(episodes, PAPER_EPISODES) * horizon
     configs = {"DQN (full memory)": ExperimentConfig.from_hyperparams("fair_dqn", env_id, variant="paper_dqn", n_timesteps=steps,
                                                                         overrides=overrides, **common),
                "FairDQN (FairQCM)": ExperimentConfig.from_hyperparams("fair_dqn", env_id, variant="paper_fairqcm", n_timesteps=steps,
                                                                         overrides=overrides, **common)}
-    return configs, args.episodes, StopTrainingOnMaxEpisodes
+    return configs, episodes, StopTrainingOnMaxEpisodes
 
 
 def baseline_of(config: Any) -> Any:
@@ -273,6 +289,8 @@ def cmd_compare(args: argparse.Namespace) -> None:
     from sb3_fair.experiment import train
 
     figures = HARVEST_FIGURES if args.task == "harvest" else TASKS[args.task][1]
+    if args.task == "harvest" and args.episodes is None:
+        args.episodes = HARVEST_GAMES
     per_seed: dict[str, list[dict[str, Any]]] = {}
     t0 = time.perf_counter()
     for seed in range(args.seeds):
@@ -280,7 +298,10 @@ def cmd_compare(args: argparse.Namespace) -> None:
         results = {}
         for name, config in configs.items():
             config.progress_bar = not args.quiet and config.n_timesteps >= PROGRESS_BAR_STEPS and episodes is None
-            what = f"{episodes} episodes" if episodes else f"{args.episodes} games ({config.n_timesteps:,} agent-steps)"
+            if args.task == "harvest":
+                what = f"{args.episodes} games ({config.n_timesteps:,} agent-steps)"
+            else:
+                what = f"{episodes} episodes" if episodes else f"{config.n_timesteps:,} steps"
             print(f"training {name}, seed {seed}: {what} of {config.env}", flush=True)
             results[name] = train(config, callback=stop(max_episodes=episodes) if stop else None)
         if args.task == "harvest":
@@ -301,7 +322,8 @@ def cmd_compare(args: argparse.Namespace) -> None:
         title = (f"Allelopathic Harvest ({args.preset}): {args.seeds} seed(s) x {args.episodes} training games, {args.eval_episodes} "
                  f"evaluation games each; dp_normalized = |Table 1 unfairness|, pof = price of fairness in % ")
     else:
-        title = f"{env_id}: {args.seeds} seed(s) x {args.episodes} training episodes, {args.eval_episodes} greedy evaluation episodes each "
+        trained = f"{args.episodes or LENDING_EPISODES} training episodes" if args.task == "lending" else f"{config.n_timesteps:,} training steps"
+        title = f"{env_id}: {args.seeds} seed(s) x {trained}, {args.eval_episodes} greedy evaluation episodes each "
     _print_table(table, figures, spread=spread, title=title + f"({time.perf_counter() - t0:.0f} s)")
     if args.plot:
         if args.task == "harvest":
@@ -453,11 +475,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--task", choices=[*sorted(TASKS), "harvest"], default="donut",
                    help="donut/lending: DQN vs FairDQN (Alamdari et al. 2024); harvest: PPO vs FairPPO (La Malfa et al. 2025)")
     p.add_argument("--seeds", type=_int_at_least(1), default=2)
-    p.add_argument("--episodes", type=_int_at_least(1), default=300, help="training episodes (harvest: games) per run; donut/lending: the first N of a run whose "
-                        "exploration schedule spans Alamdari et al.'s (2024) 1000 episodes (or N, if larger)")
+    p.add_argument("--episodes", type=_int_at_least(1), default=None,
+                   help="training episodes (harvest: games, default 60) per run; donut: default the tuned entry's n_timesteps (40 episodes); "
+                        f"lending (default {LENDING_EPISODES}): the first N of a run whose exploration schedule spans Alamdari et al.'s (2024) "
+                        "1000 episodes (or N, if larger)")
     p.add_argument("--eval-episodes", type=_int_at_least(1), default=20)
     p.add_argument("--learning-rate", type=_number(0.0, strict=True), default=None,
-                   help="for both models (donut/lending default: the preset's, Alamdari et al.'s (2024) 1e-4)")
+                   help="for every model (default: the entry's; donut: the tuned 5e-4, lending: Alamdari et al.'s (2024) 1e-4)")
     p.add_argument("--fairness", choices=["dp", "csp", "cf"], default="dp", help="harvest: FairPPO's penalty")
     p.add_argument("--alpha", type=_number(0.0, MAX_COEF), default=0.5, help="harvest: weight of the retrospective part")
     p.add_argument("--beta", type=_number(0.0, MAX_COEF), default=0.5, help="harvest: weight of the prospective part")
