@@ -45,10 +45,18 @@ class Output:
         write_section(self.results, key, text)
 
 
-def add_output_argument(parser: argparse.ArgumentParser) -> None:
-    """``--out DIR``: the folder of ``RESULTS.md``, the plots and the runs (default ``./benchmarks``)."""
+def reproduce_parser(paper: str, doc: str | None) -> argparse.ArgumentParser:
+    """The command line of ``sb3-fair reproduce <paper>``: the module docstring as its description, and
+    ``--out DIR``, the folder of ``RESULTS.md``, the plots and the runs (default ``./benchmarks``).
+
+    :param paper: the paper's name (``"paper001"`` ...), shown as the program name.
+    :param doc: the description (the module's docstring).
+    """
+    parser = argparse.ArgumentParser(prog=f"sb3-fair reproduce {paper}", description=doc,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", default=DEFAULT_OUT, metavar="DIR",
                         help="folder of RESULTS.md, the PNGs and the runs under out/ (default: ./benchmarks, the repository's)")
+    return parser
 
 
 def median_steps_per_s(makers: dict[str, Callable[[], Any]], steps: int, repeats: int = 3) -> dict[str, float]:

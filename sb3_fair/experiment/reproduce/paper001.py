@@ -31,7 +31,6 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import json
 import multiprocessing as mp
 import time
@@ -40,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from sb3_fair.experiment.reproduce.common import Output, add_output_argument, median_steps_per_s
+from sb3_fair.experiment.reproduce.common import Output, median_steps_per_s, reproduce_parser
 
 #: the runs' folder under ``<out>/out/``
 RUNS_NAME = "fair_ppo"
@@ -178,8 +177,7 @@ def plot(results: list[dict], path: Path) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="sb3-fair reproduce paper001", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = reproduce_parser("paper001", __doc__)
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--steps", type=int, default=1_000_000, help="agent-steps per training run")
     parser.add_argument("--eval-episodes", type=int, default=10)
@@ -188,7 +186,6 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--quick", action="store_true",
                         help="smoke run: 1 seed, 4,800 agent-steps (one rollout), 2 evaluation games, each metric's first setting only")
     parser.add_argument("--no-train", action="store_true", help=f"only re-summarise <out>/out/{RUNS_NAME}")
-    add_output_argument(parser)
     args = parser.parse_args(argv)
     if args.quick:
         args.seeds, args.steps, args.eval_episodes, args.throughput_steps = 1, 4800, 2, 4800

@@ -27,7 +27,6 @@ Usage::
 
 from __future__ import annotations
 
-import argparse
 import functools
 import json
 import multiprocessing as mp
@@ -37,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from sb3_fair.experiment.reproduce.common import Output, add_output_argument, median_steps_per_s
+from sb3_fair.experiment.reproduce.common import Output, median_steps_per_s, reproduce_parser
 
 #: the folder under ``<out>/out/`` of this reproduction's runs
 RUNS_NAME = "fair_er"
@@ -179,8 +178,7 @@ def plot(results: list[dict], greedy: dict, path: Path, speeds: tuple[float, ...
 
 def main(argv: list[str] | None = None) -> None:
     """``sb3-fair reproduce paper002 [options]`` (``--help`` lists them)."""
-    parser = argparse.ArgumentParser(prog="sb3-fair reproduce paper002", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = reproduce_parser("paper002", __doc__)
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--steps", type=int, default=50_000)
     parser.add_argument("--max-steps", type=int, default=200)
@@ -195,7 +193,6 @@ def main(argv: list[str] | None = None) -> None:
                         help="train only these variants (the table shows every variant with results)")
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--no-train", action="store_true", help=f"only re-summarise the runs under <out>/out/{RUNS_NAME}")
-    add_output_argument(parser)
     args = parser.parse_args(argv)
     if args.quick:
         # smoke run: 200 updates per run after learning_starts, 100 per timed model

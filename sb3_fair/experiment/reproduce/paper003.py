@@ -50,7 +50,7 @@ import gymnasium as gym
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
-from sb3_fair.experiment.reproduce.common import DATA, Output, add_output_argument, median_steps_per_s
+from sb3_fair.experiment.reproduce.common import DATA, Output, median_steps_per_s, reproduce_parser
 
 #: the runs' folder under ``<out>/out/``
 RUNS_NAME = "fairqcm"
@@ -433,8 +433,7 @@ def ablation(args: argparse.Namespace, output: Output) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="sb3-fair reproduce paper003", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = reproduce_parser("paper003", __doc__)
     parser.add_argument("--seeds", type=int, default=5)
     parser.add_argument("--episodes", type=int, default=1000)
     parser.add_argument("--eval-every", type=int, default=20)
@@ -452,7 +451,6 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--ablation", action="store_true",
                         help="doughnuts only: the preset with sb3-fair 0.1.0's terminal horizon and/or default init put back "
                              "(default method DQN-Full), beside the main run's figures")
-    add_output_argument(parser)
     args = parser.parse_args(argv)
     args.reference_episodes = REFERENCE_EPISODES
     args.task_episodes = {task: args.episodes for task in HORIZON}

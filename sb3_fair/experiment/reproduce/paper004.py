@@ -56,7 +56,7 @@ from typing import Any
 
 import numpy as np
 
-from sb3_fair.experiment.reproduce.common import Output, add_output_argument, median_steps_per_s
+from sb3_fair.experiment.reproduce.common import Output, median_steps_per_s, reproduce_parser
 from sb3_fair.ppo.presets import ENV_IDS, PAPER_TIMESTEPS
 
 #: the runs' folder under ``<out>/out/``
@@ -585,8 +585,7 @@ def measures(args: argparse.Namespace, output: Output) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    p = argparse.ArgumentParser(prog="sb3-fair reproduce paper004", description=__doc__,
-                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = reproduce_parser("paper004", __doc__)
     p.add_argument("--part", choices=["lending", "attention", "epidemic", "speed", "measures"], required=True)
     p.add_argument("--seeds", type=int, default=3)
     p.add_argument("--timesteps", type=int, default=None, help="training steps per run (default: BUDGETS)")
@@ -600,7 +599,6 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--quick", action="store_true",
                    help="smoke run of the whole pipeline (reports too): 1 seed, 512 steps in rollouts of 256, 2 evaluation "
                         "episodes of a shortened horizon; runs and PNG under <out>/out/fppo/quick/")
-    add_output_argument(p)
     args = p.parse_args(argv)
     output = Output(args.out, RUNS_NAME)
     if args.part in ("speed", "measures"):
