@@ -99,3 +99,13 @@ def test_bad_names_keys_and_values_fail_with_the_accepted_ones(argv, message, ca
         main(argv)
     assert exit_info.value.code == 2
     assert message in capsys.readouterr().err
+
+
+def test_an_experiment_file_that_is_not_valid_yaml_fails_naming_the_file_and_line(tmp_path, capsys):
+    bad = tmp_path / "bad.yml"
+    bad.write_text("algo: fair_dqn\nenv: sb3_fair/DonutAllocation-v0\nhyperparams:\n  learning_rate: 1e-3\n   batch_size: 3\n")
+    with pytest.raises(SystemExit) as exit_info:
+        main(["train", "--config", str(bad), "--timesteps", "10"])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert f"{bad} is not valid YAML" in err and "line 5" in err

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import re
 
 import pytest
 
@@ -107,3 +108,43 @@ def test_an_optuna_search_samples_its_space_and_averages_seeds(tmp_path, local_r
     for row in out.table:
         assert 1e-4 <= row["hp/learning_rate"] <= 1e-3 and row["seed"] == [0, 1]
         assert "eval/episode_return_seed_std" in row  # the trial's two seeds, averaged
+
+
+def test_the_table_labels_each_trial_by_what_it_reported() -> None:
+    """A trial with an error is ERROR, one that reported its figures TERMINATED, one stopped before reporting UNFINISHED."""
+    from types import SimpleNamespace
+
+    from sb3_fair.experiment.sweep import _table
+
+    def result(path, error=None, metrics=None):
+        return SimpleNamespace(path=path, error=error, metrics=metrics, config={"seeds": 0, "overrides": {"alpha": 1}})
+
+    rows = _table([result("/s/t2", metrics={"eval/gini": 0.1, "train/n_timesteps": 64.0, "time_total_s": 3.0}),
+                   result("/s/t1", error=RuntimeError("first line\nValueError: n_steps must be > 0")),
+                   result("/s/t3", metrics={"time_total_s": 1.0}), result("/s/t4", metrics=None)])
+    assert [(r["trial"], r["status"]) for r in rows] == [("t1", "ERROR"), ("t2", "TERMINATED"), ("t3", "UNFINISHED"), ("t4", "UNFINISHED")]
+    assert rows[0]["error"] == "RuntimeError: ValueError: n_steps must be > 0"
+    assert rows[1]["eval/gini"] == 0.1 and "time_total_s" not in rows[1] and rows[1]["hp/alpha"] == 1
+
+
+def test_with_wandb_every_trial_is_one_named_run_in_the_sweeps_group(tmp_path, local_ray) -> None:
+    """Real wandb, offline: two trials give two runs (the algorithm starts no second one) named after the sweep, the trial
+    and the seed, grouped and tagged by the sweep, plus the sweep's summary run."""
+    from sb3_fair.experiment.sweep import sweep
+
+    (tmp_path / "exp.yml").write_text(EXPERIMENT)
+    base = ExperimentConfig.from_file(tmp_path / "exp.yml").replace(wandb={"mode": "offline", "dir": str(tmp_path)})
+    out = sweep(base, grid={"n_steps": [8]}, seeds=2, name="wb", storage=tmp_path / "sweeps")
+    assert [r["status"] for r in out.table] == ["TERMINATED", "TERMINATED"]
+    runs = sorted((tmp_path / "wandb").glob("offline-run-*"))
+    assert len(runs) == 3, runs
+    records = [next(run.glob("run-*.wandb")).read_bytes() for run in runs]
+    trial_runs = [r for r in records if b"wb-summary" not in r]
+    assert len(trial_runs) == 2
+    names = set()
+    for record in trial_runs:
+        assert b"sweep:wb" in record and b"fair_ppo" in record  # tags
+        found = re.findall(rb"wb-trainable_[0-9a-f]+_\d+-seed\d", record)
+        assert found, record[:200]
+        names.add(found[0])
+    assert {n[-5:] for n in names} == {b"seed0", b"seed1"}
