@@ -43,6 +43,11 @@ def test_quick_run_reports_under_out(tmp_path: Path, monkeypatch: pytest.MonkeyP
     assert "tau" in json.loads((runs / "epidemic_f_ppo_0_512.json").read_text())["evaluation_massaged"]
     assert "evaluation" in json.loads((runs / "epidemic_reference_0.json").read_text())
     assert not list(cwd.iterdir())
+    # the report again, from the runs on disk: its section is replaced where it stands, not appended
+    (out / "RESULTS.md").write_text(text + "\n## A later section\n\nkept\n")
+    cli(["reproduce", "paper004", "--part", "epidemic", "--quick", "--report-only", "--out", str(out)])
+    again = (out / "RESULTS.md").read_text()
+    assert again.count("## F-PPO smoke run, epidemic") == 1 and again.rstrip().endswith("kept")
 
 
 def test_resumed_run_goes_on_from_its_checkpoint(tmp_path: Path) -> None:

@@ -486,9 +486,9 @@ def report(part: str, records: list[dict[str, Any]], args: argparse.Namespace, o
         training[m] = {r["seed"]: v for r, v in zip(runs, late)}
     titles = (f"Δs: {paper_ds}", f"Δl: {paper_dl}", f"Δl (env): {ours_dl}",
               "bank cash" if part == "lending" else "reward per step", "Δs during training, mean ± within-rollout std")
-    for ax, title in zip(axes, titles):
-        ax.set_title(title.replace("\\", ""), fontsize=9)
-        ax.set_xlabel("iteration" if title.startswith("Δs during") else "t")
+    for ax, panel in zip(axes, titles):  # not `title`: that names the section written below
+        ax.set_title(panel.replace("\\", ""), fontsize=9)
+        ax.set_xlabel("iteration" if panel.startswith("Δs during") else "t")
         ax.legend(fontsize=7)
     fig.tight_layout()
     png = (output.runs / "quick" / f"fppo_{part}.png") if args.quick else output.png(f"fppo_{part}.png")
