@@ -43,8 +43,6 @@ HARVEST_ENV = "sb3_fair/AllelopathicHarvest-v0"
 HARVEST_FIGURES = ["episode_return", "group_0_mean", "group_1_mean", "dp_normalized", "csp_mean_abs", "pof_group_0", "pof_group_1"]
 #: ``compare --task harvest``'s default training games
 HARVEST_GAMES = 60
-#: ``compare --task lending``'s default training episodes (the paper's preset, untuned)
-LENDING_EPISODES = 300
 #: runs of at least this many steps show a progress bar unless --quiet
 PROGRESS_BAR_STEPS = 5_000
 
@@ -222,11 +220,8 @@ def cmd_sweep(args: argparse.Namespace) -> None:
           + (f", Pareto plot {result.plot_path}" if result.plot_path else ""))
 
 
-def _task_configs(args: argparse.Namespace, seed: int) -> tuple[dict[str, Any], int | None, Any]:
-    """The two configs of a ``compare --task`` (baseline first), the episodes to stop after, and the stop callback."""
-    from stable_baselines3.common.callbacks import StopTrainingOnMaxEpisodes
-
-    from sb3_fair.dqn import PAPER_EPISODES
+def _task_configs(args: argparse.Namespace, seed: int) -> dict[str, Any]:
+    """The configs of a ``compare --task``, baselines first."""
     from sb3_fair.experiment import ExperimentConfig
 
     common: dict[str, Any] = dict(seed=seed, eval_episodes=args.eval_episodes, wandb=bool(args.wandb), tensorboard_log=args.tensorboard_log,
@@ -245,27 +240,16 @@ def _task_configs(args: argparse.Namespace, seed: int) -> tuple[dict[str, Any], 
                                                  overrides=[*overrides, f"env_kwargs.preset={args.preset}"])
         base = baseline_of(base)
         name_fair = f"FairPPO ({args.fairness}, alpha={args.alpha:g}, beta={args.beta:g})"
-        return {"PPO": base, name_fair: fair}, None, None
+        return {"PPO": base, name_fair: fair}
     env_id, _figures = TASKS[args.task]
     horizon = 100 if args.task == "donut" else 40
-    if args.task == "donut":
-        # the tuned entry of fair_dqn.yml; the baselines are SB3's DQN with the same settings, on the env with the
-        # full memory in the observation and on the bare env (what a newcomer would train first)
-        steps = {"n_timesteps": args.episodes * horizon} if args.episodes else {}
-        fair = ExperimentConfig.from_hyperparams("fair_dqn", env_id, overrides=overrides, **steps, **common)
-        configs = {"DQN (no memory)": baseline_of(fair.replace(hyperparams={"counterfactual": False, "env_kwargs.memory": None})),
-                   "DQN (full memory)": baseline_of(fair.replace(hyperparams={"counterfactual": False})),
-                   "FairDQN (FairQCM)": fair}
-        return configs, None, None
-    # lending: the paper's presets (UNTUNED); epsilon follows the schedule of the paper's 1000-episode run, and
-    # fewer episodes train its first part
-    episodes = args.episodes or LENDING_EPISODES
-    steps = max(episodes, PAPER_EPISODES) * horizon
-    configs = {"DQN (full memory)": ExperimentConfig.from_hyperparams("fair_dqn", env_id, variant="paper_dqn", n_timesteps=steps,
-                                                                        overrides=overrides, **common),
-               "FairDQN (FairQCM)": ExperimentConfig.from_hyperparams("fair_dqn", env_id, variant="paper_fairqcm", n_timesteps=steps,
-                                                                        overrides=overrides, **common)}
-    return configs, episodes, StopTrainingOnMaxEpisodes
+    # the tuned entry of fair_dqn.yml; the baselines are SB3's DQN with the same settings, on the env with the
+    # full memory in the observation and on the bare env (what a newcomer would train first)
+    steps = {"n_timesteps": args.episodes * horizon} if args.episodes else {}
+    fair = ExperimentConfig.from_hyperparams("fair_dqn", env_id, overrides=overrides, **steps, **common)
+    return {"DQN (no memory)": baseline_of(fair.replace(hyperparams={"counterfactual": False, "env_kwargs.memory": None})),
+            "DQN (full memory)": baseline_of(fair.replace(hyperparams={"counterfactual": False, "env_kwargs.memory": "full"})),
+            "FairDQN (FairQCM)": fair}
 
 
 def baseline_of(config: Any) -> Any:
@@ -294,16 +278,13 @@ def cmd_compare(args: argparse.Namespace) -> None:
     per_seed: dict[str, list[dict[str, Any]]] = {}
     t0 = time.perf_counter()
     for seed in range(args.seeds):
-        configs, episodes, stop = _task_configs(args, seed)
+        configs = _task_configs(args, seed)
         results = {}
         for name, config in configs.items():
-            config.progress_bar = not args.quiet and config.n_timesteps >= PROGRESS_BAR_STEPS and episodes is None
-            if args.task == "harvest":
-                what = f"{args.episodes} games ({config.n_timesteps:,} agent-steps)"
-            else:
-                what = f"{episodes} episodes" if episodes else f"{config.n_timesteps:,} steps"
+            config.progress_bar = not args.quiet and config.n_timesteps >= PROGRESS_BAR_STEPS
+            what = f"{args.episodes} games ({config.n_timesteps:,} agent-steps)" if args.task == "harvest" else f"{config.n_timesteps:,} steps"
             print(f"training {name}, seed {seed}: {what} of {config.env}", flush=True)
-            results[name] = train(config, callback=stop(max_episodes=episodes) if stop else None)
+            results[name] = train(config)
         if args.task == "harvest":
             base, fair = list(results.values())
             pof = price_of_fairness_table({"table": fair.table}, {"table": base.table})
@@ -322,8 +303,8 @@ def cmd_compare(args: argparse.Namespace) -> None:
         title = (f"Allelopathic Harvest ({args.preset}): {args.seeds} seed(s) x {args.episodes} training games, {args.eval_episodes} "
                  f"evaluation games each; dp_normalized = |Table 1 unfairness|, pof = price of fairness in % ")
     else:
-        trained = f"{args.episodes or LENDING_EPISODES} training episodes" if args.task == "lending" else f"{config.n_timesteps:,} training steps"
-        title = f"{env_id}: {args.seeds} seed(s) x {trained}, {args.eval_episodes} greedy evaluation episodes each "
+        title = (f"{env_id}: {args.seeds} seed(s) x {config.n_timesteps:,} training steps, {args.eval_episodes} greedy "
+                 f"evaluation episodes each ")
     _print_table(table, figures, spread=spread, title=title + f"({time.perf_counter() - t0:.0f} s)")
     if args.plot:
         if args.task == "harvest":
@@ -476,12 +457,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="donut/lending: DQN vs FairDQN (Alamdari et al. 2024); harvest: PPO vs FairPPO (La Malfa et al. 2025)")
     p.add_argument("--seeds", type=_int_at_least(1), default=2)
     p.add_argument("--episodes", type=_int_at_least(1), default=None,
-                   help="training episodes (harvest: games, default 60) per run; donut: default the tuned entry's n_timesteps (40 episodes); "
-                        f"lending (default {LENDING_EPISODES}): the first N of a run whose exploration schedule spans Alamdari et al.'s (2024) "
-                        "1000 episodes (or N, if larger)")
+                   help="training episodes per run (harvest: games, default 60; donut, 100 steps each, and lending, 40 steps "
+                        "each: default the tuned fair_dqn.yml entry's n_timesteps)")
     p.add_argument("--eval-episodes", type=_int_at_least(1), default=20)
     p.add_argument("--learning-rate", type=_number(0.0, strict=True), default=None,
-                   help="for every model (default: the entry's; donut: the tuned 5e-4, lending: Alamdari et al.'s (2024) 1e-4)")
+                   help="for every model (default: the tuned entry's)")
     p.add_argument("--fairness", choices=["dp", "csp", "cf"], default="dp", help="harvest: FairPPO's penalty")
     p.add_argument("--alpha", type=_number(0.0, MAX_COEF), default=0.5, help="harvest: weight of the retrospective part")
     p.add_argument("--beta", type=_number(0.0, MAX_COEF), default=0.5, help="harvest: weight of the prospective part")

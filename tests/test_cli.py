@@ -16,10 +16,11 @@ def test_compare_prints_table_and_plot_and_logs_them_to_wandb(tmp_path, capsys, 
     plot = tmp_path / "tradeoff.png"
     main(["compare", "--task", "lending", "--seeds", "1", "--episodes", "3", "--eval-episodes", "2", "--plot", str(plot), "--wandb"])
     out = capsys.readouterr().out
-    assert "FairDQN (FairQCM)" in out and "DQN (full memory)" in out and "dp_abs" in out
+    assert "FairDQN (FairQCM)" in out and "DQN (full memory)" in out and "DQN (no memory)" in out and "dp_abs" in out
+    assert "120 training steps" in out  # --episodes 3 of 40 steps each
     assert plot.exists() and plot.stat().st_size > 1000
     runs = sorted((tmp_path / "wandb").glob("offline-run-*"))
-    assert len(runs) == 3  # DQN, FairDQN, and the summary
+    assert len(runs) == 4  # DQN without and with memory, FairDQN, and the summary
     media = [p.relative_to(runs[-1]).as_posix() for p in runs[-1].rglob("*") if p.is_file()]
     assert any(m.startswith("files/media/images/compare/tradeoff") and m.endswith(".png") for m in media), media
     assert any(m.startswith("files/media/table/compare/table") and m.endswith(".table.json") for m in media), media
