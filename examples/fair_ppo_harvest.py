@@ -3,8 +3,10 @@
 One policy is shared by all 8 agents of 4 games played side by side; half of the agents are
 impaired (they act only every second step), which is the protected attribute.
 
-    python examples/fair_ppo_harvest.py
+    python examples/fair_ppo_harvest.py       # 3 min 51 s on 2 cores shared with a sweep
 
+Measured (seed 0): PPO returns 1083.7 to the unimpaired agents and 489.2 to the impaired, normalised DP
+unfairness 0.378; FairPPO 343.4 and 356.2, 0.022; price of fairness -68 % (unimpaired), -27 % (impaired).
 The settings are the tuned entry of ``sb3_fair/hyperparams/fair_ppo.yml`` (its comment gives the sweeps that found them).
 """
 
