@@ -146,7 +146,7 @@ def test_an_empty_override_value_is_refused() -> None:
 
 def test_config_round_trips_and_checks_its_fields(tmp_path) -> None:
     cfg = ExperimentConfig.from_hyperparams("FairPPO", "sb3_fair/AllelopathicHarvest-v0", overrides=["alpha=1.0"], seed=3)
-    assert cfg.algo == "fair_ppo" and cfg.n_timesteps == 1_000_000 and cfg.hyperparams["alpha"] == 1.0
+    assert cfg.algo == "fair_ppo" and cfg.n_timesteps == 500_000 and cfg.hyperparams["alpha"] == 1.0
     assert ExperimentConfig.from_dict(json.loads(json.dumps(cfg.to_dict()))) == cfg
     cfg.save(tmp_path / "c.yml")
     assert ExperimentConfig.from_file(tmp_path / "c.yml") == cfg
