@@ -34,15 +34,13 @@ import numpy as np
 
 from sb3_fair.common.validation import MAX_COEF
 
-#: the ready-made comparisons of ``sb3-fair compare --task``: (env id, baseline variant, fair variant, figures in the table)
+#: the ready-made comparisons of ``sb3-fair compare --task``: (env id, figures in the table)
 TASKS = {
     "donut": ("sb3_fair/DonutAllocation-v0", ["episode_reward", "utilitarian", "egalitarian", "log_nash", "gini", "max_unfairness"]),
     "lending": ("sb3_fair/LoanApplicants-v0", ["episode_reward", "utilitarian", "group_0_mean", "group_1_mean", "dp", "dp_abs"]),
 }
 HARVEST_ENV = "sb3_fair/AllelopathicHarvest-v0"
 HARVEST_FIGURES = ["episode_return", "group_0_mean", "group_1_mean", "dp_normalized", "csp_mean_abs", "pof_group_0", "pof_group_1"]
-#: ``compare --task harvest``'s default training games
-HARVEST_GAMES = 60
 #: runs of at least this many steps show a progress bar unless --quiet
 PROGRESS_BAR_STEPS = 5_000
 
@@ -231,25 +229,42 @@ def _task_configs(args: argparse.Namespace, seed: int) -> dict[str, Any]:
         from sb3_fair.envs.harvest import PRESETS as GAMES
 
         game = GAMES[args.preset]
-        steps = args.episodes * game["max_steps"] * game["n_agents"]
-        variant = "cf" if args.fairness == "cf" else "dp"
-        fair = ExperimentConfig.from_hyperparams("fair_ppo", HARVEST_ENV, variant=variant, n_timesteps=steps, **common,
+        steps = {"n_timesteps": args.episodes * game["max_steps"] * game["n_agents"]} if args.episodes else {}
+        # dp / csp: the tuned fair_ppo.yml entry (tuned with the DP penalty); cf: the untuned @cf variant, whose games
+        # run beside their group-flipped twins
+        variant = "cf" if args.fairness == "cf" else None
+        fair = ExperimentConfig.from_hyperparams("fair_ppo", HARVEST_ENV, variant=variant, **steps, **common,
                                                  overrides=[*overrides, f"env_kwargs.preset={args.preset}", f"fairness={args.fairness}",
                                                             f"alpha={args.alpha!r}", f"beta={args.beta!r}"])
-        base = ExperimentConfig.from_hyperparams("fair_ppo", HARVEST_ENV, variant="dp", n_timesteps=steps, **common,
-                                                 overrides=[*overrides, f"env_kwargs.preset={args.preset}"])
+        # the baseline: SB3's PPO with the fair model's settings (for cf, the @dp settings it was derived from: 4 plain games)
+        base = fair if variant is None else ExperimentConfig.from_hyperparams(
+            "fair_ppo", HARVEST_ENV, variant="dp", **steps, **common, overrides=[*overrides, f"env_kwargs.preset={args.preset}"])
         base = baseline_of(base)
         name_fair = f"FairPPO ({args.fairness}, alpha={args.alpha:g}, beta={args.beta:g})"
         return {"PPO": base, name_fair: fair}
     env_id, _figures = TASKS[args.task]
-    horizon = 100 if args.task == "donut" else 40
+    fair = ExperimentConfig.from_hyperparams("fair_dqn", env_id, overrides=overrides, **common)
+    horizon = _episode_length(env_id, fair.hyperparams.get("env_kwargs") or {})
     # the tuned entry of fair_dqn.yml; the baselines are SB3's DQN with the same settings, on the env with the
     # full memory in the observation and on the bare env (what a newcomer would train first)
-    steps = {"n_timesteps": args.episodes * horizon} if args.episodes else {}
-    fair = ExperimentConfig.from_hyperparams("fair_dqn", env_id, overrides=overrides, **steps, **common)
+    if args.episodes:
+        fair = fair.replace(n_timesteps=args.episodes * horizon)
     return {"DQN (no memory)": baseline_of(fair.replace(hyperparams={"counterfactual": False, "env_kwargs.memory": None})),
             "DQN (full memory)": baseline_of(fair.replace(hyperparams={"counterfactual": False, "env_kwargs.memory": "full"})),
             "FairDQN (FairQCM)": fair}
+
+
+def _episode_length(env_id: str, env_kwargs: dict[str, Any]) -> int:
+    """The episode length (``horizon``) of a registered sb3-fair task with these ``env_kwargs``."""
+    import gymnasium as gym
+
+    import sb3_fair.envs  # noqa: F401  (registers the ids)
+
+    env = gym.make(env_id, **env_kwargs)
+    try:
+        return int(env.unwrapped.horizon)
+    finally:
+        env.close()
 
 
 def baseline_of(config: Any) -> Any:
@@ -273,8 +288,6 @@ def cmd_compare(args: argparse.Namespace) -> None:
     from sb3_fair.experiment import train
 
     figures = HARVEST_FIGURES if args.task == "harvest" else TASKS[args.task][1]
-    if args.task == "harvest" and args.episodes is None:
-        args.episodes = HARVEST_GAMES
     per_seed: dict[str, list[dict[str, Any]]] = {}
     t0 = time.perf_counter()
     for seed in range(args.seeds):
@@ -282,7 +295,7 @@ def cmd_compare(args: argparse.Namespace) -> None:
         results = {}
         for name, config in configs.items():
             config.progress_bar = not args.quiet and config.n_timesteps >= PROGRESS_BAR_STEPS
-            what = f"{args.episodes} games ({config.n_timesteps:,} agent-steps)" if args.task == "harvest" else f"{config.n_timesteps:,} steps"
+            what = f"{config.n_timesteps:,} agent-steps" if args.task == "harvest" else f"{config.n_timesteps:,} steps"
             print(f"training {name}, seed {seed}: {what} of {config.env}", flush=True)
             results[name] = train(config)
         if args.task == "harvest":
@@ -299,11 +312,12 @@ def cmd_compare(args: argparse.Namespace) -> None:
     table = {name: {k: float(np.mean([r.get(k, float("nan")) for r in runs])) for k in figures} for name, runs in per_seed.items()}
     spread = {name: {k: float(np.std([r.get(k, float("nan")) for r in runs])) for k in figures} for name, runs in per_seed.items()}
     env_id = HARVEST_ENV if args.task == "harvest" else TASKS[args.task][0]
+    n_steps = " / ".join(sorted({f"{c.n_timesteps:,}" for c in configs.values()}))
     if args.task == "harvest":
-        title = (f"Allelopathic Harvest ({args.preset}): {args.seeds} seed(s) x {args.episodes} training games, {args.eval_episodes} "
+        title = (f"Allelopathic Harvest ({args.preset}): {args.seeds} seed(s) x {n_steps} training agent-steps, {args.eval_episodes} "
                  f"evaluation games each; dp_normalized = |Table 1 unfairness|, pof = price of fairness in % ")
     else:
-        title = (f"{env_id}: {args.seeds} seed(s) x {config.n_timesteps:,} training steps, {args.eval_episodes} greedy "
+        title = (f"{env_id}: {args.seeds} seed(s) x {n_steps} training steps, {args.eval_episodes} greedy "
                  f"evaluation episodes each ")
     _print_table(table, figures, spread=spread, title=title + f"({time.perf_counter() - t0:.0f} s)")
     if args.plot:
@@ -457,8 +471,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="donut/lending: DQN vs FairDQN (Alamdari et al. 2024); harvest: PPO vs FairPPO (La Malfa et al. 2025)")
     p.add_argument("--seeds", type=_int_at_least(1), default=2)
     p.add_argument("--episodes", type=_int_at_least(1), default=None,
-                   help="training episodes per run (harvest: games, default 60; donut, 100 steps each, and lending, 40 steps "
-                        "each: default the tuned fair_dqn.yml entry's n_timesteps)")
+                   help="training episodes per run (harvest: games of the preset's length x agents; donut: 100 steps each; "
+                        "lending: 40 steps each); default: the tuned entry's n_timesteps (fair_ppo.yml / fair_dqn.yml)")
     p.add_argument("--eval-episodes", type=_int_at_least(1), default=20)
     p.add_argument("--learning-rate", type=_number(0.0, strict=True), default=None,
                    help="for every model (default: the tuned entry's)")

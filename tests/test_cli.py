@@ -46,6 +46,28 @@ def test_compare_harvest(tmp_path, capsys):
     assert plot.exists()
 
 
+@pytest.mark.parametrize("fairness", ["dp", "csp", "cf"])
+def test_compare_harvest_uses_the_tuned_entry_and_a_like_for_like_baseline(fairness):
+    """Without --episodes the harvest comparison trains for the tuned entry's budget; the baseline is SB3's PPO with
+    the fair model's settings (for cf, the @dp settings with 4 plain games instead of 2 flipped pairs)."""
+    from sb3_fair.cli import _task_configs, build_parser
+    from sb3_fair.common.hyperparams import hyperparams_file, load_hyperparams
+
+    args = build_parser().parse_args(["compare", "--task", "harvest", "--fairness", fairness])
+    configs = _task_configs(args, seed=3)
+    base, fair = configs["PPO"], configs[f"FairPPO ({fairness}, alpha=0.5, beta=0.5)"]
+    assert (base.algo, fair.algo, base.seed, fair.seed) == ("ppo", "fair_ppo", 3, 3)
+    assert fair.hyperparams["fairness"] == fairness and "fairness" not in base.hyperparams
+    assert base.hyperparams["env_kwargs"] == {"preset": "small"} and base.hyperparams["n_envs"] == 4
+    if fairness == "cf":
+        assert fair.hyperparams["env_kwargs"]["counterfactual_pair"] == "flip" and fair.hyperparams["n_envs"] == 2
+    else:
+        tuned = load_hyperparams(hyperparams_file("fair_ppo"), "sb3_fair/AllelopathicHarvest-v0")
+        assert fair.n_timesteps == base.n_timesteps == tuned["n_timesteps"] == 500_000
+        for key in ("learning_rate", "n_epochs", "n_steps", "batch_size"):
+            assert base.hyperparams[key] == fair.hyperparams[key] == tuned[key]
+
+
 def test_train_then_evaluate_f_ppo(tmp_path, capsys):
     path = tmp_path / "fppo.zip"
     main(["train", "--algo", "fair_ppo", "--env", "sb3_fair/EpidemicControl-v0", "--variant", "f_ppo", "-p", "n_steps=32",

@@ -265,6 +265,23 @@ def test_sb3_baselines_log_fairness_figures_too(tmp_path) -> None:
     assert isinstance(model, PPO) and saved == cfg
 
 
+def test_a_team_env_is_evaluated_with_team_fairness() -> None:
+    """On pursuit-evasion (stakeholders plus an agent symmetry) train() reports paper 002's I(R;Z) and capture
+    success, computed by evaluate_team_fairness on the same episodes, beside the monitor's figures."""
+    from sb3_fair.common.evaluation import evaluate_team_fairness
+    from sb3_fair.envs import PursuitEvasionEnv
+
+    cfg = ExperimentConfig(algo="fair_td3", env="sb3_fair/PursuitEvasion-v0", n_timesteps=64, eval_episodes=3,
+                           hyperparams={"learning_starts": 32, "env_kwargs": {"max_steps": 20}, "policy_kwargs": {"net_arch": [8]}})
+    result = train(cfg)
+    ev = result.evaluation
+    assert {"team_fairness", "capture_success", "episode_reward", "episode_length", "gini"} <= set(ev)
+    again = evaluate_team_fairness(result.model, PursuitEvasionEnv(max_steps=20), n_episodes=3)
+    assert (ev["team_fairness"], ev["capture_success"], ev["episode_reward"]) == (
+        again["team_fairness"], again["capture_success"], again["mean_return"])
+    assert ev["episode_length"] == again["mean_length"] == 20.0  # no capture in 64 steps: every episode hits the cap
+
+
 def test_a_normalised_run_is_evaluated_with_its_statistics(tmp_path) -> None:
     cfg = ExperimentConfig(algo="ppo", env="CartPole-v1", hyperparams={"normalize": True, "n_steps": 64, "batch_size": 32}, n_timesteps=128,
                            eval_episodes=1, save_path=str(tmp_path / "m.zip"))

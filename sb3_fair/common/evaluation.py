@@ -60,16 +60,20 @@ def evaluate_team_fairness(policy: Any, env: gym.Env, n_episodes: int = 50, seed
     ``policy`` is anything with SB3's ``predict`` (a model, or
     :class:`~sb3_fair.envs.GreedyPursuitPolicy`). An agent is credited in an episode when its summed
     ``info["benefits"]`` is positive; the credit matrix goes to :func:`sb3_fair.metrics.team_fairness`
-    and :func:`sb3_fair.metrics.capture_success`.
+    and :func:`sb3_fair.metrics.capture_success`. Episode ``e`` is reset with seed ``seed + e``. The
+    figures of the env's :class:`~sb3_fair.wrappers.FairnessMonitor` (added if absent) are averaged over
+    the episodes as well, as :func:`evaluate_fairness` does.
 
     :return: ``{"team_fairness": bits, "capture_success": fraction, "mean_return": float,
-        "mean_length": float, "credit": (n_episodes, n_agents) array}``.
+        "mean_length": float, "credit": (n_episodes, n_agents) array, "<figure>": mean, ...}``.
     """
     if int(n_episodes) < 1:
         raise ValueError(f"n_episodes must be an int >= 1, got {n_episodes!r}")
     stakeholders = get_stakeholders(env)
+    if not is_wrapped(env, FairnessMonitor):  # type: ignore[arg-type]
+        env = FairnessMonitor(env)
     credit = np.zeros((int(n_episodes), stakeholders.n))
-    returns, lengths = [], []
+    returns, lengths, episodes = [], [], []
     for e in range(int(n_episodes)):
         obs, _ = env.reset(seed=seed + e)
         done, total, steps = False, 0.0, 0
@@ -80,16 +84,22 @@ def evaluate_team_fairness(policy: Any, env: gym.Env, n_episodes: int = 50, seed
             total += float(reward)
             steps += 1
             done = terminated or truncated
+        if FAIRNESS in info:
+            episodes.append(scalar_figures(info[FAIRNESS]))
         returns.append(total)
         lengths.append(steps)
     credited = (credit > 0).astype(np.int64)
-    return {
+    out: dict[str, Any] = {}
+    for key in sorted({k for ep in episodes for k in ep}):
+        out[key] = float(np.nanmean([ep[key] for ep in episodes if key in ep]))
+    out.update({
         "team_fairness": metrics.team_fairness(credited),
         "capture_success": metrics.capture_success(credited),
         "mean_return": float(np.mean(returns)),
         "mean_length": float(np.mean(lengths)),
         "credit": credited,
-    }
+    })
+    return out
 
 
 def evaluate_group_fairness(model: Any, env: Any, n_episodes: int = 10, deterministic: bool = False,

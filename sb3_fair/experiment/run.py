@@ -212,6 +212,9 @@ def evaluate(model: Any, env_id: str, n_episodes: int = 10, env_kwargs: dict[str
     * a multi-agent game: :func:`~sb3_fair.common.evaluation.evaluate_group_fairness` (samples by default);
     * an env reporting Hu et al.'s (2024) Δs and Δl: :func:`~sb3_fair.common.evaluation.evaluate_long_term`
       (samples by default, their protocol);
+    * a team env (stakeholders and an agent symmetry, Grupen et al. 2022):
+      :func:`~sb3_fair.common.evaluation.evaluate_team_fairness`, so ``team_fairness`` (I(R;Z)) and
+      ``capture_success`` stand beside the monitor's figures (greedy by default);
     * an env with stakeholders: :func:`~sb3_fair.common.evaluation.evaluate_fairness` (greedy by default);
     * any other env: SB3's :func:`~stable_baselines3.common.evaluation.evaluate_policy` (greedy by default).
 
@@ -219,8 +222,8 @@ def evaluate(model: Any, env_id: str, n_episodes: int = 10, env_kwargs: dict[str
     """
     from stable_baselines3.common.evaluation import evaluate_policy
 
-    from sb3_fair.common.evaluation import evaluate_fairness, evaluate_group_fairness, evaluate_long_term
-    from sb3_fair.common.protocol import is_fairness_signals_supported, is_stakeholders_supported
+    from sb3_fair.common.evaluation import evaluate_fairness, evaluate_group_fairness, evaluate_long_term, evaluate_team_fairness
+    from sb3_fair.common.protocol import is_fairness_signals_supported, is_stakeholders_supported, is_symmetry_supported
 
     vec_normalize = model.get_vec_normalize_env() if isinstance(model, BaseAlgorithm) else None
     predictor = _NormalizedPredictor(model, vec_normalize) if vec_normalize is not None else model
@@ -233,6 +236,11 @@ def evaluate(model: Any, env_id: str, n_episodes: int = 10, env_kwargs: dict[str
         _, info = env.reset(seed=seed)
         if is_fairness_signals_supported(info):
             res = evaluate_long_term(predictor, env, n_episodes=n_episodes, seed=seed, deterministic=bool(deterministic))
+            return _scalars(res), {}
+        if is_stakeholders_supported(env) and is_symmetry_supported(env):
+            det = True if deterministic is None else deterministic
+            res = evaluate_team_fairness(predictor, env, n_episodes=n_episodes, seed=seed, deterministic=det)
+            res["episode_reward"], res["episode_length"] = res.pop("mean_return"), res.pop("mean_length")
             return _scalars(res), {}
         if is_stakeholders_supported(env):
             det = True if deterministic is None else deterministic

@@ -37,7 +37,7 @@ from sb3_fair.experiment.registry import check_keys
 
 #: figures used for the Pareto plot when none is named: utility (higher is better) and unfairness (lower is better)
 UTILITY_KEYS = ("episode_reward", "episode_return", "utilitarian")
-UNFAIRNESS_KEYS = ("dp_normalized", "dp_abs", "long_term_final", "long_term_mean", "gini", "max_unfairness", "group_gap")
+UNFAIRNESS_KEYS = ("dp_normalized", "dp_abs", "long_term_final", "long_term_mean", "team_fairness", "gini", "max_unfairness", "group_gap")
 #: the sampling distributions of a search space
 DISTRIBUTIONS = ("uniform", "loguniform", "randint", "choice")
 
