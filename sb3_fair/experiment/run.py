@@ -222,7 +222,12 @@ def evaluate(model: Any, env_id: str, n_episodes: int = 10, env_kwargs: dict[str
     """
     from stable_baselines3.common.evaluation import evaluate_policy
 
-    from sb3_fair.common.evaluation import evaluate_fairness, evaluate_group_fairness, evaluate_long_term, evaluate_team_fairness
+    from sb3_fair.common.evaluation import (
+        evaluate_fairness,
+        evaluate_group_fairness,
+        evaluate_long_term,
+        evaluate_team_fairness,
+    )
     from sb3_fair.common.protocol import is_fairness_signals_supported, is_stakeholders_supported, is_symmetry_supported
 
     vec_normalize = model.get_vec_normalize_env() if isinstance(model, BaseAlgorithm) else None
