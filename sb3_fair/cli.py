@@ -113,7 +113,7 @@ def _config_from_args(args: argparse.Namespace) -> Any:
     fields: dict[str, Any] = {}  # only what the command line gives: the rest comes from the file (or the defaults)
     if args.eval_env_kwargs:
         fields["eval_env_kwargs"] = _parse_kv(args.eval_env_kwargs, "--eval-env-kwargs")
-    for name in ("save", "checkpoint_every", "seed", "eval_episodes", "name", "group", "tensorboard_log", "verbose"):
+    for name in ("save", "checkpoint_every", "seed", "eval_episodes", "eval_seed", "name", "group", "tensorboard_log", "verbose"):
         if getattr(args, name, None) is not None:
             fields["save_path" if name == "save" else name] = getattr(args, name)
     if args.timesteps is not None:
@@ -410,6 +410,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--resume", default=None, metavar="CHECKPOINT",
                    help="go on from a checkpoint (model_<N>_steps.zip) up to --timesteps steps in all, with its replay buffer")
     p.add_argument("--eval-episodes", type=_int_at_least(1), default=None, help="evaluation episodes after training (default 10)")
+    p.add_argument("--eval-seed", type=_int_at_least(0), default=None, help="seed of the first evaluation episode (default 10000 + --seed)")
     p.add_argument("--eval-env-kwargs", nargs="*", default=[], metavar="KEY=VALUE",
                    help="the evaluation env's arguments where they differ, e.g. horizon=10000")
     p.add_argument("--learning-rate", type=_number(0.0, strict=True), default=None, help="shortcut for -p learning_rate=...")

@@ -304,6 +304,55 @@ def test_resume_goes_on_from_a_checkpoint(tmp_path) -> None:
     assert isinstance(model, FairPPO) and saved.algo == "fair_ppo"
 
 
+def test_a_resumed_run_is_reseeded_past_its_start_and_reproducible(tmp_path) -> None:
+    """Resuming at step N seeds the fresh env and the generators with seed + N: the resumed part does not replay the
+    run's first episodes, and two resumes from one checkpoint train the same weights."""
+    cfg = ExperimentConfig(algo="dqn", env="CartPole-v1", hyperparams={"learning_starts": 0, "buffer_size": 500, "batch_size": 16},
+                           n_timesteps=100, eval_episodes=0, checkpoint_every=50, save_path=str(tmp_path / "m.zip"), seed=3)
+    first_obs = _FirstObs()
+    train(cfg, callback=first_obs)
+    resumed, resumed_obs = [], []
+    for _ in range(2):
+        seen = _FirstObs()
+        resumed.append(train(cfg.replace(n_timesteps=150, checkpoint_every=None, save_path=None), callback=seen,
+                             resume=tmp_path / "m" / "model_50_steps.zip"))
+        resumed_obs.append(seen.obs)
+    a, b = (r.model.policy.state_dict() for r in resumed)
+    assert all(th.equal(a[k], b[k]) for k in a)
+    assert np.array_equal(resumed_obs[0], resumed_obs[1]) and not np.array_equal(resumed_obs[0], first_obs.obs)
+
+
+class _FirstObs(BaseCallback):
+    """The observation training starts from."""
+
+    def _on_training_start(self) -> None:
+        self.obs = np.array(self.model._last_obs, copy=True)
+
+    def _on_step(self) -> bool:
+        return True
+
+
+def test_train_goes_on_from_a_model_in_memory_and_takes_an_evaluation_seed(tmp_path, monkeypatch) -> None:
+    """Chunks: train(config with a larger n_timesteps, model=result.model) continues the same model to that total; eval_seed
+    picks the evaluation episodes; no empty /tmp/SB3-<time> logger folder is left behind."""
+    import tempfile
+
+    from sb3_fair.experiment.run import evaluate
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    cfg = ExperimentConfig(algo="fair_dqn", env=DONUT, hyperparams={"learning_starts": 0, "buffer_size": 500, "batch_size": 16},
+                           n_timesteps=100, eval_episodes=2, eval_seed=7)
+    first = train(cfg)
+    second = train(cfg.replace(n_timesteps=300), model=first.model)
+    assert second.model is first.model and second.n_timesteps == 300
+    assert second.evaluation == evaluate(second.model, DONUT, 2, seed=7)[0]
+    assert not list(tmp_path.glob("SB3-*"))
+    with pytest.raises(ValueError, match="resume .* or model"):
+        train(cfg, resume=tmp_path / "x.zip", model=first.model)
+    with pytest.raises(ValueError, match="eval_seed must be an int >= 0"):
+        ExperimentConfig(algo="dqn", env=DONUT, n_timesteps=10, eval_seed=-1)
+
+
 def test_checkpoints_count_steps_not_vecenv_steps_and_keep_their_statistics(tmp_path) -> None:
     cfg = ExperimentConfig(algo="ppo", env="CartPole-v1", hyperparams={"n_envs": 2, "n_steps": 32, "batch_size": 32, "normalize": True},
                            n_timesteps=256, eval_episodes=1, checkpoint_every=128, save_path=str(tmp_path / "m.zip"))

@@ -34,7 +34,7 @@ from sb3_fair.experiment.registry import canonical_algo, check_env_id
 
 #: the keys of an experiment file (a YAML file with ``algo`` and ``env`` at the top)
 CONFIG_FIELDS = ("algo", "env", "variant", "hyperparams", "seed", "n_timesteps", "eval_episodes", "eval_env_kwargs",
-                 "eval_deterministic", "save_path", "tensorboard_log", "wandb", "verbose", "progress_bar", "name", "group",
+                 "eval_deterministic", "eval_seed", "save_path", "tensorboard_log", "wandb", "verbose", "progress_bar", "name", "group",
                  "checkpoint_every")
 
 
@@ -146,6 +146,8 @@ class ExperimentConfig:
         (merged over ``env_kwargs``; e.g. ``{"horizon": 10000}`` for paper 004's lending protocol).
     :param eval_deterministic: greedy evaluation; None picks the evaluator's default (greedy, except
         the long-term protocol of Hu et al. 2024 and the multi-agent games, which sample).
+    :param eval_seed: the seed of the first evaluation episode (episode ``e`` gets ``eval_seed + e`` where the
+        evaluator seeds each episode); None: ``10_000 + seed``, away from the training env's seeds.
     :param save_path: where to save the model (``.zip``); the config is saved beside it.
     :param tensorboard_log: TensorBoard folder.
     :param wandb: stream to Weights & Biases: ``True`` or a dict of :func:`wandb.init` arguments.
@@ -165,6 +167,7 @@ class ExperimentConfig:
     eval_episodes: int = 10
     eval_env_kwargs: dict[str, Any] = field(default_factory=dict)
     eval_deterministic: bool | None = None
+    eval_seed: int | None = None
     save_path: str | None = None
     tensorboard_log: str | None = None
     wandb: bool | dict[str, Any] = False
@@ -185,6 +188,8 @@ class ExperimentConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
                 raise ValueError(f"{name} must be an int >= {minimum}, got {value!r}")
+        if self.eval_seed is not None and (isinstance(self.eval_seed, bool) or not isinstance(self.eval_seed, int) or self.eval_seed < 0):
+            raise ValueError(f"eval_seed must be an int >= 0 or None, got {self.eval_seed!r}")
         for name in ("n_timesteps", "checkpoint_every"):
             value = getattr(self, name)
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):

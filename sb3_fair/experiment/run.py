@@ -331,15 +331,40 @@ def load_model(path: str | Path, algo: str | None = None, env: VecEnv | None = N
     return model, config
 
 
+def _quiet_logger(model: BaseAlgorithm, verbose: int) -> None:
+    """Give ``model`` SB3's logger without a folder: SB3's default makes an empty ``/tmp/SB3-<time>`` folder on
+    every ``learn`` when there is nothing to write there (hundreds in a sweep)."""
+    import sys
+
+    from stable_baselines3.common.logger import HumanOutputFormat, Logger
+
+    model.set_logger(Logger(folder=None, output_formats=[HumanOutputFormat(sys.stdout)] if verbose >= 1 else []))
+
+
 def train(config: ExperimentConfig, callback: BaseCallback | list[BaseCallback] | None = None,
-          resume: str | Path | None = None) -> ExperimentResult:
+          resume: str | Path | None = None, model: BaseAlgorithm | None = None) -> ExperimentResult:
     """Train, save, evaluate and track one run of ``config``.
+
+    Training in chunks, with an evaluation after each, goes on from the model in memory::
+
+        result = train(config.replace(n_timesteps=10_000))
+        for total in (20_000, 30_000):
+            result = train(config.replace(n_timesteps=total), model=result.model)
 
     :param config: the experiment.
     :param callback: the user's callbacks, run after the fairness logging.
     :param resume: a checkpoint (``.zip``) to go on from, up to ``config.n_timesteps`` steps in all
-        (with its replay buffer, if saved beside it by the checkpoints).
+        (with its replay buffer, if saved beside it by the checkpoints). The fresh training env and the
+        random generators are seeded with ``config.seed + N`` (N the checkpoint's steps), so the resumed
+        part does not replay the episodes the run started with.
+    :param model: a model in memory (e.g. the ``.model`` of an earlier result) to go on training, on its own
+        env and with its own settings, up to ``config.n_timesteps`` steps in all; ``config`` names it for
+        saving, evaluation and W&B.
     """
+    if resume is not None and model is not None:
+        raise ValueError("give resume (a checkpoint on disk) or model (a model in memory), not both")
+    if model is not None and not isinstance(model, BaseAlgorithm):
+        raise ValueError(f"model must be an SB3 algorithm (e.g. an earlier result's .model), got {type(model).__name__}")
     from sb3_fair.common.callbacks import FairnessCallback
     from sb3_fair.common.fair_algorithm import fairness_figures_logged
     from sb3_fair.common.logging import finish_wandb_run, start_wandb_run
@@ -356,11 +381,14 @@ def train(config: ExperimentConfig, callback: BaseCallback | list[BaseCallback] 
         run = start_wandb_run({"experiment": config.to_plain_dict()}, **init)  # the model adds its own flat settings beside it
     try:
         buffer: Path | None = None
+        going_on = resume is not None or model is not None
         if resume is not None:
             model, buffer = _resume(config, Path(resume))
-        else:
+        elif model is None:
             model = build_model(config)
         start = int(model.num_timesteps)
+        if config.tensorboard_log is None and model.tensorboard_log is None:
+            _quiet_logger(model, config.verbose)
         callbacks: list[BaseCallback] = []
         if not is_fair_algo(config.algo) and (fairness_figures_logged(model.get_env()) or run is not None):
             callbacks.append(FairnessCallback(wandb=run is not None))
@@ -374,11 +402,11 @@ def train(config: ExperimentConfig, callback: BaseCallback | list[BaseCallback] 
             config.save(folder / ("model" + CONFIG_SUFFIX))
         if callback is not None:
             callbacks += callback if isinstance(callback, list) else [callback]
-        remaining = config.n_timesteps - (start if resume is not None else 0)
+        remaining = config.n_timesteps - (start if going_on else 0)
         t0 = time.perf_counter()
         if remaining > 0:
             model.learn(remaining, callback=CallbackList(callbacks) if callbacks else None, progress_bar=config.progress_bar,
-                        reset_num_timesteps=resume is None)
+                        reset_num_timesteps=not going_on)
         train_time = time.perf_counter() - t0
         result = ExperimentResult(config=config, n_timesteps=int(model.num_timesteps), train_time_s=train_time, model=model)
         if resume is not None:
@@ -390,7 +418,7 @@ def train(config: ExperimentConfig, callback: BaseCallback | list[BaseCallback] 
             env_kwargs = {**(config.hyperparams.get("env_kwargs") or {}), **config.eval_env_kwargs}
             result.evaluation, result.table = evaluate(model, config.env, config.eval_episodes, env_kwargs,
                                                        config.hyperparams.get("env_wrapper"), config.eval_deterministic,
-                                                       seed=10_000 + config.seed)
+                                                       seed=10_000 + config.seed if config.eval_seed is None else config.eval_seed)
         if run is not None:
             _log_evaluation(run, result)
         return result
@@ -449,6 +477,7 @@ def _resume(config: ExperimentConfig, checkpoint: Path) -> tuple[BaseAlgorithm, 
         env = VecNormalize.load(str(stats), env.venv)
     extra = {"wandb": True} if is_fair_algo(config.algo) and config.wandb else {}
     model = get_algo_class(config.algo).load(checkpoint, env=env, tensorboard_log=config.tensorboard_log, **extra)
+    model.set_random_seed(config.seed + int(model.num_timesteps))  # the env too: its first reset is a fresh episode
     buffer = checkpoint.with_name(f"{prefix}_replay_buffer_{steps}_steps.pkl")
     if buffer.is_file() and hasattr(model, "load_replay_buffer"):
         model.load_replay_buffer(buffer)
