@@ -462,7 +462,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--address", default=None, help="an existing Ray cluster: auto, or ray://HOST:10001 (default: a local Ray)")
     p.add_argument("--max-concurrent", type=_int_at_least(1), default=None, help="trials at once (default: one per CPU)")
     p.add_argument("--utility", default=None, help="x of the Pareto plot, an evaluation figure (default: episode_reward or episode_return)")
-    p.add_argument("--unfairness", default=None, help="y of the Pareto plot, lower is fairer (default: dp_normalized, long_term_final, gini, ...)")
+    p.add_argument("--unfairness", default=None, help="y of the Pareto plot, lower is fairer (default: dp_normalized, long_term_final, team_fairness, gini, ...)")
     p.add_argument("--verbose", type=_int_at_least(0), default=None)
     common(p)
     p.set_defaults(func=cmd_sweep, name=None, group=None, seed=None)

@@ -387,8 +387,8 @@ def train(config: ExperimentConfig, callback: BaseCallback | list[BaseCallback] 
         elif model is None:
             model = build_model(config)
         start = int(model.num_timesteps)
-        if config.tensorboard_log is None and model.tensorboard_log is None:
-            _quiet_logger(model, config.verbose)
+        if config.tensorboard_log is None and model.tensorboard_log is None and not getattr(model, "_custom_logger", False):
+            _quiet_logger(model, config.verbose)  # a logger of your own (model.set_logger) is kept
         callbacks: list[BaseCallback] = []
         if not is_fair_algo(config.algo) and (fairness_figures_logged(model.get_env()) or run is not None):
             callbacks.append(FairnessCallback(wandb=run is not None))
