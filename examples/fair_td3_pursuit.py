@@ -7,9 +7,12 @@ spreads the capture credit; I(R;Z) in bits measures how much the credit depends 
 (0 = fair, log2(3) = one pursuer always credited). Settings: the tuned entry of
 ``sb3_fair/hyperparams/fair_td3.yml`` (its comment gives the sweep that found it).
 
-    python examples/fair_td3_pursuit.py     # two 50,000-step runs; see the timing below
+    python examples/fair_td3_pursuit.py     # 6 min 27 s on this project's 2 cores
 
-The evaluation is at pursuer speed 1.5 (training lowers it from 2 to 1), 20 greedy episodes.
+The evaluation is at pursuer speed 1.5 (training lowers it from 2 to 1), 20 greedy episodes. Measured (seed 0):
+both capture in every episode; TD3's captures are credited 0.10 / 0.80 / 0.15 per pursuer, I(R;Z) 0.680 bits,
+FairTD3's 0.80 / 0 / 0.35, 0.916 bits; the greedy chase 0.45 / 0.30 / 0.35, 0.071 bits. On this seed Fair-ER does
+not spread the credit: benchmarks/RESULTS.md has the same comparison over 3 seeds and lambda = 0.9.
 """
 
 import gymnasium as gym
