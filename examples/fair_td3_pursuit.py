@@ -12,7 +12,8 @@ spreads the capture credit; I(R;Z) in bits measures how much the credit depends 
 The evaluation is at pursuer speed 1.5 (training lowers it from 2 to 1), 20 greedy episodes. Measured (seed 0):
 both capture in every episode; TD3's captures are credited 0.10 / 0.80 / 0.15 per pursuer, I(R;Z) 0.680 bits,
 FairTD3's 0.80 / 0 / 0.35, 0.916 bits; the greedy chase 0.45 / 0.30 / 0.35, 0.071 bits. On this seed Fair-ER does
-not spread the credit: benchmarks/RESULTS.md has the same comparison over 3 seeds and lambda = 0.9.
+not spread the credit; over 3 seeds it does on 2 of them (benchmarks/RESULTS.md, "FairTD3 on pursuit-evasion with
+paper 002's I(R;Z)").
 """
 
 import gymnasium as gym
