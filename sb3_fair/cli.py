@@ -189,7 +189,10 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
     env_kwargs = {**(config.hyperparams.get("env_kwargs") or {}), **config.eval_env_kwargs} if same_env else {}
     env_kwargs.update(_parse_kv(args.env_kwargs))  # as train's own evaluation, then the command line's
     wrapper = config.hyperparams.get("env_wrapper") if same_env else None
-    evaluation, table = evaluate(model, env_id, args.episodes, env_kwargs, wrapper, args.deterministic, seed=args.seed)
+    seed = args.seed
+    if seed is None:  # the episodes train's own evaluation ran, for a model it saved
+        seed = 0 if config is None else config.eval_seed if config.eval_seed is not None else 10_000 + config.seed
+    evaluation, table = evaluate(model, env_id, args.episodes, env_kwargs, wrapper, args.deterministic, seed=seed)
     _report(evaluation, table, args.json, f"{env_id}: {args.episodes} evaluation episodes", Path(args.model).stem)
 
 
@@ -233,6 +236,8 @@ def _task_configs(args: argparse.Namespace, seed: int) -> dict[str, Any]:
         # dp / csp: the tuned fair_ppo.yml entry (tuned with the DP penalty); cf: the untuned @cf variant, whose games
         # run beside their group-flipped twins
         variant = "cf" if args.fairness == "cf" else None
+        if not steps:  # the tuned entry's budget (tuned on the small game), also for cf, whose variant keeps @dp's 1M
+            steps = {"n_timesteps": ExperimentConfig.from_hyperparams("fair_ppo", HARVEST_ENV).n_timesteps}
         fair = ExperimentConfig.from_hyperparams("fair_ppo", HARVEST_ENV, variant=variant, **steps, **common,
                                                  overrides=[*overrides, f"env_kwargs.preset={args.preset}", f"fairness={args.fairness}",
                                                             f"alpha={args.alpha!r}", f"beta={args.beta!r}"])
@@ -312,7 +317,7 @@ def cmd_compare(args: argparse.Namespace) -> None:
     table = {name: {k: float(np.mean([r.get(k, float("nan")) for r in runs])) for k in figures} for name, runs in per_seed.items()}
     spread = {name: {k: float(np.std([r.get(k, float("nan")) for r in runs])) for k in figures} for name, runs in per_seed.items()}
     env_id = HARVEST_ENV if args.task == "harvest" else TASKS[args.task][0]
-    n_steps = " / ".join(sorted({f"{c.n_timesteps:,}" for c in configs.values()}))
+    n_steps = " / ".join(f"{n:,}" for n in sorted({c.n_timesteps for c in configs.values()}))
     if args.task == "harvest":
         title = (f"Allelopathic Harvest ({args.preset}): {args.seeds} seed(s) x {n_steps} training agent-steps, {args.eval_episodes} "
                  f"evaluation games each; dp_normalized = |Table 1 unfairness|, pof = price of fairness in % ")
@@ -426,7 +431,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--env", default=None, help="the env to evaluate on (default: the one it trained on)")
     p.add_argument("--algo", default=None, help="the algorithm (needed when the model has no saved config)")
     p.add_argument("--episodes", type=_int_at_least(1), default=20)
-    p.add_argument("--seed", type=_int_at_least(0), default=0, help="the first episode's seed")
+    p.add_argument("--seed", type=_int_at_least(0), default=None,
+                   help="the first episode's seed (default: the one train's own evaluation used, 10000 + the training seed "
+                        "unless the saved config sets eval_seed; 0 for a model without a saved config)")
     p.add_argument("--env-kwargs", nargs="*", default=[], metavar="KEY=VALUE")
     det = p.add_mutually_exclusive_group()
     det.add_argument("--deterministic", dest="deterministic", action="store_const", const=True, default=None,
@@ -455,6 +462,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--mode", choices=["max", "min"], default="max")
     p.add_argument("--timesteps", type=_int_at_least(1), default=None, help="training steps per run")
     p.add_argument("--eval-episodes", type=_int_at_least(1), default=None)
+    p.add_argument("--eval-seed", type=_int_at_least(0), default=None, help="seed of the first evaluation episode (default 10000 + seed)")
     p.add_argument("--eval-env-kwargs", nargs="*", default=[], metavar="KEY=VALUE")
     p.add_argument("--name", dest="sweep_name", default=None, help="the sweep's name: its folder and W&B group (default <algo>-<env>)")
     p.add_argument("--storage", default="sweeps", help="the folder of sweeps")
@@ -473,7 +481,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seeds", type=_int_at_least(1), default=2)
     p.add_argument("--episodes", type=_int_at_least(1), default=None,
                    help="training episodes per run (harvest: games of the preset's length x agents; donut: 100 steps each; "
-                        "lending: 40 steps each); default: the tuned entry's n_timesteps (fair_ppo.yml / fair_dqn.yml)")
+                        "lending: 40 steps each); default: the tuned entry's n_timesteps (fair_ppo.yml, tuned on the small "
+                        "game / fair_dqn.yml)")
     p.add_argument("--eval-episodes", type=_int_at_least(1), default=20)
     p.add_argument("--learning-rate", type=_number(0.0, strict=True), default=None,
                    help="for every model (default: the tuned entry's)")

@@ -32,13 +32,14 @@ def test_compare_prints_table_and_plot_and_logs_them_to_wandb(tmp_path, capsys, 
 def test_train_then_evaluate(tmp_path, capsys):
     path = tmp_path / "model.zip"
     main(["train", "--algo", "fair_dqn", "--env", "sb3_fair/DonutAllocationTabular-v0", "--timesteps", "300", "--save", str(path),
-          "--eval-episodes", "2", "--quiet"])
+          "--eval-episodes", "2", "--quiet", "--json"])
     assert path.exists() and (tmp_path / "model.config.yml").exists()
-    capsys.readouterr()
-    # the saved config says which algorithm and env: evaluate needs neither
+    trained = json.loads(capsys.readouterr().out)["evaluation"]
+    # the saved config says which algorithm and env: evaluate needs neither; its default episodes are train's own
     main(["evaluate", str(path), "--episodes", "2", "--json"])
     figures = json.loads(capsys.readouterr().out)["evaluation"]
     assert {"log_nash", "gini", "egalitarian", "episode_reward"} <= set(figures)
+    assert figures == trained
 
 
 def test_compare_harvest(tmp_path, capsys):
@@ -62,11 +63,11 @@ def test_compare_harvest_uses_the_tuned_entry_and_a_like_for_like_baseline(fairn
     assert (base.algo, fair.algo, base.seed, fair.seed) == ("ppo", "fair_ppo", 3, 3)
     assert fair.hyperparams["fairness"] == fairness and "fairness" not in base.hyperparams
     assert base.hyperparams["env_kwargs"] == {"preset": "small"} and base.hyperparams["n_envs"] == 4
+    tuned = load_hyperparams(hyperparams_file("fair_ppo"), "sb3_fair/AllelopathicHarvest-v0")
+    assert fair.n_timesteps == base.n_timesteps == tuned["n_timesteps"] == 500_000
     if fairness == "cf":
         assert fair.hyperparams["env_kwargs"]["counterfactual_pair"] == "flip" and fair.hyperparams["n_envs"] == 2
     else:
-        tuned = load_hyperparams(hyperparams_file("fair_ppo"), "sb3_fair/AllelopathicHarvest-v0")
-        assert fair.n_timesteps == base.n_timesteps == tuned["n_timesteps"] == 500_000
         for key in ("learning_rate", "n_epochs", "n_steps", "batch_size"):
             assert base.hyperparams[key] == fair.hyperparams[key] == tuned[key]
 

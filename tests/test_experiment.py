@@ -267,19 +267,42 @@ def test_sb3_baselines_log_fairness_figures_too(tmp_path) -> None:
 
 def test_a_team_env_is_evaluated_with_team_fairness() -> None:
     """On pursuit-evasion (stakeholders plus an agent symmetry) train() reports paper 002's I(R;Z) and capture
-    success, computed by evaluate_team_fairness on the same episodes, beside the monitor's figures."""
+    success, computed by evaluate_team_fairness on the same episodes (seeded 10000 + seed on), beside the monitor's
+    figures. A fast team on a small torus captures in most episodes, so the figures are not all zero."""
     from sb3_fair.common.evaluation import evaluate_team_fairness
     from sb3_fair.envs import PursuitEvasionEnv
 
-    cfg = ExperimentConfig(algo="fair_td3", env="sb3_fair/PursuitEvasion-v0", n_timesteps=64, eval_episodes=3,
-                           hyperparams={"learning_starts": 32, "env_kwargs": {"max_steps": 20}, "policy_kwargs": {"net_arch": [8]}})
+    arena = {"max_steps": 40, "pursuer_speed": 3.0, "size": 2}
+    cfg = ExperimentConfig(algo="fair_td3", env="sb3_fair/PursuitEvasion-v0", n_timesteps=64, eval_episodes=6,
+                           hyperparams={"learning_starts": 32, "env_kwargs": arena, "policy_kwargs": {"net_arch": [8]}})
     result = train(cfg)
     ev = result.evaluation
-    assert {"team_fairness", "capture_success", "episode_reward", "episode_length", "gini"} <= set(ev)
-    again = evaluate_team_fairness(result.model, PursuitEvasionEnv(max_steps=20), n_episodes=3)
-    assert (ev["team_fairness"], ev["capture_success"], ev["episode_reward"]) == (
-        again["team_fairness"], again["capture_success"], again["mean_return"])
-    assert ev["episode_length"] == again["mean_length"] == 20.0  # no capture in 64 steps: every episode hits the cap
+    assert {"team_fairness", "capture_success", "episode_reward", "episode_reward_std", "episode_length", "gini"} <= set(ev)
+    assert 0 < ev["capture_success"] and 0 < ev["team_fairness"] <= np.log2(3) + 1e-9
+    same = evaluate_team_fairness(result.model, PursuitEvasionEnv(**arena), n_episodes=6, seed=10_000)
+    assert (ev["team_fairness"], ev["capture_success"], ev["episode_reward"], ev["episode_length"]) == (
+        same["team_fairness"], same["capture_success"], same["mean_return"], same["mean_length"])
+    other = evaluate_team_fairness(result.model, PursuitEvasionEnv(**arena), n_episodes=6, seed=0)
+    assert (other["mean_return"], other["mean_length"]) != (same["mean_return"], same["mean_length"])
+
+
+def test_a_recurrent_policy_keeps_its_state_through_a_team_evaluation() -> None:
+    from sb3_fair.common.evaluation import evaluate_team_fairness
+    from sb3_fair.envs import PursuitEvasionEnv
+
+    class Recorder:
+        def __init__(self, env):
+            self.calls, self.env = [], env
+
+        def predict(self, obs, state=None, episode_start=None, deterministic=True):
+            self.calls.append((state, bool(episode_start[0])))
+            return self.env.action_space.sample(), len(self.calls)
+
+    env = PursuitEvasionEnv(max_steps=5)
+    rec = Recorder(env)
+    evaluate_team_fairness(rec, env, n_episodes=2)
+    assert rec.calls == [(None, True), (1, False), (2, False), (3, False), (4, False),
+                         (None, True), (6, False), (7, False), (8, False), (9, False)]
 
 
 def test_a_normalised_run_is_evaluated_with_its_statistics(tmp_path) -> None:
@@ -347,8 +370,13 @@ def test_train_goes_on_from_a_model_in_memory_and_takes_an_evaluation_seed(tmp_p
     assert second.model is first.model and second.n_timesteps == 300
     assert second.evaluation == evaluate(second.model, DONUT, 2, seed=7)[0]
     assert not list(tmp_path.glob("SB3-*"))
+    assert first.model.logger.output_formats == [] and not first.model._custom_logger  # SB3 configures the next learn
     with pytest.raises(ValueError, match="resume .* or model"):
         train(cfg, resume=tmp_path / "x.zip", model=first.model)
+    with pytest.raises(ValueError, match="model must be a PPO"):
+        train(cfg.replace(algo="ppo"), model=first.model)
+    with pytest.raises(ValueError, match="was not trained on 'CartPole-v1'"):
+        train(ExperimentConfig(algo="fair_dqn", env="CartPole-v1", n_timesteps=400), model=first.model)
     with pytest.raises(ValueError, match="eval_seed must be an int >= 0"):
         ExperimentConfig(algo="dqn", env=DONUT, n_timesteps=10, eval_seed=-1)
 

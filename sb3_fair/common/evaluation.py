@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+from collections.abc import Iterator
 from typing import Any
 
 import gymnasium as gym
@@ -54,6 +55,23 @@ def evaluate_fairness(model: Any, env: gym.Env, n_episodes: int = 20, determinis
     return out
 
 
+def _episode_steps(model: Any, env: gym.Env, seed: int | None, deterministic: bool) -> Iterator[tuple[float, dict[str, Any]]]:
+    """Play one episode of ``model`` on ``env`` (reset with ``seed``) and yield each step's ``(reward, info)``; a recurrent
+    ``model`` (its ``predict`` takes ``episode_start``) keeps its state through the episode."""
+    recurrent = "episode_start" in inspect.signature(model.predict).parameters
+    obs, _ = env.reset(seed=seed)
+    state: Any = None
+    done, first = False, True
+    while not done:
+        kwargs: dict[str, Any] = {"deterministic": deterministic}
+        if recurrent:
+            kwargs.update(state=state, episode_start=np.array([first]))
+        action, state = model.predict(obs, **kwargs)
+        obs, reward, terminated, truncated, info = env.step(action)
+        yield float(reward), info
+        done, first = terminated or truncated, False
+
+
 def evaluate_team_fairness(policy: Any, env: gym.Env, n_episodes: int = 50, seed: int = 0, deterministic: bool = True) -> dict[str, Any]:
     """Team fairness ``I(R;Z)`` and capture success of ``policy`` over ``n_episodes`` (Grupen et al. 2022, Defs. 1-2).
 
@@ -64,7 +82,9 @@ def evaluate_team_fairness(policy: Any, env: gym.Env, n_episodes: int = 50, seed
     figures of the env's :class:`~sb3_fair.wrappers.FairnessMonitor` (added if absent) are averaged over
     the episodes as well, as :func:`evaluate_fairness` does.
 
-    :return: ``{"team_fairness": bits, "capture_success": fraction, "mean_return": float,
+    A recurrent ``policy`` (``predict`` takes ``episode_start``) keeps its state through each episode.
+
+    :return: ``{"team_fairness": bits, "capture_success": fraction, "mean_return": float, "std_return": float,
         "mean_length": float, "credit": (n_episodes, n_agents) array, "<figure>": mean, ...}``.
     """
     if int(n_episodes) < 1:
@@ -75,15 +95,11 @@ def evaluate_team_fairness(policy: Any, env: gym.Env, n_episodes: int = 50, seed
     credit = np.zeros((int(n_episodes), stakeholders.n))
     returns, lengths, episodes = [], [], []
     for e in range(int(n_episodes)):
-        obs, _ = env.reset(seed=seed + e)
-        done, total, steps = False, 0.0, 0
-        while not done:
-            action, _ = policy.predict(obs, deterministic=deterministic)
-            obs, reward, terminated, truncated, info = env.step(action)
+        total, steps, info = 0.0, 0, {}
+        for reward, info in _episode_steps(policy, env, seed + e, deterministic):
             credit[e] += get_benefits(info, stakeholders, env)
-            total += float(reward)
+            total += reward
             steps += 1
-            done = terminated or truncated
         if FAIRNESS in info:
             episodes.append(scalar_figures(info[FAIRNESS]))
         returns.append(total)
@@ -96,6 +112,7 @@ def evaluate_team_fairness(policy: Any, env: gym.Env, n_episodes: int = 50, seed
         "team_fairness": metrics.team_fairness(credited),
         "capture_success": metrics.capture_success(credited),
         "mean_return": float(np.mean(returns)),
+        "std_return": float(np.std(returns)),
         "mean_length": float(np.mean(lengths)),
         "credit": credited,
     })
@@ -189,26 +206,16 @@ def evaluate_long_term(model: Any, env: gym.Env, n_episodes: int = 10, seed: int
     """
     if int(n_episodes) < 1:
         raise ValueError(f"n_episodes must be an int >= 1, got {n_episodes!r}")
-    recurrent = "episode_start" in inspect.signature(model.predict).parameters
     runs: dict[str, list[list[Any]]] = {k: [] for k in ("short_term", "long_term", "reward", *info_keys)}
     for e in range(int(n_episodes)):
-        obs, _ = env.reset(seed=None if seed is None else seed + e)
         rows: dict[str, list[Any]] = {k: [] for k in runs}
-        state: Any = None
-        done, first = False, True
-        while not done:
-            kwargs: dict[str, Any] = {"deterministic": deterministic}
-            if recurrent:
-                kwargs.update(state=state, episode_start=np.array([first]))
-            action, state = model.predict(obs, **kwargs)
-            obs, reward, terminated, truncated, info = env.step(action)
+        for reward, info in _episode_steps(model, env, None if seed is None else seed + e, deterministic):
             ds, dl = get_fairness_signals([info])
             rows["short_term"].append(ds[0])
             rows["long_term"].append(dl[0])
-            rows["reward"].append(float(reward))
+            rows["reward"].append(reward)
             for key in info_keys:
                 rows[key].append(np.asarray(info[key], dtype=np.float64))
-            done, first = terminated or truncated, False
         for k, v in rows.items():
             runs[k].append(v)
     longest = max(len(r) for r in runs["reward"])

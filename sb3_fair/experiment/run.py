@@ -245,7 +245,8 @@ def evaluate(model: Any, env_id: str, n_episodes: int = 10, env_kwargs: dict[str
         if is_stakeholders_supported(env) and is_symmetry_supported(env):
             det = True if deterministic is None else deterministic
             res = evaluate_team_fairness(predictor, env, n_episodes=n_episodes, seed=seed, deterministic=det)
-            res["episode_reward"], res["episode_length"] = res.pop("mean_return"), res.pop("mean_length")
+            res["episode_reward"], res["episode_reward_std"] = res.pop("mean_return"), res.pop("std_return")
+            res["episode_length"] = res.pop("mean_length")
             return _scalars(res), {}
         if is_stakeholders_supported(env):
             det = True if deterministic is None else deterministic
@@ -341,6 +342,26 @@ def _quiet_logger(model: BaseAlgorithm, verbose: int) -> None:
     model.set_logger(Logger(folder=None, output_formats=[HumanOutputFormat(sys.stdout)] if verbose >= 1 else []))
 
 
+def _check_model_fits(model: Any, config: ExperimentConfig) -> None:
+    """A model in memory that ``train(config, model=...)`` may go on with: an instance of ``config.algo``'s class, with an
+    env whose spaces are those of ``config.env`` with the config's ``env_kwargs``."""
+    cls = get_algo_class(config.algo)
+    if not isinstance(model, cls):
+        raise ValueError(f"model must be a {cls.__name__} (config.algo {config.algo!r}), e.g. an earlier result's .model; "
+                         f"got {type(model).__name__}")
+    if model.get_env() is None:
+        raise ValueError("model has no env to go on training on: pass an earlier result's .model, or load it with env=")
+    probe = make_env(config.env, n_envs=1, seed=config.seed, env_kwargs=config.hyperparams.get("env_kwargs") or {},
+                     env_wrapper=config.hyperparams.get("env_wrapper"), vec_env_wrapper=config.hyperparams.get("vec_env_wrapper"))
+    try:
+        if probe.observation_space != model.observation_space or probe.action_space != model.action_space:
+            raise ValueError(f"model was not trained on {config.env!r} with env_kwargs {config.hyperparams.get('env_kwargs') or {}}: "
+                             f"its spaces are {model.observation_space} / {model.action_space}, the env's "
+                             f"{probe.observation_space} / {probe.action_space}")
+    finally:
+        probe.close()
+
+
 def train(config: ExperimentConfig, callback: BaseCallback | list[BaseCallback] | None = None,
           resume: str | Path | None = None, model: BaseAlgorithm | None = None) -> ExperimentResult:
     """Train, save, evaluate and track one run of ``config``.
@@ -363,8 +384,8 @@ def train(config: ExperimentConfig, callback: BaseCallback | list[BaseCallback] 
     """
     if resume is not None and model is not None:
         raise ValueError("give resume (a checkpoint on disk) or model (a model in memory), not both")
-    if model is not None and not isinstance(model, BaseAlgorithm):
-        raise ValueError(f"model must be an SB3 algorithm (e.g. an earlier result's .model), got {type(model).__name__}")
+    if model is not None:
+        _check_model_fits(model, config)
     from sb3_fair.common.callbacks import FairnessCallback
     from sb3_fair.common.fair_algorithm import fairness_figures_logged
     from sb3_fair.common.logging import finish_wandb_run, start_wandb_run
@@ -387,8 +408,12 @@ def train(config: ExperimentConfig, callback: BaseCallback | list[BaseCallback] 
         elif model is None:
             model = build_model(config)
         start = int(model.num_timesteps)
-        if config.tensorboard_log is None and model.tensorboard_log is None and not getattr(model, "_custom_logger", False):
-            _quiet_logger(model, config.verbose)  # a logger of your own (model.set_logger) is kept
+        if config.tensorboard_log is not None:
+            model.tensorboard_log = config.tensorboard_log
+        # a logger of your own (model.set_logger) is kept; ours is dropped after training, as SB3 drops its own
+        quiet = model.tensorboard_log is None and not getattr(model, "_custom_logger", False)
+        if quiet:
+            _quiet_logger(model, config.verbose)
         callbacks: list[BaseCallback] = []
         if not is_fair_algo(config.algo) and (fairness_figures_logged(model.get_env()) or run is not None):
             callbacks.append(FairnessCallback(wandb=run is not None))
@@ -404,9 +429,13 @@ def train(config: ExperimentConfig, callback: BaseCallback | list[BaseCallback] 
             callbacks += callback if isinstance(callback, list) else [callback]
         remaining = config.n_timesteps - (start if going_on else 0)
         t0 = time.perf_counter()
-        if remaining > 0:
-            model.learn(remaining, callback=CallbackList(callbacks) if callbacks else None, progress_bar=config.progress_bar,
-                        reset_num_timesteps=not going_on)
+        try:
+            if remaining > 0:
+                model.learn(remaining, callback=CallbackList(callbacks) if callbacks else None, progress_bar=config.progress_bar,
+                            reset_num_timesteps=not going_on)
+        finally:
+            if quiet:
+                model._custom_logger = False  # the next learn (or train) configures a fresh logger
         train_time = time.perf_counter() - t0
         result = ExperimentResult(config=config, n_timesteps=int(model.num_timesteps), train_time_s=train_time, model=model)
         if resume is not None:
