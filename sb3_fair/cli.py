@@ -191,7 +191,7 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
     wrapper = config.hyperparams.get("env_wrapper") if same_env else None
     seed = args.seed
     if seed is None:  # the episodes train's own evaluation ran, for a model it saved
-        seed = 0 if config is None else config.eval_seed if config.eval_seed is not None else 10_000 + config.seed
+        seed = 0 if config is None else config.evaluation_seed
     evaluation, table = evaluate(model, env_id, args.episodes, env_kwargs, wrapper, args.deterministic, seed=seed)
     _report(evaluation, table, args.json, f"{env_id}: {args.episodes} evaluation episodes", Path(args.model).stem)
 
@@ -229,15 +229,16 @@ def _task_configs(args: argparse.Namespace, seed: int) -> dict[str, Any]:
                                   group=f"compare-{args.task}")
     overrides = [f"learning_rate={args.learning_rate!r}"] if args.learning_rate is not None else []
     if args.task == "harvest":
+        from sb3_fair.common.hyperparams import hyperparams_file, load_hyperparams
         from sb3_fair.envs.harvest import PRESETS as GAMES
 
         game = GAMES[args.preset]
-        steps = {"n_timesteps": args.episodes * game["max_steps"] * game["n_agents"]} if args.episodes else {}
+        # the budget: --episodes games, else the tuned entry's (tuned on the small game), also for cf, whose variant keeps @dp's 1M
+        steps = {"n_timesteps": args.episodes * game["max_steps"] * game["n_agents"] if args.episodes
+                 else load_hyperparams(hyperparams_file("fair_ppo"), HARVEST_ENV)["n_timesteps"]}
         # dp / csp: the tuned fair_ppo.yml entry (tuned with the DP penalty); cf: the untuned @cf variant, whose games
         # run beside their group-flipped twins
         variant = "cf" if args.fairness == "cf" else None
-        if not steps:  # the tuned entry's budget (tuned on the small game), also for cf, whose variant keeps @dp's 1M
-            steps = {"n_timesteps": ExperimentConfig.from_hyperparams("fair_ppo", HARVEST_ENV).n_timesteps}
         fair = ExperimentConfig.from_hyperparams("fair_ppo", HARVEST_ENV, variant=variant, **steps, **common,
                                                  overrides=[*overrides, f"env_kwargs.preset={args.preset}", f"fairness={args.fairness}",
                                                             f"alpha={args.alpha!r}", f"beta={args.beta!r}"])

@@ -47,12 +47,14 @@ def evaluate_fairness(model: Any, env: gym.Env, n_episodes: int = 20, determinis
     rewards, _lengths = evaluate(model, env, n_eval_episodes=int(n_episodes), deterministic=deterministic,
                                  return_episode_rewards=True, callback=grab, warn=False)
     out: dict[str, Any] = {"episode_reward": float(np.mean(rewards)), "episode_reward_std": float(np.std(rewards))}
-    keys = sorted({k for ep in episodes for k in ep})
-    for key in keys:
-        values = [ep[key] for ep in episodes if key in ep]
-        out[key] = float(np.nanmean(values)) if values else float("nan")
+    out.update(_mean_figures(episodes))
     out["episodes"] = episodes
     return out
+
+
+def _mean_figures(episodes: list[dict[str, float]]) -> dict[str, float]:
+    """Each figure's mean over the episodes that report it (NaN ignored)."""
+    return {key: float(np.nanmean([ep[key] for ep in episodes if key in ep])) for key in sorted({k for ep in episodes for k in ep})}
 
 
 def _episode_steps(model: Any, env: gym.Env, seed: int | None, deterministic: bool) -> Iterator[tuple[float, dict[str, Any]]]:
@@ -105,9 +107,7 @@ def evaluate_team_fairness(policy: Any, env: gym.Env, n_episodes: int = 50, seed
         returns.append(total)
         lengths.append(steps)
     credited = (credit > 0).astype(np.int64)
-    out: dict[str, Any] = {}
-    for key in sorted({k for ep in episodes for k in ep}):
-        out[key] = float(np.nanmean([ep[key] for ep in episodes if key in ep]))
+    out: dict[str, Any] = _mean_figures(episodes)
     out.update({
         "team_fairness": metrics.team_fairness(credited),
         "capture_success": metrics.capture_success(credited),

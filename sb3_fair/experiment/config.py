@@ -188,12 +188,10 @@ class ExperimentConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
                 raise ValueError(f"{name} must be an int >= {minimum}, got {value!r}")
-        if self.eval_seed is not None and (isinstance(self.eval_seed, bool) or not isinstance(self.eval_seed, int) or self.eval_seed < 0):
-            raise ValueError(f"eval_seed must be an int >= 0 or None, got {self.eval_seed!r}")
-        for name in ("n_timesteps", "checkpoint_every"):
+        for name, minimum in (("n_timesteps", 1), ("checkpoint_every", 1), ("eval_seed", 0)):
             value = getattr(self, name)
-            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
-                raise ValueError(f"{name} must be an int >= 1 or None, got {value!r}")
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < minimum):
+                raise ValueError(f"{name} must be an int >= {minimum} or None, got {value!r}")
         if self.eval_deterministic is not None and not isinstance(self.eval_deterministic, bool):
             raise ValueError(f"eval_deterministic must be True, False or None, got {self.eval_deterministic!r}")
         if not isinstance(self.wandb, (bool, dict)):
@@ -205,6 +203,11 @@ class ExperimentConfig:
             self.n_timesteps = int(steps)
         if self.n_timesteps is None:
             raise ValueError(f"no n_timesteps: the entry for {self.env!r} has none; give n_timesteps (--timesteps)")
+
+    @property
+    def evaluation_seed(self) -> int:
+        """The seed of the first evaluation episode: ``eval_seed``, or ``10_000 + seed``."""
+        return 10_000 + self.seed if self.eval_seed is None else self.eval_seed
 
     @property
     def run_name(self) -> str:

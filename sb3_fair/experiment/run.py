@@ -447,7 +447,7 @@ def train(config: ExperimentConfig, callback: BaseCallback | list[BaseCallback] 
             env_kwargs = {**(config.hyperparams.get("env_kwargs") or {}), **config.eval_env_kwargs}
             result.evaluation, result.table = evaluate(model, config.env, config.eval_episodes, env_kwargs,
                                                        config.hyperparams.get("env_wrapper"), config.eval_deterministic,
-                                                       seed=10_000 + config.seed if config.eval_seed is None else config.eval_seed)
+                                                       seed=config.evaluation_seed)
         if run is not None:
             _log_evaluation(run, result)
         return result
