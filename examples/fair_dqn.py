@@ -31,11 +31,13 @@ agents = {  # name: (algorithm, env arguments, algorithm arguments)
     "DQN, no memory": (DQN, {"memory": None}, {}),
     # the env's default: each customer's doughnut count in the observation
     "DQN, full memory": (DQN, {}, {}),
-    # the same, plus counterfactual replay: every transition also stored for the other memories
-    "FairDQN (FairQCM)": (FairDQN, {}, {"counterfactual": True}),
+    # the same memory, the reward shaped by the potential W(m) / (1 - gamma) of the welfare reached
+    "FairDQN, shaping only": (FairDQN, {}, {"potential_shaping": True}),
+    # the tuned entry: shaping plus counterfactual replay (every transition also stored for other memories)
+    "FairDQN (FairQCM)": (FairDQN, {}, {"counterfactual": True, "potential_shaping": True}),
 }
 for name, (algo, env_kwargs, kwargs) in agents.items():
     model = algo("MlpPolicy", gym.make(ENV, **env_kwargs), **kwargs, **TUNED).learn(STEPS)
     result = evaluate_fairness(model, gym.make(ENV, **env_kwargs), n_episodes=20)
-    print(f"{name:18s} accumulated Nash welfare {result['episode_reward']:7.1f}, doughnuts handed out "
+    print(f"{name:21s} accumulated Nash welfare {result['episode_reward']:7.1f}, doughnuts handed out "
           f"{result['utilitarian']:5.1f}, fewest to one customer {result['egalitarian']:5.1f}, Gini {result['gini']:.3f}")

@@ -255,9 +255,15 @@ def _task_configs(args: argparse.Namespace, seed: int) -> dict[str, Any]:
     # full memory in the observation and on the bare env (what a newcomer would train first)
     if args.episodes:
         fair = fair.replace(n_timesteps=args.episodes * horizon)
-    return {"DQN (no memory)": baseline_of(fair.replace(hyperparams={"counterfactual": False, "env_kwargs.memory": None})),
-            "DQN (full memory)": baseline_of(fair.replace(hyperparams={"counterfactual": False, "env_kwargs.memory": "full"})),
-            "FairDQN (FairQCM)": fair}
+    configs = {"DQN (no memory)": baseline_of(fair.replace(hyperparams={"counterfactual": False, "env_kwargs.memory": None})),
+               "DQN (full memory)": baseline_of(fair.replace(hyperparams={"counterfactual": False, "env_kwargs.memory": "full"}))}
+    if fair.hyperparams.get("potential_shaping"):
+        # what the shaping alone gives, so that the table shows what the counterfactuals add on top of it
+        configs["FairDQN (shaping only)"] = fair.replace(hyperparams={"counterfactual": False})
+        configs["FairDQN (FairQCM + shaping)"] = fair
+    else:
+        configs["FairDQN (FairQCM)"] = fair
+    return configs
 
 
 def _episode_length(env_id: str, env_kwargs: dict[str, Any]) -> int:
@@ -368,13 +374,13 @@ def _plot_tradeoff(per_seed: dict[str, list[dict[str, Any]]], figures: list[str]
     import matplotlib.pyplot as plt
 
     y_key = figures[0]
-    fig, ax = plt.subplots(figsize=(5.5, 4))
+    fig, ax = plt.subplots(figsize=(8, 4))
     for name, runs in per_seed.items():
         ax.scatter([r[x_key] for r in runs], [r[y_key] for r in runs], label=name, s=40)
     ax.set_xlabel("utility: total benefit per episode" if x_key == "utilitarian" else f"utility ({x_key})")
     ax.set_ylabel(f"fairness score ({y_key})" if x_key == "utilitarian" else f"unfairness ({y_key}, lower = fairer)")
     ax.set_title(f"fairness-utility trade-off, {env_id}")
-    ax.legend()
+    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize="small")  # beside the axes: it never hides a point
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)

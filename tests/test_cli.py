@@ -72,6 +72,20 @@ def test_compare_harvest_uses_the_tuned_entry_and_a_like_for_like_baseline(fairn
             assert base.hyperparams[key] == fair.hyperparams[key] == tuned[key]
 
 
+def test_compare_donut_shows_the_shaping_alone_and_with_counterfactuals():
+    """The donut comparison: SB3's DQN without and with memory at the tuned settings, FairDQN with the entry's shaping
+    but no counterfactuals, and the tuned entry itself."""
+    from sb3_fair.cli import _task_configs, build_parser
+
+    configs = _task_configs(build_parser().parse_args(["compare", "--task", "donut"]), seed=2)
+    assert list(configs) == ["DQN (no memory)", "DQN (full memory)", "FairDQN (shaping only)", "FairDQN (FairQCM + shaping)"]
+    algos = [c.algo for c in configs.values()]
+    assert algos == ["dqn", "dqn", "fair_dqn", "fair_dqn"]
+    flags = [(c.hyperparams.get("counterfactual"), c.hyperparams.get("potential_shaping")) for c in configs.values()]
+    assert flags == [(None, None), (None, None), (False, True), (True, True)]
+    assert len({c.n_timesteps for c in configs.values()}) == 1 and {c.seed for c in configs.values()} == {2}
+
+
 def test_train_then_evaluate_f_ppo(tmp_path, capsys):
     path = tmp_path / "fppo.zip"
     main(["train", "--algo", "fair_ppo", "--env", "sb3_fair/EpidemicControl-v0", "--variant", "f_ppo", "-p", "n_steps=32",

@@ -72,8 +72,9 @@ def test_fair_dqn_example_uses_the_tuned_doughnut_entry() -> None:
     entry = _entry("fair_dqn", "sb3_fair/DonutAllocation-v0")
     script = _assignments(ROOT / "examples" / "fair_dqn.py")
     assert script["ENV"] == "sb3_fair/DonutAllocation-v0" and script["STEPS"] == entry["n_timesteps"]
-    assert _without(script["TUNED"], "seed") == _without(entry, "policy", "n_timesteps", "counterfactual")
-    assert '"counterfactual": True' in (ROOT / "examples" / "fair_dqn.py").read_text()
+    assert _without(script["TUNED"], "seed") == _without(entry, "policy", "n_timesteps", "counterfactual", "potential_shaping")
+    assert entry["counterfactual"] and entry["potential_shaping"]
+    assert '"counterfactual": True, "potential_shaping": True' in (ROOT / "examples" / "fair_dqn.py").read_text()
 
 
 def test_fair_ppo_harvest_example_uses_the_tuned_entry() -> None:

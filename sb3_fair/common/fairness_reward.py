@@ -131,3 +131,36 @@ def fairness_reward(spec: RewardSpec, status: Any, active: bool, task_reward: fl
         return np.full(s.shape[0], task)
     w = np.array([spec.welfare_of(row, grouped) for row in s])
     return spec.fairness_coef * w + task
+
+
+def potential_shaping(
+    spec: RewardSpec, memory: Any, next_memory: Any, gamma: float, terminal: Any = False, grouped: bool = False
+) -> np.ndarray | float:
+    """The shaping term ``gamma * Phi(m') - Phi(m)`` with ``Phi(m) = fairness_coef * W(m) / (1 - gamma)``.
+
+    Potential-based shaping (Ng, Harada & Russell 1999, "Policy invariance under reward
+    transformations", ICML, Theorem 1): adding ``F = gamma * Phi(s') - Phi(s)`` to every reward
+    leaves the optimal policies unchanged, since every Q-value only moves by ``-Phi(s)``. With the
+    memory in the state, ``Phi(m)`` is the discounted value of the welfare staying where it is, so
+    the shaped Q-values measure what an action adds to today's welfare. This takes the large,
+    action-independent part ``W(m) / (1 - gamma)`` out of what the network must fit, and leaves the
+    small differences between actions that fairness is made of (sb3-fair's addition to Alamdari et
+    al. 2024; see :class:`~sb3_fair.FairDQN`'s ``potential_shaping``).
+
+    ``memory`` and ``next_memory`` may be one vector or a batch ``(k, n)`` (counterfactual memories); ``terminal``
+    (one flag or one per row) marks a true end of episode, whose potential is 0 (a time-limit cut bootstraps and keeps
+    ``Phi(m')``). ``grouped`` says that the memory holds per-group totals (see :meth:`RewardSpec.welfare_of`).
+    """
+    if not 0.0 <= float(gamma) < 1.0:
+        raise ValueError(f"potential shaping needs a discount gamma in [0, 1), got {gamma!r}")
+    m, m_next = np.asarray(memory, dtype=np.float64), np.asarray(next_memory, dtype=np.float64)
+    scale = spec.fairness_coef / (1.0 - float(gamma))
+
+    def phi(rows: np.ndarray) -> np.ndarray | float:
+        if rows.ndim == 1:
+            return scale * spec.welfare_of(rows, grouped)
+        return scale * np.array([spec.welfare_of(row, grouped) for row in rows])
+
+    keep = 1.0 - np.asarray(terminal, dtype=np.float64)
+    shaped = float(gamma) * keep * phi(m_next) - phi(m)
+    return float(shaped) if np.ndim(shaped) == 0 else shaped

@@ -20,7 +20,7 @@ from sb3_fair.common.buffers import (
     ObsBatch,
 )
 from sb3_fair.common.fair_algorithm import FairAlgorithmMixin
-from sb3_fair.common.fairness_reward import RewardSpec, fairness_reward
+from sb3_fair.common.fairness_reward import RewardSpec, fairness_reward, potential_shaping
 from sb3_fair.common.memory import MemorySpec, counterfactual_memories, decode_memory, encode_memory, update_memory
 from sb3_fair.common.protocol import BENEFITS, get_fairness_terms, get_fairqcm_spec, get_memory_key
 from sb3_fair.common.validation import check_bool, check_choice, check_int, check_weights
@@ -79,6 +79,14 @@ class FairDQN(FairAlgorithmMixin, DQN):
         step. The default 32 keeps the paper's whole set for n <= 5 and samples for larger n;
         ``None`` always enumerates the whole set.
     :param loss: TD loss, ``"huber"`` (SB3's default) or ``"mse"`` (Alamdari et al.'s (2024) choice).
+    :param potential_shaping: add ``gamma * Phi(m') - Phi(m)`` with ``Phi(m) = W(m) / (1 - gamma)`` to the reward of
+        every stored transition, real and counterfactual (:func:`~sb3_fair.common.fairness_reward.potential_shaping`;
+        Ng, Harada & Russell 1999). The optimal policy is unchanged, but the network no longer has to fit the
+        large value of the welfare already reached, only what each action adds to it: on the doughnut task this
+        is what lets DQN and FairQCM learn to serve the customer who has had the fewest (sb3-fair's addition to
+        the paper; ``benchmarks/RESULTS.md``). Needs the same env as ``counterfactual=True`` (a
+        :class:`~sb3_fair.wrappers.MemoryAugmentation` and a :class:`~sb3_fair.wrappers.FairnessReward`) and
+        ``gamma < 1``. The logged episode rewards stay the env's own.
     :param exploration_decay: ``None`` (default) keeps SB3's linear exploration schedule
         (``exploration_fraction``). A number in (0, 1] decays epsilon per finished episode instead:
         ``max(exploration_final_eps, exploration_initial_eps * exploration_decay ** episodes)``, as
@@ -105,6 +113,7 @@ class FairDQN(FairAlgorithmMixin, DQN):
         max_counterfactuals: int | None = 32,
         loss: str = "huber",
         exploration_decay: float | None = None,
+        potential_shaping: bool = False,
         **kwargs: Any,
     ) -> None:
         check_choice(loss, "loss", LOSSES)
@@ -127,6 +136,9 @@ class FairDQN(FairAlgorithmMixin, DQN):
                 raise ValueError(f"exploration_decay must be None or a number in (0, 1], got {exploration_decay!r}")
         check_int(max_counterfactuals, "max_counterfactuals", 1, allow_none=True)
         self.counterfactual = check_bool(counterfactual, "counterfactual")
+        self.potential_shaping = check_bool(potential_shaping, "potential_shaping")
+        if self.potential_shaping and not 0.0 <= float(kwargs.get("gamma", 0.99)) < 1.0:
+            raise ValueError(f"potential_shaping=True needs gamma in [0, 1) (Phi = W / (1 - gamma)), got gamma={kwargs['gamma']!r}")
         self.counterfactual_offsets = offsets
         self.max_counterfactuals = None if max_counterfactuals is None else int(max_counterfactuals)
         self.loss = loss
@@ -164,24 +176,24 @@ class FairDQN(FairAlgorithmMixin, DQN):
 
     def _setup_fairness(self, env: VecEnv) -> None:
         """Check the env against the stakeholder contract and read the memory and reward specs."""
-        if not self.counterfactual:
+        if not (self.counterfactual or self.potential_shaping):
             return
+        # both read the memory from the observation and recompute the reward's welfare from it
+        needs = "counterfactual=True" if self.counterfactual else "potential_shaping=True"
         memory_spec, reward_spec, memory_slice = get_fairqcm_spec(env)
         if memory_spec is None:
             raise ValueError(
-                "counterfactual=True needs an env with memory: wrap it in sb3_fair.wrappers.MemoryAugmentation "
-                "(or use counterfactual=False)"
+                f"{needs} needs an env with memory: wrap it in sb3_fair.wrappers.MemoryAugmentation (or set it to False)"
             )
         if reward_spec is None:
             raise ValueError(
-                "counterfactual=True needs the reward to be a function of the memory: wrap the env in "
-                "sb3_fair.wrappers.FairnessReward"
+                f"{needs} needs the reward to be a function of the memory: wrap the env in sb3_fair.wrappers.FairnessReward"
             )
         if self._vec_normalize_env is not None or not isinstance(self.observation_space, (spaces.Box, spaces.Dict)):
-            raise ValueError("counterfactual=True needs MemoryAugmentation's observation (a flat Box, or a Dict with "
+            raise ValueError(f"{needs} needs MemoryAugmentation's observation (a flat Box, or a Dict with "
                              "dict_observation=True) and no VecNormalize")
         if memory_spec.kind == "reset":
-            raise ValueError("counterfactual=True cannot use memory kind 'reset': the status is not a function of that memory; use 'full' or 'min'")
+            raise ValueError(f"{needs} cannot use memory kind 'reset': the status is not a function of that memory; use 'full' or 'min'")
         if memory_spec.kind == "min" and reward_spec.welfare != "parity":
             raise ValueError(
                 f"memory kind 'min' loses the level of the status, so only the shift-invariant welfare 'parity' "
@@ -191,12 +203,12 @@ class FairDQN(FairAlgorithmMixin, DQN):
             raise ValueError("a per-group memory needs a FairnessReward with aggregate='group'")
         if memory_spec.kind == "min" and reward_spec.aggregate == "group" and memory_spec.groups is None:
             raise ValueError("memory kind 'min' with a group reward needs a per-group memory (MemoryAugmentation(per_group=True))")
-        if memory_spec.kind == "min" and len(set(self.counterfactual_offsets)) < 2:
+        if self.counterfactual and memory_spec.kind == "min" and len(set(self.counterfactual_offsets)) < 2:
             raise ValueError(
                 f"memory kind 'min' subtracts the minimum, so the single offset {self.counterfactual_offsets} moves every "
                 "entry alike and gives back the real memory: counterfactual_offsets needs two distinct values, e.g. (1, 2)"
             )
-        if memory_spec.encoding == "binary" and not all(float(o).is_integer() for o in self.counterfactual_offsets):
+        if self.counterfactual and memory_spec.encoding == "binary" and not all(float(o).is_integer() for o in self.counterfactual_offsets):
             raise ValueError(f"a binary-encoded memory needs integer counterfactual_offsets, got {self.counterfactual_offsets}")
         self.memory_spec = memory_spec
         self.reward_spec = reward_spec
@@ -216,6 +228,7 @@ class FairDQN(FairAlgorithmMixin, DQN):
             "max_counterfactuals": self.max_counterfactuals,
             "loss": self.loss,
             "exploration_decay": self.exploration_decay,
+            "potential_shaping": self.potential_shaping,
         }
         if self.memory_spec is not None:
             config.update({f"memory_{k}": v for k, v in vars(self.memory_spec).items() if k != "groups"})
@@ -228,8 +241,7 @@ class FairDQN(FairAlgorithmMixin, DQN):
         action, buffer_action = super()._sample_action(learning_starts, action_noise, n_envs)
         if self.counterfactual:
             # M'_t is chosen here, from m_t only, before the step's outcome is seen (Alamdari et al. 2024, Thm. 5.7).
-            last = self._last_obs[self._memory_key] if self._memory_key else self._last_obs  # type: ignore[index]
-            memories = decode_memory(self.memory_spec, np.asarray(last)[:, self._memory_slice])  # type: ignore[arg-type]
+            memories = self._memories(self._last_obs)  # type: ignore[arg-type]
             self._cf_sets = [
                 counterfactual_memories(self.memory_spec, m, self.counterfactual_offsets, self.max_counterfactuals, self._cf_rng)  # type: ignore[arg-type]
                 for m in memories
@@ -246,22 +258,50 @@ class FairDQN(FairAlgorithmMixin, DQN):
         infos: list[dict[str, Any]],
     ) -> None:
         last_obs = self._last_obs
+        if not (self.counterfactual or self.potential_shaping):
+            super()._store_transition(replay_buffer, buffer_action, new_obs, reward, dones, infos)
+            return
+        # each sub-env's next observation (the terminal one at an episode's end, as DQN stores it) and whether the
+        # episode truly ended (a time-limit cut bootstraps, as the buffer's handle_timeout_termination does)
+        next_rows = [
+            info["terminal_observation"] if dones[i] and info.get("terminal_observation") is not None else _row(new_obs, i)
+            for i, info in enumerate(infos)
+        ]
+        terminal = [
+            bool(dones[i]) and not (bool(info.get("TimeLimit.truncated", False)) and replay_buffer.handle_timeout_termination)
+            for i, info in enumerate(infos)
+        ]
+        if self.potential_shaping:
+            shaping = [self._shaping(_repeat(_row(last_obs, i), 1), _repeat(next_rows[i], 1), terminal[i])[0]  # type: ignore[arg-type]
+                       for i in range(len(infos))]
+            reward = (np.asarray(reward, dtype=np.float64) + np.asarray(shaping)).astype(np.float32)
         super()._store_transition(replay_buffer, buffer_action, new_obs, reward, dones, infos)
         if not self.counterfactual or self._cf_sets is None:
             return
         assert isinstance(replay_buffer, CounterfactualRows)
         for i, info in enumerate(infos):
-            next_obs = info["terminal_observation"] if dones[i] and info.get("terminal_observation") is not None else _row(new_obs, i)
-            timeout = bool(info.get("TimeLimit.truncated", False)) and replay_buffer.handle_timeout_termination
-            batch = self.counterfactual_transitions(_row(last_obs, i), next_obs, info, self._cf_sets[i])  # type: ignore[arg-type]
-            obs_cf, next_cf, rew_cf = batch
+            obs_cf, next_cf, rew_cf = self.counterfactual_transitions(_row(last_obs, i), next_rows[i], info, self._cf_sets[i])  # type: ignore[arg-type]
+            if self.potential_shaping:
+                rew_cf = (rew_cf + self._shaping(obs_cf, next_cf, terminal[i])).astype(np.float32)
             k = len(rew_cf)
-            done_cf = np.full(k, float(dones[i] and not timeout), dtype=np.float32)
+            done_cf = np.full(k, float(terminal[i]), dtype=np.float32)
             act_cf = np.repeat(np.asarray(buffer_action)[i : i + 1], k, axis=0)
             replay_buffer.add_batch(obs_cf, next_cf, act_cf, rew_cf, done_cf)
             self._cf_count += k
         self._cf_steps += len(infos)
         self._cf_sets = None
+
+    def _memories(self, obs: ObsBatch) -> np.ndarray:
+        """The memories decoded from a batch of observations (rows of a flat Box, or of the Dict's memory entry)."""
+        rows = obs[self._memory_key] if self._memory_key else obs  # type: ignore[index]
+        return decode_memory(self.memory_spec, np.asarray(rows)[:, self._memory_slice])  # type: ignore[arg-type]
+
+    def _shaping(self, obs: ObsBatch, next_obs: ObsBatch, terminal: bool) -> np.ndarray:
+        """``potential_shaping``'s term for a batch of transitions, from the memories in their observations."""
+        assert self.memory_spec is not None and self.reward_spec is not None
+        grouped = self.memory_spec.groups is not None
+        shaped = potential_shaping(self.reward_spec, self._memories(obs), self._memories(next_obs), self.gamma, terminal, grouped)
+        return np.asarray(shaped, dtype=np.float64)
 
     def counterfactual_transitions(
         self, obs: ObsBatch, next_obs: ObsBatch, info: dict[str, Any], memories: np.ndarray

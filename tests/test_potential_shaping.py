@@ -1,0 +1,87 @@
+"""Potential-based shaping of the fairness reward (FairDQN's ``potential_shaping``; Ng, Harada & Russell 1999)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import sb3_fair  # noqa: F401
+from sb3_fair import FairDQN
+from sb3_fair.common.fairness_reward import RewardSpec, potential_shaping
+from sb3_fair.envs import DonutAllocationEnv, make_donut_allocation
+from sb3_fair.wrappers import FairnessReward
+
+SMALL = dict(learning_starts=10_000, buffer_size=10_000, batch_size=32, train_freq=1, target_update_interval=100)
+
+
+def test_potential_shaping_known_answers():
+    spec = RewardSpec(welfare="log_nash")
+    # Phi(m) = W(m) / (1 - gamma), W = sum log(m + 1): Phi([0, 0]) = 0, Phi([1, 0]) = 2 log 2 at gamma = 0.5
+    assert potential_shaping(spec, [0, 0], [1, 0], 0.5) == pytest.approx(np.log(2))
+    # a true end of episode has potential 0: F = -Phi(m)
+    assert potential_shaping(spec, [1, 0], [1, 1], 0.5, terminal=True) == pytest.approx(-2 * np.log(2))
+    # a batch of memories (counterfactual rows), the weight of the fairness term scales Phi
+    batch = potential_shaping(RewardSpec(welfare="log_nash", fairness_coef=2.0), [[0, 0], [1, 0]], [[1, 0], [1, 1]], 0.5)
+    np.testing.assert_allclose(batch, [2 * np.log(2), 2 * (0.5 * 4 * np.log(2) - 2 * np.log(2))])
+    with pytest.raises(ValueError, match="gamma in \\[0, 1\\)"):
+        potential_shaping(spec, [0, 0], [1, 0], 1.0)
+
+
+def test_potential_shaping_telescopes():
+    """sum_t gamma^t F_t = gamma^T Phi(m_T) - Phi(m_0): the shaped return differs by a function of the start state only."""
+    rng = np.random.default_rng(0)
+    spec, gamma = RewardSpec(welfare="log_nash"), 0.9
+    memories = np.cumsum(rng.integers(0, 2, size=(21, 4)), axis=0).astype(float)
+    total = sum(gamma**t * potential_shaping(spec, memories[t], memories[t + 1], gamma) for t in range(20))
+    phi = [spec.welfare_of(m) / (1 - gamma) for m in (memories[0], memories[20])]
+    assert total == pytest.approx(gamma**20 * phi[1] - phi[0])
+
+
+def _stored(model: FairDQN) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    buf = model.replay_buffer
+    n = buf.pos
+    decode = model.env.envs[0].get_wrapper_attr("decode")
+    m = np.array([decode(o) for o in buf.observations[:n, 0]])
+    m_next = np.array([decode(o) for o in buf.next_observations[:n, 0]])
+    return m, m_next, buf.rewards[:n, 0]
+
+
+@pytest.mark.parametrize("counterfactual", [False, True])
+def test_fair_dqn_stores_shaped_rewards_real_and_counterfactual(counterfactual):
+    gamma = 0.9
+    model = FairDQN("MlpPolicy", make_donut_allocation(), counterfactual=counterfactual, potential_shaping=True, gamma=gamma, seed=0, **SMALL)
+    model.learn(150)  # crosses the time limit at step 100, which bootstraps: Phi(m') is kept there
+    m, m_next, rewards = _stored(model)
+    delivered = np.any(m_next != m, axis=1)
+    welfare = np.log1p(m).sum(axis=1), np.log1p(m_next).sum(axis=1)
+    expected = np.where(delivered, welfare[1], 0.0) + (gamma * welfare[1] - welfare[0]) / (1 - gamma)
+    np.testing.assert_allclose(rewards, expected, rtol=1e-5, atol=1e-4)
+    assert len(rewards) > 150 if counterfactual else len(rewards) == 150
+    # the logged episode reward stays the env's own: the paper's log-Nash score of the first episode
+    if not counterfactual:
+        assert model.ep_info_buffer[0]["r"] == pytest.approx(np.where(delivered, welfare[1], 0.0)[:100].sum(), rel=1e-5)
+
+
+def test_potential_shaping_off_stores_env_rewards():
+    model = FairDQN("MlpPolicy", make_donut_allocation(), potential_shaping=False, seed=0, **SMALL)
+    model.learn(50)
+    m, m_next, rewards = _stored(model)
+    np.testing.assert_allclose(rewards, np.where(np.any(m_next != m, axis=1), np.log1p(m_next).sum(axis=1), 0.0), rtol=1e-6)
+
+
+def test_potential_shaping_is_saved(tmp_path):
+    model = FairDQN("MlpPolicy", make_donut_allocation(), potential_shaping=True, **SMALL)
+    assert model.fairness_config()["potential_shaping"] is True
+    model.save(tmp_path / "m.zip")
+    assert FairDQN.load(tmp_path / "m.zip", env=make_donut_allocation()).potential_shaping is True
+
+
+def test_potential_shaping_bad_input():
+    with pytest.raises(ValueError, match="potential_shaping=True needs an env with memory"):
+        FairDQN("MlpPolicy", FairnessReward(DonutAllocationEnv(), welfare="log_nash"), potential_shaping=True)
+    with pytest.raises(ValueError, match="potential_shaping=True needs the reward to be a function of the memory"):
+        FairDQN("MlpPolicy", make_donut_allocation().env, potential_shaping=True)
+    with pytest.raises(ValueError, match="potential_shaping=True needs gamma in \\[0, 1\\)"):
+        FairDQN("MlpPolicy", make_donut_allocation(), potential_shaping=True, gamma=1.0)
+    with pytest.raises(ValueError, match="potential_shaping"):
+        FairDQN("MlpPolicy", make_donut_allocation(), potential_shaping="yes")
