@@ -64,9 +64,9 @@ class FairDQN(FairAlgorithmMixin, DQN):
     memories for n = 5); with more than ``max_counterfactuals`` members, that many are drawn at
     random before the step.
 
-    With ``counterfactual=False``, ``loss="huber"`` and the policy's ``ortho_init=False`` (the
-    defaults; the paper presets change the last two) FairDQN behaves exactly like DQN: same seed,
-    same actions, same losses.
+    With ``counterfactual=False``, ``potential_shaping=False``, ``loss="huber"`` and the policy's
+    ``ortho_init=False`` (the defaults; the paper presets change the last two) FairDQN behaves exactly
+    like DQN: same seed, same actions, same losses.
 
     :param policy: as in DQN (``"MlpPolicy"``, ...).
     :param env: as in DQN.
