@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import gymnasium as gym
 import numpy as np
 import pytest
+from stable_baselines3.common.vec_env import DummyVecEnv, VecNormalize
 
 import sb3_fair  # noqa: F401
 from sb3_fair import FairDQN
 from sb3_fair.common.fairness_reward import RewardSpec, potential_shaping
 from sb3_fair.envs import DonutAllocationEnv, make_donut_allocation
-from sb3_fair.wrappers import FairnessReward
+from sb3_fair.wrappers import FairnessMonitor, FairnessReward, MemoryAugmentation
 
 SMALL = dict(learning_starts=10_000, buffer_size=10_000, batch_size=32, train_freq=1, target_update_interval=100)
 
@@ -81,7 +83,54 @@ def test_potential_shaping_bad_input():
         FairDQN("MlpPolicy", FairnessReward(DonutAllocationEnv(), welfare="log_nash"), potential_shaping=True)
     with pytest.raises(ValueError, match="potential_shaping=True needs the reward to be a function of the memory"):
         FairDQN("MlpPolicy", make_donut_allocation().env, potential_shaping=True)
-    with pytest.raises(ValueError, match="potential_shaping=True needs gamma in \\[0, 1\\)"):
-        FairDQN("MlpPolicy", make_donut_allocation(), potential_shaping=True, gamma=1.0)
+    for gamma in (1.0, None, "0.9"):
+        with pytest.raises(ValueError, match="potential_shaping=True needs gamma in \\[0, 1\\)"):
+            FairDQN("MlpPolicy", make_donut_allocation(), potential_shaping=True, gamma=gamma)
+    with pytest.raises(ValueError, match="potential_shaping=True needs gamma"):  # given by position, as DQN allows
+        FairDQN("MlpPolicy", make_donut_allocation(), 1e-4, 500, 10, 32, 1.0, 1.0, potential_shaping=True)
+    with pytest.raises(ValueError, match="potential_shaping=True needs MemoryAugmentation's observation .* and no VecNormalize"):
+        FairDQN("MlpPolicy", VecNormalize(DummyVecEnv([make_donut_allocation])), potential_shaping=True)
     with pytest.raises(ValueError, match="potential_shaping"):
         FairDQN("MlpPolicy", make_donut_allocation(), potential_shaping="yes")
+
+
+class _EndsForReal(gym.Wrapper):
+    """The doughnut env with its horizon as a true end of episode (terminated, not truncated)."""
+
+    def step(self, action):
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        return obs, reward, terminated or truncated, False, info
+
+
+def _short_donut(ends_for_real: bool, dict_observation: bool) -> gym.Env:
+    env: gym.Env = DonutAllocationEnv(horizon=30)
+    if ends_for_real:
+        env = _EndsForReal(env)
+    env = MemoryAugmentation(env, kind="full", encoding="binary", dict_observation=dict_observation)
+    return FairnessReward(env, welfare="log_nash", scheme="bounded", filter="benefit")
+
+
+@pytest.mark.parametrize("counterfactual", [False, True])
+@pytest.mark.parametrize("ends_for_real, dict_observation", [(False, False), (True, False), (True, True)])
+def test_shaping_row_by_row_with_two_envs(counterfactual, ends_for_real, dict_observation):
+    """Every stored row, real and counterfactual, of 2 envs whose episodes are cut (bootstrapped) or truly end (Phi = 0
+    after the end), with a flat or a Dict observation: reward = W(m') B + gamma (1 - done) Phi(m') - Phi(m)."""
+    gamma = 0.9
+    venv = DummyVecEnv([lambda: FairnessMonitor(_short_donut(ends_for_real, dict_observation))] * 2)
+    policy = "MultiInputPolicy" if dict_observation else "MlpPolicy"
+    model = FairDQN(policy, venv, counterfactual=counterfactual, potential_shaping=True, gamma=gamma, seed=1, **SMALL)
+    model.learn(80)  # 40 steps per env: every env ends an episode
+    buf = model.replay_buffer
+    n = buf.pos
+
+    def rows(x):
+        return {k: v[:n].reshape(-1, *v.shape[2:]) for k, v in x.items()} if isinstance(x, dict) else x[:n].reshape(-1, x.shape[-1])
+
+    m, m_next = model._memories(rows(buf.observations)), model._memories(rows(buf.next_observations))
+    done = buf.dones[:n].reshape(-1) * (1 - buf.timeouts[:n].reshape(-1))
+    assert done.sum() > 0 if ends_for_real else done.sum() == 0
+    assert len(done) > 80 if counterfactual else len(done) == 80  # counterfactual rows beside the 2 x 40 real ones
+    w, w_next = np.log1p(m).sum(axis=1), np.log1p(m_next).sum(axis=1)
+    delivered = np.any(m_next != m, axis=1)
+    expected = np.where(delivered, w_next, 0.0) + (gamma * (1 - done) * w_next - w) / (1 - gamma)
+    np.testing.assert_allclose(buf.rewards[:n].reshape(-1), expected, rtol=1e-5, atol=1e-4)

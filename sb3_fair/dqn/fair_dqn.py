@@ -79,7 +79,8 @@ class FairDQN(FairAlgorithmMixin, DQN):
         step. The default 32 keeps the paper's whole set for n <= 5 and samples for larger n;
         ``None`` always enumerates the whole set.
     :param loss: TD loss, ``"huber"`` (SB3's default) or ``"mse"`` (Alamdari et al.'s (2024) choice).
-    :param potential_shaping: add ``gamma * Phi(m') - Phi(m)`` with ``Phi(m) = W(m) / (1 - gamma)`` to the reward of
+    :param potential_shaping: add ``gamma * Phi(m') - Phi(m)`` with ``Phi(m) = fairness_coef * W(m) / (1 - gamma)`` (W and
+        ``fairness_coef`` are the env's :class:`~sb3_fair.wrappers.FairnessReward`'s) to the reward of
         every stored transition, real and counterfactual (:func:`~sb3_fair.common.fairness_reward.potential_shaping`;
         Ng, Harada & Russell 1999). The optimal policy is unchanged, but the network no longer has to fit the
         large value of the welfare already reached, only what each action adds to it: on the doughnut task this
@@ -137,8 +138,6 @@ class FairDQN(FairAlgorithmMixin, DQN):
         check_int(max_counterfactuals, "max_counterfactuals", 1, allow_none=True)
         self.counterfactual = check_bool(counterfactual, "counterfactual")
         self.potential_shaping = check_bool(potential_shaping, "potential_shaping")
-        if self.potential_shaping and not 0.0 <= float(kwargs.get("gamma", 0.99)) < 1.0:
-            raise ValueError(f"potential_shaping=True needs gamma in [0, 1) (Phi = W / (1 - gamma)), got gamma={kwargs['gamma']!r}")
         self.counterfactual_offsets = offsets
         self.max_counterfactuals = None if max_counterfactuals is None else int(max_counterfactuals)
         self.loss = loss
@@ -178,6 +177,9 @@ class FairDQN(FairAlgorithmMixin, DQN):
         """Check the env against the stakeholder contract and read the memory and reward specs."""
         if not (self.counterfactual or self.potential_shaping):
             return
+        gamma = self.gamma
+        if self.potential_shaping and not (isinstance(gamma, (int, float)) and not isinstance(gamma, bool) and 0.0 <= gamma < 1.0):
+            raise ValueError(f"potential_shaping=True needs gamma in [0, 1) (Phi = fairness_coef * W / (1 - gamma)), got gamma={gamma!r}")
         # both read the memory from the observation and recompute the reward's welfare from it
         needs = "counterfactual=True" if self.counterfactual else "potential_shaping=True"
         memory_spec, reward_spec, memory_slice = get_fairqcm_spec(env)
