@@ -87,7 +87,8 @@ class FairDQN(FairAlgorithmMixin, DQN):
         is what lets DQN and FairQCM learn to serve the customer who has had the fewest (sb3-fair's addition to
         the paper; ``benchmarks/RESULTS.md``). Needs the same env as ``counterfactual=True`` (a
         :class:`~sb3_fair.wrappers.MemoryAugmentation` and a :class:`~sb3_fair.wrappers.FairnessReward`) and
-        ``gamma < 1``. The logged episode rewards stay the env's own.
+        ``gamma < 1``. The logged episode rewards stay the env's own. On the lending task, whose reward is mostly
+        the task's penalties (which ``Phi`` does not see), it made FairQCM worse; it is off by default.
     :param exploration_decay: ``None`` (default) keeps SB3's linear exploration schedule
         (``exploration_fraction``). A number in (0, 1] decays epsilon per finished episode instead:
         ``max(exploration_final_eps, exploration_initial_eps * exploration_decay ** episodes)``, as
