@@ -96,6 +96,13 @@ class RewardSpec:
             u = np.array([u[g == k].sum() for k in np.unique(g)])
         return metrics.welfare(u, self.welfare, **self.welfare_kwargs)
 
+    def welfare_of_rows(self, status: np.ndarray, grouped: bool = False) -> np.ndarray | float:
+        """:meth:`welfare_of` for one status vector (a float) or each row of a batch ``(k, n)`` (an array of k)."""
+        s = np.asarray(status, dtype=np.float64)
+        if s.ndim == 1:
+            return self.welfare_of(s, grouped)
+        return np.array([self.welfare_of(row, grouped) for row in s])
+
 
 def assessed(spec: RewardSpec, t: int, benefits: np.ndarray, episode_over: bool, info: dict | None = None) -> bool:
     """The filter ``B`` of Alamdari et al. 2024 Def. 5.8 at the state reached after step ``t`` (1-based).
@@ -129,8 +136,7 @@ def fairness_reward(spec: RewardSpec, status: Any, active: bool, task_reward: fl
         return spec.fairness_coef * w + task
     if not active:
         return np.full(s.shape[0], task)
-    w = np.array([spec.welfare_of(row, grouped) for row in s])
-    return spec.fairness_coef * w + task
+    return spec.fairness_coef * spec.welfare_of_rows(s, grouped) + task
 
 
 def potential_shaping(
@@ -155,12 +161,6 @@ def potential_shaping(
         raise ValueError(f"potential shaping needs a discount gamma in [0, 1), got {gamma!r}")
     m, m_next = np.asarray(memory, dtype=np.float64), np.asarray(next_memory, dtype=np.float64)
     scale = spec.fairness_coef / (1.0 - float(gamma))
-
-    def phi(rows: np.ndarray) -> np.ndarray | float:
-        if rows.ndim == 1:
-            return scale * spec.welfare_of(rows, grouped)
-        return scale * np.array([spec.welfare_of(row, grouped) for row in rows])
-
     keep = 1.0 - np.asarray(terminal, dtype=np.float64)
-    shaped = float(gamma) * keep * phi(m_next) - phi(m)
+    shaped = float(gamma) * keep * (scale * spec.welfare_of_rows(m_next, grouped)) - scale * spec.welfare_of_rows(m, grouped)
     return float(shaped) if np.ndim(shaped) == 0 else shaped
