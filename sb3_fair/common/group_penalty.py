@@ -34,6 +34,7 @@ regression target is left alone.
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 import numpy as np
@@ -41,6 +42,8 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import VecEnv
 
 from sb3_fair.common.protocol import (
+    FACTOR,
+    TWIN,
     get_benefits,
     get_group_info,
     get_stakeholders,
@@ -170,16 +173,32 @@ class GroupTracker(BaseCallback):
             self._read(list(env.unwrapped.reset_infos), check=True)
 
     def _read(self, infos: list[dict[str, Any]], check: bool = False) -> None:
+        """Each slot's group (factor, twin) from its info; ``check``: every slot must have one (the reset infos).
+
+        An info without ``"group"`` (a step that reports none) leaves the slot's previous values; one with a
+        group but without the factor (CSP) or the twin (CF) is an error, at reset and at every step: read as
+        0, it would put every agent in one stratum (CSP would silently become DP) or pair it with agent 0.
+        """
         for i in range(self._cur.shape[1]):
             info = infos[i] if i < len(infos) else {}
-            if check and self.metric == "cf" and get_group_info(info)[2] is None:
+            if not (check or is_group_info_supported(info)):
+                continue
+            group, factor, twin = get_group_info(info)
+            if self.metric == "csp" and factor is None:
                 raise ValueError(
-                    "fairness='cf' needs a counterfactual twin for every agent: wrap the game in "
-                    "sb3_fair.wrappers.CounterfactualPair before make_multiagent_vec_env"
+                    f"fairness='csp' needs every agent's legitimate factor in its info (info[{FACTOR!r}]), at reset and at "
+                    f"every step; slot {i}'s info has {sorted(info)}. Without it every agent would fall into one stratum and "
+                    "CSP would silently become DP: have the game report the factor next to the group "
+                    "(sb3_fair.common.protocol.group_info(group, factor)), or use fairness='dp'"
                 )
-            group, factor, twin = get_group_info(info) if check or is_group_info_supported(info) else (None, None, None)
-            if group is not None:
-                self._cur[:, i] = (group, factor or 0, twin or 0)
+            if self.metric == "cf" and twin is None:
+                raise ValueError(
+                    f"fairness='cf' needs a counterfactual twin for every agent (info[{TWIN!r}], at reset and at every step; "
+                    f"slot {i}'s info has {sorted(info)}): wrap the game in sb3_fair.wrappers.CounterfactualPair before "
+                    "make_multiagent_vec_env"
+                )
+            # the factor and twin are read only by the metric that needs them (DP ignores them)
+            self._cur[:, i] = (group, factor if factor is not None else 0, twin if twin is not None else 0)
         if check:
             for inst, g in enumerate(self._cur[0].reshape(-1, self.n_agents)):
                 if not (np.any(g == self.protected) and np.any(g != self.protected)):
@@ -233,6 +252,11 @@ class GroupPenaltyMixin:
     :param agents_per_instance: slots per game instance; default: the env's ``agents_per_instance``
         attribute (set by :func:`~sb3_fair.wrappers.make_multiagent_vec_env`), else all slots form
         one game.
+
+    ``alpha``, ``beta``, ``protected_group`` and ``agents_per_instance`` belong to these three metrics:
+    with ``fairness="long_term"`` or ``"a_ppo"`` (:class:`~sb3_fair.common.long_term_penalty.LongTermPenaltyMixin`)
+    each is refused unless left at its default. The infos are checked when training starts (from the
+    algorithm's own reset) and at every step: CSP needs every agent's ``"factor"``, CF its ``"twin"``.
     """
 
     def __init__(
@@ -340,4 +364,11 @@ class GroupPenaltyMixin:
         super().train()  # type: ignore[misc]
 
 
-__all__ = ["METRICS", "GroupPenaltyMixin", "GroupTracker", "advantage_weights", "check_metric"]
+#: the group penalty's own keyword arguments and their defaults: with ``fairness="long_term"`` or ``"a_ppo"``
+#: (:class:`~sb3_fair.common.long_term_penalty.LongTermPenaltyMixin`) each is refused unless left at its default
+GROUP_PENALTY_DEFAULTS: dict[str, Any] = {
+    name: p.default for name, p in inspect.signature(GroupPenaltyMixin.__init__).parameters.items()
+    if name in ("alpha", "beta", "protected_group", "agents_per_instance")
+}
+
+__all__ = ["GROUP_PENALTY_DEFAULTS", "METRICS", "GroupPenaltyMixin", "GroupTracker", "advantage_weights", "check_metric"]

@@ -22,6 +22,7 @@ Three parts, each at one of SB3's seams:
 
 from __future__ import annotations
 
+import inspect
 from typing import Any, Callable
 
 import numpy as np
@@ -29,10 +30,11 @@ from stable_baselines3.common.buffers import RolloutBuffer
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import VecEnv
 
+from sb3_fair.common.group_penalty import GROUP_PENALTY_DEFAULTS
 from sb3_fair.common.group_penalty import METRICS as GROUP_METRICS
 from sb3_fair.common.long_term import MODES, a_ppo_terms, long_term_terms, regularized_advantages
 from sb3_fair.common.protocol import LONG_TERM_FAIRNESS, SHORT_TERM_FAIRNESS, get_fairness_signals
-from sb3_fair.common.validation import check_choice, check_coef, check_weights
+from sb3_fair.common.validation import check_choice, check_coef, check_unused, check_weights
 
 #: the ``fairness`` values this mixin implements
 LONG_TERM_METRICS = ("long_term", "a_ppo")
@@ -175,11 +177,18 @@ class LongTermPenaltyMixin:
     matter. PPO's advantage standardisation follows either way. The critic's targets are untouched.
     With ``fairness_coef=0`` the class is its parent exactly.
 
+    An argument that the chosen ``fairness`` does not use is refused (``ValueError`` naming it, the
+    mode and the mode that uses it) unless it is left at its default: the group penalty's ``alpha``,
+    ``beta``, ``protected_group`` and ``agents_per_instance`` with ``"long_term"`` / ``"a_ppo"``;
+    ``delta`` with anything but ``"long_term"``; ``omega`` with anything but ``"a_ppo"``;
+    ``regularization`` with ``"dp"``, ``"csp"`` or ``"cf"``.
+
     :param fairness: ``"long_term"`` or ``"a_ppo"`` for this mixin; anything else goes to the next one.
     :param fairness_coef: a weight >= 0, or a pair of them (one per term).
-    :param delta: δ of Eq. 7, the short-term gap above which only a rise of Δl counts (paper: 0.05).
-    :param omega: ω of A-PPO, the violation threshold.
-    :param regularization: ``"scaled"`` or ``"literal"``.
+    :param delta: δ of Eq. 7, the short-term gap above which only a rise of Δl counts (paper: 0.05);
+        ``fairness="long_term"`` only.
+    :param omega: ω of A-PPO, the violation threshold; ``fairness="a_ppo"`` only.
+    :param regularization: ``"scaled"`` or ``"literal"``; ``fairness="long_term"`` or ``"a_ppo"`` only.
     """
 
     def __init__(self, *args: Any, fairness: str = "dp", fairness_coef: Any = 1.0, delta: float = 0.05,
@@ -188,6 +197,7 @@ class LongTermPenaltyMixin:
         self.delta = check_weights(delta, "delta")
         self.omega = check_weights(omega, "omega")
         self.regularization = check_choice(regularization, "regularization", MODES)
+        self._refuse_unused(fairness, {"delta": delta, "omega": omega, "regularization": regularization}, kwargs)
         self._long_term = fairness if fairness in LONG_TERM_METRICS else None
         self._long_term_coef = check_coef_pair(fairness_coef) if self._long_term else (0.0, 0.0)
         self._long_term_tracker: LongTermTracker | None = None
@@ -197,6 +207,24 @@ class LongTermPenaltyMixin:
         # the group penalty stays off (its arguments keep their defaults)
         super().__init__(*args, fairness="dp", fairness_coef=0.0, **kwargs)
         self.fairness, self.fairness_coef = self._long_term, self._long_term_coef
+
+    @staticmethod
+    def _refuse_unused(fairness: str, own: dict[str, Any], kwargs: dict[str, Any]) -> None:
+        """Refuse the arguments that ``fairness`` ignores, when given with another value than their default.
+
+        The group penalty's (``alpha``, ``beta``, ``protected_group``, ``agents_per_instance``) with
+        ``"long_term"`` / ``"a_ppo"``; ``delta`` with anything but ``"long_term"``; ``omega`` with anything but
+        ``"a_ppo"``; ``regularization`` with the group penalty's metrics.
+        """
+        mode = f"fairness={fairness!r}"
+        if fairness in LONG_TERM_METRICS:
+            for name, default in GROUP_PENALTY_DEFAULTS.items():
+                if name in kwargs:
+                    check_unused(name, kwargs[name], default, mode, GROUP_SETTINGS)
+        for name, used_by in USED_BY.items():
+            if fairness not in used_by:
+                check_unused(name, own[name], LONG_TERM_DEFAULTS[name], mode,
+                             "fairness=" + " or ".join(repr(m) for m in used_by))
 
     @property
     def long_term_regularized(self) -> bool:
@@ -278,6 +306,16 @@ class LongTermPenaltyMixin:
             return
         super().train()  # type: ignore[misc]
 
+
+#: the defaults of :class:`LongTermPenaltyMixin`'s own arguments (given unchanged, an argument the mode ignores is accepted)
+LONG_TERM_DEFAULTS: dict[str, Any] = {
+    name: p.default for name, p in inspect.signature(LongTermPenaltyMixin.__init__).parameters.items()
+    if name in ("delta", "omega", "regularization")
+}
+#: the ``fairness`` values that use each of :class:`LongTermPenaltyMixin`'s own arguments
+USED_BY: dict[str, tuple[str, ...]] = {"delta": ("long_term",), "omega": ("a_ppo",), "regularization": LONG_TERM_METRICS}
+#: the settings that use the group penalty's arguments (for the error messages)
+GROUP_SETTINGS = "fairness=" + ", ".join(repr(m) for m in GROUP_METRICS[:-1]) + f" or {GROUP_METRICS[-1]!r}"
 
 __all__ = ["LONG_TERM_METRICS", "SIGNALS", "LongTermBufferMixin", "LongTermPenaltyMixin", "LongTermTracker",
            "check_coef_pair", "long_term_buffer_class"]

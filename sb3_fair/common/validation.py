@@ -104,6 +104,105 @@ def check_discrete_action(action: Any, n: int) -> int:
     return i
 
 
+def is_default(value: Any, default: Any) -> bool:
+    """Whether an argument's ``value`` equals its ``default`` (numbers, strings, ``None``, tuples; NumPy scalars too)."""
+    if value is default:
+        return True
+    if value is None or default is None or isinstance(value, (str, bytes)) != isinstance(default, (str, bytes)):
+        return False
+    try:
+        return bool(np.shape(value) == np.shape(default) and np.all(np.asarray(value) == np.asarray(default)))
+    except (TypeError, ValueError):
+        return False
+
+
+def check_unused(name: str, value: Any, default: Any, setting: str, used_with: str) -> None:
+    """Refuse an argument that the chosen setting ignores: ``value`` must be ``default`` unless ``used_with`` is chosen.
+
+    :param name: the argument's name.
+    :param value: what was given.
+    :param default: its default (given unchanged, it is accepted: ``Class.load`` and drop-in use pass it).
+    :param setting: the chosen setting that does not use the argument, e.g. ``"fairness='dp'"``.
+    :param used_with: the settings that do, e.g. ``"fairness='long_term'"``.
+    :raises ValueError: naming the argument, the setting and the settings that use it.
+    """
+    if not is_default(value, default):
+        raise ValueError(
+            f"{name}={value!r} is not used with {setting}: only {used_with} uses it; leave {name} out or choose {used_with}"
+        )
+
+
+def env_class(env: Any) -> type | None:
+    """The class of the bare env behind ``env``, or ``None`` where it cannot be told without building the env.
+
+    ``env`` may be a registered id (its entry point, when that is a class or one of sb3-fair's factories), a
+    gym env or PettingZoo game with any wrappers (``env.unwrapped``), or a VecEnv (its first sub-env, read
+    in-process for a ``DummyVecEnv``, else through the sub-env's registered ``spec``).
+    """
+    from stable_baselines3.common.vec_env import VecEnv
+
+    if isinstance(env, str):
+        import gymnasium as gym
+        from gymnasium.envs.registration import load_env_creator
+
+        from sb3_fair import envs
+
+        try:
+            entry = gym.spec(env).entry_point
+            creator = load_env_creator(entry) if isinstance(entry, str) else entry
+        except Exception:  # noqa: BLE001 - an id gym cannot resolve: SB3 says why when it makes the env
+            return None
+        factories = {envs.make_donut_allocation: envs.DonutAllocationEnv, envs.make_loan_applicants: envs.LoanApplicantsEnv}
+        return creator if isinstance(creator, type) else factories.get(creator)
+    if isinstance(env, VecEnv):
+        try:
+            sub_envs = getattr(env.unwrapped, "envs", None)
+        except Exception:  # noqa: BLE001 - a VecEnv wrapper of another library that does not forward `unwrapped`
+            sub_envs = None
+        if sub_envs:
+            return env_class(sub_envs[0])
+        try:
+            spec = env.get_attr("spec", [0])[0]
+        except Exception:  # noqa: BLE001 - a sub-env without a spec (or one that fails to send it): not identified
+            return None
+        return env_class(spec.id) if getattr(spec, "id", None) else None
+    bare = getattr(env, "unwrapped", env)
+    return type(bare) if bare is not None else None
+
+
+def is_sb3_fair_env(cls: type) -> bool:
+    """Whether ``cls`` is one of sb3-fair's envs (:mod:`sb3_fair.envs`) or a subclass of one."""
+    return any(getattr(c, "__module__", "").startswith("sb3_fair.envs") for c in cls.__mro__)
+
+
+def check_preset_env(env: Any, name: str, expected: dict[str, tuple[type, str]], settings: str) -> None:
+    """Refuse an ``env`` that is clearly not the env of preset ``name``.
+
+    Refused: an env whose bare class is another sb3-fair env (or a subclass of one) than the preset's,
+    given as an id, an env (wrapped or not) or a VecEnv. Passed: the preset's env or a subclass of it, and
+    any env the check cannot identify (an unregistered id, a user's own env class, a VecEnv of other processes
+    without a registered spec).
+
+    :param env: what ``from_preset`` got.
+    :param name: the preset's name.
+    :param expected: each preset's ``(env class, env id)``.
+    :param settings: what the preset sets that belongs to its env (for the message).
+    :raises ValueError: naming ``name``, the env and the preset that fits it, if any.
+    """
+    cls = env_class(env)
+    want, want_id = expected[name]
+    if cls is None or issubclass(cls, want) or not is_sb3_fair_env(cls):
+        return
+    given = f"{env!r} ({cls.__name__})" if isinstance(env, str) else cls.__name__
+    fits = [other for other, (c, _) in expected.items() if issubclass(cls, c)]
+    remedy = f"pass a {want.__name__} (e.g. {want_id!r}) for name={name!r}"
+    hint = f"use name={fits[0]!r} for {cls.__name__}, or {remedy}" if fits else f"{remedy} (no preset is made for {cls.__name__})"
+    raise ValueError(
+        f"name={name!r} is the preset of {want_id} ({want.__name__}), but env is {given}: the preset's {settings} belong to "
+        f"its own env, so this env would train with another task's settings; {hint}"
+    )
+
+
 def check_fairness_window(fairness_window: Any) -> None:
     """Raise a clear error unless ``fairness_window`` is None or an int >= 1."""
     check_int(fairness_window, "fairness_window", 1, allow_none=True)

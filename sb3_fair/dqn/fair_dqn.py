@@ -25,7 +25,7 @@ from sb3_fair.common.memory import MemorySpec, counterfactual_memories, decode_m
 from sb3_fair.common.protocol import BENEFITS, get_fairness_terms, get_fairqcm_spec, get_memory_key
 from sb3_fair.common.validation import check_bool, check_choice, check_int, check_weights
 from sb3_fair.dqn.policies import CnnPolicy, DQNPolicy, MlpPolicy, MultiInputPolicy
-from sb3_fair.dqn.presets import preset_kwargs
+from sb3_fair.dqn.presets import check_env, preset_kwargs
 
 SelfFairDQN = TypeVar("SelfFairDQN", bound="FairDQN")
 
@@ -42,6 +42,41 @@ def _repeat(obs: ObsBatch, k: int) -> ObsBatch:
     if isinstance(obs, dict):
         return {key: np.repeat(np.asarray(value)[None], k, axis=0) for key, value in obs.items()}
     return np.repeat(np.asarray(obs, dtype=np.float32)[None], k, axis=0)
+
+
+def check_offsets(offsets: Any) -> tuple[float, ...]:
+    """``counterfactual_offsets`` as a tuple of floats, checked to be finite numbers (not strings or bools)."""
+    if isinstance(offsets, (str, bytes)) or not np.iterable(offsets):
+        raise ValueError(f"counterfactual_offsets must be a tuple of numbers, got {offsets!r}")
+    out = []
+    for o in offsets:
+        if isinstance(o, (str, bytes, bool, np.bool_)) or not isinstance(o, (int, float, np.integer, np.floating)) \
+                or not np.isfinite(o):
+            raise ValueError(f"counterfactual_offsets must be a tuple of finite numbers, got {offsets!r}")
+        out.append(float(o))
+    return tuple(out)
+
+
+def usable_offsets(spec: MemorySpec, offsets: tuple[float, ...]) -> tuple[tuple[float, ...], str]:
+    """The offsets that can shift some memory of ``spec`` to a counterfactual one, and the range that says so.
+
+    Mirrors the filters of :func:`~sb3_fair.common.memory.counterfactual_memories`: with ``max_value`` M, a
+    candidate keeps every entry below M (and, for the scaled and binary encodings, at or above 0); the
+    memory's entries lie in ``[0, M]``. So an offset ``o`` can only ever be used where ``o < M`` (and
+    ``o > -M`` for those encodings); without ``max_value`` (a raw memory) every offset can.
+
+    :return: ``(usable offsets, a sentence giving the range)``.
+    """
+    if spec.max_value is None:
+        return tuple(offsets), "the memory has no max_value, so every offset can be used"
+    top = float(spec.max_value)
+    if spec.encoding == "raw":
+        usable = tuple(o for o in offsets if o < top)
+        return usable, (f"its memory entries lie in [0, {top:g}] (max_value) and a counterfactual memory keeps each entry below "
+                        f"{top:g}, so only offsets below {top:g} can be used")
+    usable = tuple(o for o in offsets if -top < o < top)
+    return usable, (f"its memory entries lie in [0, {top:g}] (max_value) and a counterfactual memory keeps each entry in "
+                    f"[0, {top:g}), so only offsets strictly between {-top:g} and {top:g} can be used")
 
 
 class FairDQN(FairAlgorithmMixin, DQN):
@@ -73,7 +108,11 @@ class FairDQN(FairAlgorithmMixin, DQN):
     :param counterfactual: add FairQCM counterfactual transitions to the replay buffer.
     :param counterfactual_offsets: the per-entry offsets of the counterfactual set
         (paper: ``(1, 2)``; the lending preset uses ``(0, 1, 2, 3, 4, 5)`` with min-memory, which gives
-        the paper's ``<0, x +- k>``, k = 1..5).
+        the paper's ``<0, x +- k>``, k = 1..5). Finite numbers. With ``counterfactual=True`` offsets that can
+        never give a counterfactual memory are refused when the env is set: all 0, none inside the memory's
+        range (``|o| < max_value`` for a scaled or binary memory, ``o < max_value`` for a raw one), a single
+        usable value with memory kind ``"min"``, or non-integer ones with a binary memory. Not used with
+        ``counterfactual=False``, where they are still accepted (one config can toggle ``counterfactual``).
     :param max_counterfactuals: cap on the counterfactual memories per real step: when the set has
         more members, this many are drawn at random (with replacement, duplicates dropped) before the
         step. The default 32 keeps the paper's whole set for n <= 5 and samples for larger n;
@@ -119,10 +158,8 @@ class FairDQN(FairAlgorithmMixin, DQN):
         **kwargs: Any,
     ) -> None:
         check_choice(loss, "loss", LOSSES)
-        if isinstance(counterfactual_offsets, (str, bytes)) or not np.iterable(counterfactual_offsets):
-            raise ValueError(f"counterfactual_offsets must be a tuple of numbers, got {counterfactual_offsets!r}")
-        offsets = tuple(float(o) for o in counterfactual_offsets)
-        if counterfactual and (len(offsets) == 0 or not all(np.isfinite(offsets))):
+        offsets = check_offsets(counterfactual_offsets)
+        if counterfactual and len(offsets) == 0:
             raise ValueError(f"counterfactual_offsets must be a non-empty tuple of finite numbers, got {counterfactual_offsets!r}")
         if counterfactual and not any(offsets):
             raise ValueError(
@@ -163,8 +200,16 @@ class FairDQN(FairAlgorithmMixin, DQN):
 
         ``counterfactual=False`` gives the paper's DQN baselines (Full, Min, Reset differ only in the
         env's memory). See :func:`sb3_fair.dqn.presets.preset_kwargs`; ``overrides`` win.
+
+        :param name: ``"donut"`` (``sb3_fair/DonutAllocation-v0``) or ``"lending"`` (``sb3_fair/LoanApplicants-v0``).
+        :param env: that experiment's env (or its id, or a VecEnv of it; memory and reward wrappers as the task
+            needs). An env that is clearly another sb3-fair env is refused: the preset's network and buffer
+            settings are its own task's.
+        :param counterfactual: FairQCM (``True``) or the paper's DQN baselines (``False``).
+        :param overrides: any FairDQN keyword argument; they win over the preset's.
         """
         kwargs = preset_kwargs(name, counterfactual)
+        check_env(name, env)
         kwargs.update(overrides)
         return cls("MlpPolicy", env, counterfactual=counterfactual, **kwargs)
 
@@ -206,11 +251,20 @@ class FairDQN(FairAlgorithmMixin, DQN):
             raise ValueError("a per-group memory needs a FairnessReward with aggregate='group'")
         if memory_spec.kind == "min" and reward_spec.aggregate == "group" and memory_spec.groups is None:
             raise ValueError("memory kind 'min' with a group reward needs a per-group memory (MemoryAugmentation(per_group=True))")
-        if self.counterfactual and memory_spec.kind == "min" and len(set(self.counterfactual_offsets)) < 2:
-            raise ValueError(
-                f"memory kind 'min' subtracts the minimum, so the single offset {self.counterfactual_offsets} moves every "
-                "entry alike and gives back the real memory: counterfactual_offsets needs two distinct values, e.g. (1, 2)"
-            )
+        if self.counterfactual:
+            usable, bounds = usable_offsets(memory_spec, self.counterfactual_offsets)
+            if not any(usable):
+                raise ValueError(
+                    f"counterfactual_offsets {self.counterfactual_offsets} give no counterfactual memory on this env: {bounds}, "
+                    "so every shifted memory falls outside the memory's range (or is the real memory, for 0): give at least "
+                    "one non-zero offset in that range, e.g. (1, 2)"
+                )
+            if memory_spec.kind == "min" and len(set(usable)) < 2:
+                raise ValueError(
+                    f"memory kind 'min' subtracts the minimum, so the single offset {usable} (of counterfactual_offsets "
+                    f"{self.counterfactual_offsets}, {bounds}) moves every entry alike and gives back the real memory: "
+                    "counterfactual_offsets needs two distinct values in that range, e.g. (1, 2)"
+                )
         if self.counterfactual and memory_spec.encoding == "binary" and not all(float(o).is_integer() for o in self.counterfactual_offsets):
             raise ValueError(f"a binary-encoded memory needs integer counterfactual_offsets, got {self.counterfactual_offsets}")
         self.memory_spec = memory_spec

@@ -30,6 +30,7 @@ from __future__ import annotations
 from typing import Any
 
 from sb3_fair.common.hyperparams import ZOO_KEYS, hyperparams_file, load_hyperparams, resolve_hyperparams
+from sb3_fair.common.validation import check_preset_env, env_class
 
 #: preset name -> the env id of its entries in ``sb3_fair/hyperparams/fair_dqn.yml``
 #: (variants ``paper_fairqcm`` and ``paper_dqn``, the single source of these values)
@@ -50,6 +51,16 @@ def preset_entry(name: str, counterfactual: bool) -> dict[str, Any]:
         raise ValueError(f"preset must be one of {sorted(PRESETS)}, got {name!r}")
     variant = "paper_fairqcm" if counterfactual else "paper_dqn"
     return load_hyperparams(hyperparams_file("fair_dqn"), PRESETS[name], variant)
+
+
+def check_env(name: str, env: Any) -> None:
+    """Refuse an ``env`` that is clearly another sb3-fair env than experiment ``name``'s (an id, an env or a VecEnv).
+
+    The preset's network, buffer, batch and target-network settings are its task's. An env the check cannot
+    identify (a user's own env class) passes; the preset's env wrapped in anything passes.
+    """
+    expected = {case: (env_class(env_id), env_id) for case, env_id in PRESETS.items()}
+    check_preset_env(env, name, expected, "network, replay buffer, batch size and target-network interval")
 
 
 def preset_kwargs(name: str, counterfactual: bool) -> dict[str, Any]:

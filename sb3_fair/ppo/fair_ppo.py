@@ -11,7 +11,7 @@ from sb3_fair.common.fair_algorithm import FairAlgorithmMixin
 from sb3_fair.common.group_penalty import GroupPenaltyMixin
 from sb3_fair.common.long_term_penalty import LongTermPenaltyMixin
 from sb3_fair.common.massaging import ActionMassagingMixin
-from sb3_fair.ppo.presets import preset_kwargs
+from sb3_fair.ppo.presets import check_env, preset_kwargs
 
 SelfFairPPO = TypeVar("SelfFairPPO", bound="FairPPO")
 
@@ -52,9 +52,12 @@ class FairPPO(ActionMassagingMixin, LongTermPenaltyMixin, GroupPenaltyMixin, Fai
     advantages of a single-agent env that reports the short- and long-term fairness gaps in its infos,
     with the keyword arguments of :class:`~sb3_fair.common.long_term_penalty.LongTermPenaltyMixin`
     (``fairness_coef`` a weight or a pair, ``delta``, ``omega``, ``regularization``); the group
-    penalty is then off. Logged: each term's rollout mean; ``fairness/short_term`` and
-    ``fairness/long_term`` (the rollout's mean gaps) for every env that reports them, with or
-    without the regularisation.
+    penalty is then off. An argument that the chosen ``fairness`` does not use is refused (``ValueError``)
+    unless left at its default: ``alpha``, ``beta``, ``protected_group`` and ``agents_per_instance`` with
+    ``"long_term"`` / ``"a_ppo"``, ``delta`` with anything but ``"long_term"``, ``omega`` with anything
+    but ``"a_ppo"``, ``regularization`` with ``"dp"`` / ``"csp"`` / ``"cf"``. Logged: each term's rollout
+    mean; ``fairness/short_term`` and ``fairness/long_term`` (the rollout's mean gaps) for every env that
+    reports them, with or without the regularisation.
 
     Example::
 
@@ -74,7 +77,9 @@ class FairPPO(ActionMassagingMixin, LongTermPenaltyMixin, GroupPenaltyMixin, Fai
 
         :param name: ``"lending"``, ``"attention"`` or ``"epidemic"`` (the envs
             ``sb3_fair/DelayedImpactLending-v0``, ``AttentionAllocation-v0``, ``EpidemicControl-v0``).
-        :param env: the env (or its id).
+        :param env: the env (or its id), the case study's: an env that is clearly another sb3-fair env (an id, or
+            an env or VecEnv whose unwrapped class is another case study's) is refused, since the preset's network,
+            rollout length and τ schedule are its own case study's.
         :param variant: ``"f_ppo"`` (long-term regularisation and action massaging), ``"f_ppo_l"``
             (without massaging), ``"a_ppo"`` (Yu et al.'s 2022 baseline) or ``"ppo"`` (all fairness off).
         :param overrides: any FairPPO keyword argument; they win over the preset's.
@@ -88,6 +93,7 @@ class FairPPO(ActionMassagingMixin, LongTermPenaltyMixin, GroupPenaltyMixin, Fai
             model.learn(700_000)
         """
         kwargs = preset_kwargs(name, variant)
+        check_env(name, env)
         kwargs.update(overrides)
         return cls("MlpPolicy", env, **kwargs)
 

@@ -42,6 +42,7 @@ from __future__ import annotations
 from typing import Any
 
 from sb3_fair.common.hyperparams import ZOO_KEYS, hyperparams_file, load_hyperparams, resolve_hyperparams
+from sb3_fair.common.validation import check_preset_env, env_class
 
 #: the case studies
 PRESETS = ("lending", "attention", "epidemic")
@@ -67,6 +68,16 @@ def preset_entry(name: str, variant: str = "f_ppo") -> dict[str, Any]:
 PAPER_TIMESTEPS = {name: int(preset_entry(name)["n_timesteps"]) for name in PRESETS}
 
 
+def check_env(name: str, env: Any) -> None:
+    """Refuse an ``env`` that is clearly another sb3-fair env than case study ``name``'s (an id, an env or a VecEnv).
+
+    The preset's network, rollout length and τ schedule are its case study's. An env the check cannot identify
+    (a user's own env or wrapper of its own class) passes; the preset's env wrapped in anything passes.
+    """
+    expected = {case: (env_class(env_id), env_id) for case, env_id in ENV_IDS.items()}
+    check_preset_env(env, name, expected, "network, rollout length and massaging schedule (tau)")
+
+
 def preset_kwargs(name: str, variant: str = "f_ppo") -> dict[str, Any]:
     """FairPPO keyword arguments of Hu et al.'s (2024) ``name`` case study for one ``variant``.
 
@@ -80,4 +91,4 @@ def preset_kwargs(name: str, variant: str = "f_ppo") -> dict[str, Any]:
     return kwargs
 
 
-__all__ = ["ENV_IDS", "PAPER_TIMESTEPS", "PRESETS", "VARIANTS", "preset_entry", "preset_kwargs"]
+__all__ = ["ENV_IDS", "PAPER_TIMESTEPS", "PRESETS", "VARIANTS", "check_env", "preset_entry", "preset_kwargs"]
