@@ -23,8 +23,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
-import os
 import sys
 import time
 from pathlib import Path
@@ -33,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from sb3_fair.common.validation import MAX_COEF
+from sb3_fair.experiment.config import int_at_least, number_in
 
 #: the ready-made comparisons of ``sb3-fair compare --task``: (env id, figures in the table)
 TASKS = {
@@ -45,49 +44,16 @@ HARVEST_FIGURES = ["episode_return", "group_0_mean", "group_1_mean", "dp_normali
 PROGRESS_BAR_STEPS = 5_000
 
 
-def _int_at_least(minimum: int) -> Any:
-    """An argparse ``type``: an int >= ``minimum`` (the error names the argument and the accepted values)."""
-
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"must be an int >= {minimum}, got {text!r}") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"must be an int >= {minimum}, got {text!r}")
-        return value
-
-    return parse
-
-
-def _number(minimum: float, maximum: float = math.inf, strict: bool = False) -> Any:
-    """An argparse ``type``: a finite number in [minimum, maximum] (> minimum where ``strict``)."""
-    accepted = f"a finite number {'>' if strict else '>='} {minimum:g}" + ("" if maximum == math.inf else f" and <= {maximum:g}")
-
-    def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"must be {accepted}, got {text!r}") from None
-        if not math.isfinite(value) or value < minimum or (strict and value == minimum) or value > maximum:
-            raise argparse.ArgumentTypeError(f"must be {accepted}, got {text!r}")
-        return value
-
-    return parse
-
-
 def _check_output_path(parser: argparse.ArgumentParser, option: str, path: str | None) -> None:
     """Fail before any training when ``path`` cannot be written (a model trained for nothing is lost otherwise)."""
+    from sb3_fair.experiment.run import check_output_path
+
     if not path:
         return
-    target = Path(path)
-    if target.is_dir():
-        parser.error(f"argument {option}: {path!r} is a directory; give a file path")
-    ancestor = target.parent
-    while not ancestor.exists() and ancestor != ancestor.parent:
-        ancestor = ancestor.parent
-    if not ancestor.is_dir() or not os.access(ancestor, os.W_OK):
-        parser.error(f"argument {option}: cannot write {path!r} ({ancestor} is not a writable folder)")
+    try:
+        check_output_path(path, option)
+    except ValueError as err:
+        parser.error(f"argument {err}")
 
 
 def _parse_kv(items: list[str] | None, option: str = "--env-kwargs") -> dict[str, Any]:
@@ -113,13 +79,15 @@ def _config_from_args(args: argparse.Namespace) -> Any:
     fields: dict[str, Any] = {}  # only what the command line gives: the rest comes from the file (or the defaults)
     if args.eval_env_kwargs:
         fields["eval_env_kwargs"] = _parse_kv(args.eval_env_kwargs, "--eval-env-kwargs")
-    for name in ("save", "checkpoint_every", "seed", "eval_episodes", "eval_seed", "name", "group", "tensorboard_log", "verbose"):
+    for name in ("save", "checkpoint_every", "checkpoint_buffers", "seed", "eval_episodes", "eval_seed", "name", "group", "tensorboard_log", "verbose"):
         if getattr(args, name, None) is not None:
             fields["save_path" if name == "save" else name] = getattr(args, name)
     if args.timesteps is not None:
         fields["n_timesteps"] = args.timesteps
     if args.wandb:
         fields["wandb"] = True
+    if getattr(args, "trust_config", False):
+        fields["trusted"] = True
     config_file = Path(args.config) if args.config else None
     if config_file is None and args.command == "train" and args.resume:  # a checkpoint folder holds the run's config
         from sb3_fair.experiment.run import saved_config_path
@@ -127,12 +95,9 @@ def _config_from_args(args: argparse.Namespace) -> Any:
         saved = saved_config_path(args.resume)
         config_file = saved if saved.is_file() else None
     if config_file is not None:
-        import yaml
+        from sb3_fair.common.hyperparams import load_yaml
 
-        try:
-            data = yaml.safe_load(config_file.read_text()) or {}
-        except yaml.YAMLError as err:
-            raise ValueError(f"{config_file} is not valid YAML: {err}") from None
+        data = load_yaml(config_file.read_text(), str(config_file)) or {}
         if isinstance(data, dict) and "algo" in data and "env" in data:  # an experiment file
             for name in ("algo", "env", "variant"):
                 if getattr(args, name) is not None:
@@ -155,9 +120,14 @@ def cmd_train(args: argparse.Namespace) -> None:
         print(f"training {config.algo} on {config.env}{' @' + config.variant if config.variant else ''}: {config.n_timesteps:,} steps, "
               f"seed {config.seed}", flush=True)
     if config.checkpoint_every and not args.json:
-        folder = Path(config.save_path).with_suffix("") if config.save_path else Path("checkpoints") / config.run_name
+        from sb3_fair.experiment.run import checkpoint_folder
+
+        folder = checkpoint_folder(config)
         print(f"checkpoints every {config.checkpoint_every} steps in {folder}/ (resume with --resume {folder}/model_<N>_steps.zip)")
     result = train(config, resume=args.resume)
+    if config.checkpoint_every and not args.json:
+        print(f"checkpoints: {result.checkpoint_bytes / 1e6:.1f} MB on disk (every model; the replay buffers of the newest "
+              f"{config.checkpoint_buffers})")
     if args.resume and not args.json:
         buffer = f" with its replay buffer ({Path(result.resumed_buffer).name})" if result.resumed_buffer else ""
         print(f"resumed {args.resume} at {result.resumed_at} steps{buffer}; now at {result.n_timesteps} steps")
@@ -181,7 +151,7 @@ def _report(evaluation: dict[str, float], table: dict[int, dict[str, float]], as
 def cmd_evaluate(args: argparse.Namespace) -> None:
     from sb3_fair.experiment import evaluate, load_model
 
-    model, config = load_model(args.model, algo=args.algo)
+    model, config = load_model(args.model, algo=args.algo, trusted=args.trust_config)
     env_id = args.env or (config.env if config else None)
     if env_id is None:
         raise ValueError(f"{args.model} has no saved config: say which env to evaluate on (--env)")
@@ -192,7 +162,8 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
     seed = args.seed
     if seed is None:  # the episodes train's own evaluation ran, for a model it saved
         seed = 0 if config is None else config.evaluation_seed
-    evaluation, table = evaluate(model, env_id, args.episodes, env_kwargs, wrapper, args.deterministic, seed=seed)
+    evaluation, table = evaluate(model, env_id, args.episodes, env_kwargs, wrapper, args.deterministic, seed=seed,
+                                 trusted=args.trust_config)
     _report(evaluation, table, args.json, f"{env_id}: {args.episodes} evaluation episodes", Path(args.model).stem)
 
 
@@ -399,6 +370,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="sb3-fair", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="command", required=True)
 
+    def trust(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--trust-config", action="store_true",
+                       help="let the config (file, -p overrides, a saved model's config) name Python objects outside "
+                            "sb3-fair's allow-list (sb3_fair, stable_baselines3, sb3_contrib, torch.nn, torch.optim, "
+                            "gymnasium.wrappers): they are imported and called. Only for configs you trust")
+
     def common(p: argparse.ArgumentParser) -> None:
         p.add_argument("--wandb", action="store_true", help="stream logs to Weights & Biases (offline without credentials)")
         p.add_argument("--tensorboard-log", default=None, help="TensorBoard log folder")
@@ -414,22 +391,26 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--variant", default=None, help="a named variant of the env's entry (<env>@<variant>), e.g. paper_fairqcm, f_ppo_l")
     p.add_argument("-p", "--params", nargs="+", action="extend", default=[], metavar="KEY=VALUE",
                    help="hyper-parameter overrides, e.g. -p learning_rate=3e-4 policy_kwargs.net_arch=[64,64] env_kwargs.preset=tiny")
-    p.add_argument("--timesteps", type=_int_at_least(1), default=None, help="training steps (default: the entry's n_timesteps)")
-    p.add_argument("--seed", type=_int_at_least(0), default=None)
+    p.add_argument("--timesteps", type=int_at_least(1), default=None, help="training steps (default: the entry's n_timesteps)")
+    p.add_argument("--seed", type=int_at_least(0), default=None)
     p.add_argument("--save", default=None, help="path of the saved model (checked to be writable before training)")
-    p.add_argument("--checkpoint-every", type=_int_at_least(1), default=None, metavar="STEPS",
+    p.add_argument("--checkpoint-every", type=int_at_least(1), default=None, metavar="STEPS",
                    help="save the model, its replay buffer and its fairness statistics every STEPS steps (next to --save)")
+    p.add_argument("--checkpoint-buffers", type=int_at_least(0), default=None, metavar="N",
+                   help="how many of the newest checkpoints keep their replay buffer (default 1; each written up to its "
+                        "filled rows, older ones deleted)")
     p.add_argument("--resume", default=None, metavar="CHECKPOINT",
                    help="go on from a checkpoint (model_<N>_steps.zip) up to --timesteps steps in all, with its replay buffer")
-    p.add_argument("--eval-episodes", type=_int_at_least(1), default=None, help="evaluation episodes after training (default 10)")
-    p.add_argument("--eval-seed", type=_int_at_least(0), default=None, help="seed of the first evaluation episode (default 10000 + --seed)")
+    p.add_argument("--eval-episodes", type=int_at_least(1), default=None, help="evaluation episodes after training (default 10)")
+    p.add_argument("--eval-seed", type=int_at_least(0), default=None, help="seed of the first evaluation episode (default 10000 + --seed)")
     p.add_argument("--eval-env-kwargs", nargs="*", default=[], metavar="KEY=VALUE",
                    help="the evaluation env's arguments where they differ, e.g. horizon=10000")
-    p.add_argument("--learning-rate", type=_number(0.0, strict=True), default=None, help="shortcut for -p learning_rate=...")
+    p.add_argument("--learning-rate", type=number_in(0.0, strict=True), default=None, help="shortcut for -p learning_rate=...")
     p.add_argument("--name", default=None, help="run name (W&B)")
     p.add_argument("--group", default=None, help="experiment group (W&B)")
-    p.add_argument("--verbose", type=_int_at_least(0), default=None)
+    p.add_argument("--verbose", type=int_at_least(0), default=None)
     p.add_argument("--json", action="store_true", help="print the evaluation figures as JSON")
+    trust(p)
     common(p)
     p.set_defaults(func=cmd_train)
 
@@ -437,8 +418,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("model", help="a model saved by sb3-fair train (its config beside it says algorithm and env) or any SB3 zip")
     p.add_argument("--env", default=None, help="the env to evaluate on (default: the one it trained on)")
     p.add_argument("--algo", default=None, help="the algorithm (needed when the model has no saved config)")
-    p.add_argument("--episodes", type=_int_at_least(1), default=20)
-    p.add_argument("--seed", type=_int_at_least(0), default=None,
+    p.add_argument("--episodes", type=int_at_least(1), default=20)
+    p.add_argument("--seed", type=int_at_least(0), default=None,
                    help="the first episode's seed (default: the one train's own evaluation used, 10000 + the training seed "
                         "unless the saved config sets eval_seed; 0 for a model without a saved config)")
     p.add_argument("--env-kwargs", nargs="*", default=[], metavar="KEY=VALUE")
@@ -447,6 +428,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="greedy actions (default for single-agent envs without Hu et al.'s long-term signals)")
     det.add_argument("--stochastic", dest="deterministic", action="store_const", const=False, help="sampled actions")
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
+    trust(p)
     p.set_defaults(func=cmd_evaluate)
 
     p = sub.add_parser("sweep", help="a grid or an Optuna search over hyper-parameters x seeds on Ray Tune: CSV table + Pareto plot",
@@ -459,43 +441,44 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-p", "--params", nargs="+", action="extend", default=[], metavar="KEY=VALUE", help="overrides of every trial")
     p.add_argument("--grid", nargs="+", action="extend", default=[], metavar="KEY=V1,V2",
                    help="values to sweep, every combination: --grid alpha=0,0.5,1 beta=0,1 (dotted keys reach into mappings)")
-    p.add_argument("--seeds", type=_int_at_least(1), default=1, help="seeds 0..N-1 per point")
+    p.add_argument("--seeds", type=int_at_least(1), default=1, help="seeds 0..N-1 per point")
     p.add_argument("--search", choices=["optuna"], default=None, help="sample --space with Optuna instead of a grid")
     p.add_argument("--space", nargs="+", action="extend", default=[], metavar="KEY=DIST(ARGS)",
                    help="the search space (quote each item in a shell): 'learning_rate=loguniform(1e-5,1e-3)' 'alpha=uniform(0,1)' "
                         "'n_steps=choice(64,128)' 'n_epochs=randint(1,10)'")
-    p.add_argument("--samples", type=_int_at_least(1), default=10, help="trials of a search")
+    p.add_argument("--samples", type=int_at_least(1), default=10, help="trials of a search")
     p.add_argument("--metric", default=None, help="what a search optimises, e.g. eval/episode_reward")
     p.add_argument("--mode", choices=["max", "min"], default="max")
-    p.add_argument("--timesteps", type=_int_at_least(1), default=None, help="training steps per run")
-    p.add_argument("--eval-episodes", type=_int_at_least(1), default=None)
-    p.add_argument("--eval-seed", type=_int_at_least(0), default=None, help="seed of the first evaluation episode (default 10000 + seed)")
+    p.add_argument("--timesteps", type=int_at_least(1), default=None, help="training steps per run")
+    p.add_argument("--eval-episodes", type=int_at_least(1), default=None)
+    p.add_argument("--eval-seed", type=int_at_least(0), default=None, help="seed of the first evaluation episode (default 10000 + seed)")
     p.add_argument("--eval-env-kwargs", nargs="*", default=[], metavar="KEY=VALUE")
     p.add_argument("--name", dest="sweep_name", default=None, help="the sweep's name: its folder and W&B group (default <algo>-<env>)")
     p.add_argument("--storage", default="sweeps", help="the folder of sweeps")
     p.add_argument("--resume", action="store_true", help="go on with the sweep of this --name (unfinished and failed trials)")
     p.add_argument("--address", default=None, help="an existing Ray cluster: auto, or ray://HOST:10001 (default: a local Ray)")
-    p.add_argument("--max-concurrent", type=_int_at_least(1), default=None, help="trials at once (default: one per CPU)")
+    p.add_argument("--max-concurrent", type=int_at_least(1), default=None, help="trials at once (default: one per CPU)")
     p.add_argument("--utility", default=None, help="x of the Pareto plot, an evaluation figure (default: episode_reward or episode_return)")
     p.add_argument("--unfairness", default=None, help="y of the Pareto plot, lower is fairer (default: dp_normalized, long_term_final, team_fairness, gini, ...)")
-    p.add_argument("--verbose", type=_int_at_least(0), default=None)
+    p.add_argument("--verbose", type=int_at_least(0), default=None)
+    trust(p)
     common(p)
     p.set_defaults(func=cmd_sweep, name=None, group=None, seed=None)
 
     p = sub.add_parser("compare", help="baseline vs fair counterpart over seeds: table + trade-off plot")
     p.add_argument("--task", choices=[*sorted(TASKS), "harvest"], default="donut",
                    help="donut/lending: DQN vs FairDQN (Alamdari et al. 2024); harvest: PPO vs FairPPO (La Malfa et al. 2025)")
-    p.add_argument("--seeds", type=_int_at_least(1), default=2)
-    p.add_argument("--episodes", type=_int_at_least(1), default=None,
+    p.add_argument("--seeds", type=int_at_least(1), default=2)
+    p.add_argument("--episodes", type=int_at_least(1), default=None,
                    help="training episodes per run (harvest: games of the preset's length x agents; donut: 100 steps each; "
                         "lending: 40 steps each); default: the tuned entry's n_timesteps (fair_ppo.yml, tuned on the small "
                         "game / fair_dqn.yml)")
-    p.add_argument("--eval-episodes", type=_int_at_least(1), default=20)
-    p.add_argument("--learning-rate", type=_number(0.0, strict=True), default=None,
+    p.add_argument("--eval-episodes", type=int_at_least(1), default=20)
+    p.add_argument("--learning-rate", type=number_in(0.0, strict=True), default=None,
                    help="for every model (default: the tuned entry's)")
     p.add_argument("--fairness", choices=["dp", "csp", "cf"], default="dp", help="harvest: FairPPO's penalty")
-    p.add_argument("--alpha", type=_number(0.0, MAX_COEF), default=0.5, help="harvest: weight of the retrospective part")
-    p.add_argument("--beta", type=_number(0.0, MAX_COEF), default=0.5, help="harvest: weight of the prospective part")
+    p.add_argument("--alpha", type=number_in(0.0, MAX_COEF), default=0.5, help="harvest: weight of the retrospective part")
+    p.add_argument("--beta", type=number_in(0.0, MAX_COEF), default=0.5, help="harvest: weight of the prospective part")
     p.add_argument("--preset", choices=["tiny", "small", "medium", "paper"], default="small", help="harvest: game size")
     p.add_argument("--plot", default="sb3_fair_compare.png", help="PNG path for the fairness-utility plot ('' for none)")
     common(p)

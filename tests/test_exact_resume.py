@@ -106,7 +106,7 @@ def test_cli_run_killed_midway_resumes_from_its_checkpoint(tmp_path, capsys) -> 
 
     env = "sb3_fair/DonutAllocation-v0"
     cli.main(["train", "--algo", "fair_dqn", "--env", env, "--timesteps", "400", "--checkpoint-every", "200",
-              "--save", str(tmp_path / "m.zip"), "--eval-episodes", "1"])
+              "--save", str(tmp_path / "m.zip"), "--eval-episodes", "1", "--checkpoint-buffers", "2"])
     checkpoint = tmp_path / "m" / "model_200_steps.zip"
     assert checkpoint.is_file() and (tmp_path / "m" / "model_replay_buffer_200_steps.pkl").is_file()
     capsys.readouterr()

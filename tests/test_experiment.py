@@ -331,7 +331,8 @@ def test_a_resumed_run_is_reseeded_past_its_start_and_reproducible(tmp_path) -> 
     """Resuming at step N seeds the fresh env and the generators with seed + N: the resumed part does not replay the
     run's first episodes, and two resumes from one checkpoint train the same weights."""
     cfg = ExperimentConfig(algo="dqn", env="CartPole-v1", hyperparams={"learning_starts": 0, "buffer_size": 500, "batch_size": 16},
-                           n_timesteps=100, eval_episodes=0, checkpoint_every=50, save_path=str(tmp_path / "m.zip"), seed=3)
+                           n_timesteps=100, eval_episodes=0, checkpoint_every=50, checkpoint_buffers=2, save_path=str(tmp_path / "m.zip"),
+                           seed=3)
     first_obs = _FirstObs()
     train(cfg, callback=first_obs)
     resumed, resumed_obs = [], []

@@ -11,9 +11,20 @@ Values that are Python objects are written as strings, resolved by :func:`resolv
 
 * ``"package.module:name"`` anywhere (e.g. ``activation_fn: torch.nn:ReLU``,
   ``massaging_tau: sb3_fair.common.long_term:lending_massaging_threshold``);
-* RL Zoo's forms: ``policy_kwargs`` (and ``replay_buffer_kwargs``) as a Python ``dict(...)``
-  expression over ``nn``/``th``; ``learning_rate: lin_0.001`` (and ``clip_range``, ``clip_range_vf``)
-  for a linear schedule; ``policy`` or ``replay_buffer_class`` as a dotted path.
+* RL Zoo's forms: ``policy_kwargs`` (and ``replay_buffer_kwargs``, ``normalize``) as a Python
+  ``dict(...)`` expression over ``nn``/``th``; ``learning_rate: lin_0.001`` (and ``clip_range``,
+  ``clip_range_vf``) for a linear schedule; ``policy`` or ``replay_buffer_class`` as a dotted path.
+
+**Configs are data.** Nothing is ``eval``'d: a ``dict(...)`` string is read by :func:`parse_dict_expression`,
+which takes literals, ``dict(...)``, lists and tuples, and names of classes such as ``nn.ReLU``.
+Every object a file names is resolved by :func:`import_object`, which imports only from
+:data:`ALLOWED_PACKAGES` (sb3-fair, Stable-Baselines3, sb3-contrib, ``torch.nn``, ``torch.optim``,
+Gymnasium's wrappers) and only classes and functions defined there, not in :data:`DENIED_MODULES`
+(which read or write files); where a key's role is known (``callback``, ``env_wrapper``, ``policy``, ...)
+the class must be of that kind (:data:`ROLES`). A config you trust may name your own code with
+``trusted=True`` (``sb3-fair ... --trust-config``): it then imports and calls whatever the file names,
+as RL Zoo does. YAML is read by :func:`load_yaml`, which refuses files whose anchors and aliases expand
+beyond :data:`MAX_YAML_NODES` values (a "billion laughs" file) or that nest deeper than :data:`MAX_YAML_DEPTH`.
 
 This module reads files and resolves values; :mod:`sb3_fair.experiment` turns an entry into a model.
 The algorithms' ``from_preset`` read their papers' variants from here.
@@ -21,8 +32,10 @@ The algorithms' ``from_preset`` read their papers' variants from here.
 
 from __future__ import annotations
 
+import ast
 import copy
 import importlib
+import inspect
 import re
 from functools import lru_cache
 from pathlib import Path
@@ -42,21 +55,72 @@ _OBJECT = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 _DOTTED = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)+$")
 _SCHEDULE_KEYS = ("learning_rate", "clip_range", "clip_range_vf")
 
+#: the packages a config may name objects from without ``trusted=True``
+ALLOWED_PACKAGES = ("sb3_fair", "stable_baselines3", "sb3_contrib", "torch.nn", "torch.optim", "gymnasium.wrappers")
+#: modules of those packages a config may not name objects from without ``trusted=True``: they load pickles,
+#: write files or run whole experiments
+DENIED_MODULES = ("sb3_fair.experiment", "sb3_fair.cli", "stable_baselines3.common.save_util")
+#: the kind of class a key names (checked without ``trusted=True``): key -> (module, class name) of the base
+ROLES: dict[str, tuple[str, str]] = {
+    "policy": ("stable_baselines3.common.policies", "BasePolicy"),
+    "replay_buffer_class": ("stable_baselines3.common.buffers", "ReplayBuffer"),
+    "rollout_buffer_class": ("stable_baselines3.common.buffers", "RolloutBuffer"),
+    "callback": ("stable_baselines3.common.callbacks", "BaseCallback"),
+    "env_wrapper": ("gymnasium", "Wrapper"),
+    "vec_env_wrapper": ("stable_baselines3.common.vec_env", "VecEnvWrapper"),
+    "activation_fn": ("torch.nn", "Module"),
+    "features_extractor_class": ("stable_baselines3.common.torch_layers", "BaseFeaturesExtractor"),
+    "optimizer_class": ("torch.optim", "Optimizer"),
+}
+#: how :func:`load_yaml` bounds a file: values after anchors and aliases are expanded, and nesting
+MAX_YAML_NODES = 100_000
+MAX_YAML_DEPTH = 100
+TRUST_HINT = ("configs are data: sb3-fair imports only classes and functions of {packages}; pass trusted=True "
+              "(sb3-fair --trust-config) to let a config you trust name your own code")
 
-def import_object(path: str) -> Any:
+
+def _in(name: str, prefixes: tuple[str, ...]) -> bool:
+    return any(name == p or name.startswith(p + ".") for p in prefixes)
+
+
+def _untrusted(path: str, reason: str) -> ValueError:
+    return ValueError(f"{path!r} {reason}; " + TRUST_HINT.format(packages=", ".join(ALLOWED_PACKAGES)))
+
+
+def import_object(path: str, trusted: bool = False, role: str | None = None) -> Any:
     """The object at ``"package.module:name"`` or RL Zoo's ``"package.module.Name"``.
 
-    :raises ValueError: naming ``path`` when it is malformed or cannot be imported.
+    :param path: the path.
+    :param trusted: import from any module (the config is trusted); otherwise only a class or function
+        defined in :data:`ALLOWED_PACKAGES` outside :data:`DENIED_MODULES`, named at its module's top level.
+    :param role: the key the path was written under: without ``trusted``, a key of :data:`ROLES` must name
+        a subclass of its base (e.g. ``callback`` a ``BaseCallback``).
+    :raises ValueError: naming ``path`` when it is malformed, cannot be imported or is not allowed.
     """
     if not isinstance(path, str) or not (_OBJECT.match(path) or _DOTTED.match(path)):
         raise ValueError(f"expected a path such as 'package.module:Name' or 'package.module.Name', got {path!r}")
     module_name, _, attr = path.partition(":") if ":" in path else path.rpartition(".")
+    if not trusted:
+        if not _in(module_name, ALLOWED_PACKAGES) or _in(module_name, DENIED_MODULES):
+            raise _untrusted(path, "is not in a package a config may name")
+        if "." in attr or any(part.startswith("_") for part in (*module_name.split("."), attr)):
+            raise _untrusted(path, "is not a public name at the top level of its module")
     try:
         obj: Any = importlib.import_module(module_name)
         for part in attr.split("."):
             obj = getattr(obj, part)
     except (ImportError, AttributeError) as err:
         raise ValueError(f"cannot import {path!r}: {err}") from None
+    if not trusted:
+        defined_in = getattr(obj, "__module__", None) or ""
+        if not (inspect.isclass(obj) or inspect.isfunction(obj)) or not _in(defined_in, ALLOWED_PACKAGES) \
+                or _in(defined_in, DENIED_MODULES):
+            raise _untrusted(path, f"is a {type(obj).__name__} from {defined_in or 'elsewhere'}, not a class or function of those packages")
+        if role in ROLES:
+            base_module, base_name = ROLES[role]
+            base = getattr(importlib.import_module(base_module), base_name)
+            if not (inspect.isclass(obj) and issubclass(obj, base)):
+                raise ValueError(f"{role} must name a subclass of {base_module}.{base_name}, got {path!r}")
     return obj
 
 
@@ -65,10 +129,62 @@ def hyperparams_file(algo: str) -> Path:
     return HYPERPARAMS_DIR / f"{algo}.yml"
 
 
+def load_yaml(text: str, source: str = "<string>") -> Any:
+    """``text`` read with YAML's safe loader, bounded: every value once per place it appears (anchors and
+    aliases expanded into copies, so changing one place never changes another).
+
+    :param text: the YAML text.
+    :param source: what the text is (a file name), for the error messages.
+    :raises ValueError: naming ``source`` for invalid YAML, a recursive alias, more than :data:`MAX_YAML_NODES`
+        values once aliases are expanded (a "billion laughs" file) or nesting deeper than :data:`MAX_YAML_DEPTH`.
+    """
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as err:
+        raise ValueError(f"{source} is not valid YAML: {err}") from None
+    except RecursionError:
+        raise ValueError(f"{source}: YAML nested deeper than Python can read; configs nest at most {MAX_YAML_DEPTH} levels") from None
+    seen: dict[int, tuple[int, int]] = {}  # id -> (values once expanded, levels below)
+
+    def measure(node: Any, path: tuple[int, ...]) -> tuple[int, int]:
+        if not isinstance(node, (dict, list)):
+            return 1, 0
+        if id(node) in path:
+            raise ValueError(f"{source}: a YAML alias refers to a mapping or list that contains it (a recursive alias)")
+        if len(path) > MAX_YAML_DEPTH:
+            raise ValueError(f"{source}: YAML nested deeper than {MAX_YAML_DEPTH} levels")
+        if id(node) not in seen:
+            total, height = 1, 0
+            for child in ([*node.keys(), *node.values()] if isinstance(node, dict) else node):
+                n, h = measure(child, (*path, id(node)))
+                total, height = total + n, max(height, h + 1)
+                if total > MAX_YAML_NODES:
+                    break
+            seen[id(node)] = (total, height)
+        total, height = seen[id(node)]
+        if total > MAX_YAML_NODES:
+            raise ValueError(f"{source}: YAML expands to more than {MAX_YAML_NODES:,} values once its anchors and aliases "
+                             f"(&name / *name) are expanded; a config that large is refused so that reading it stays bounded")
+        if len(path) + height > MAX_YAML_DEPTH:
+            raise ValueError(f"{source}: YAML nested deeper than {MAX_YAML_DEPTH} levels")
+        return total, height
+
+    measure(data, ())
+
+    def expand(node: Any) -> Any:
+        if isinstance(node, dict):
+            return {k: expand(v) for k, v in node.items()}
+        if isinstance(node, list):
+            return [expand(v) for v in node]
+        return node
+
+    return expand(data)
+
+
 @lru_cache(maxsize=32)
 def _read(path: str, mtime: float) -> dict[str, Any]:
     with open(path) as f:
-        data = yaml.safe_load(f)
+        data = load_yaml(f.read(), path)
     if data is None:
         return {}
     if not isinstance(data, dict):
@@ -134,72 +250,150 @@ class LinearSchedule:
         return f"lin_{self.initial_value:g}"
 
 
-_EVAL_NAMES: dict[str, Any] | None = None
+#: the names a ``dict(...)`` string may start an attribute path with, and the module each stands for (RL Zoo's)
+_EXPRESSION_ROOTS = {"nn": "torch.nn", "th": "torch", "torch": "torch"}
 
 
-def _eval_names() -> dict[str, Any]:
-    global _EVAL_NAMES
-    if _EVAL_NAMES is None:
-        import torch as th
-        from torch import nn
+def parse_dict_expression(text: str, trusted: bool = False) -> dict[str, Any]:
+    """RL Zoo's ``"dict(net_arch=[64, 64], activation_fn=nn.Tanh)"`` read as data, never ``eval``'d.
 
-        _EVAL_NAMES = {"__builtins__": {}, "dict": dict, "list": list, "tuple": tuple, "nn": nn, "th": th, "torch": th,
-                       "True": True, "False": False, "None": None, "float": float, "int": int}
-    return _EVAL_NAMES
+    Accepted: numbers, strings, ``True``/``False``/``None``, lists, tuples, ``{...}`` and ``dict(key=value, ...)``
+    (nested), and names of objects: ``nn.<Name>``, ``th.<path>``/``torch.<path>`` or a full dotted path
+    (``stable_baselines3.common.torch_layers.NatureCNN``), each resolved by :func:`import_object` (so the
+    allow-list holds, with the key a name is given under as its role).
+
+    :param text: the expression.
+    :param trusted: passed to :func:`import_object`.
+    :raises ValueError: naming the part of the expression that is not data.
+    """
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+    except SyntaxError as err:
+        raise ValueError(f"cannot read {text!r} ({err.msg})") from None
+
+    def dotted(node: ast.AST) -> str | None:
+        if isinstance(node, ast.Name):
+            return node.id
+        if isinstance(node, ast.Attribute):
+            head = dotted(node.value)
+            return None if head is None else f"{head}.{node.attr}"
+        return None
+
+    def value(node: ast.AST, key: str | None) -> Any:
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float, str, bool, type(None))):
+            return node.value
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)) and isinstance(node.operand, ast.Constant) \
+                and isinstance(node.operand.value, (int, float)) and not isinstance(node.operand.value, bool):
+            return -node.operand.value if isinstance(node.op, ast.USub) else node.operand.value
+        if isinstance(node, (ast.List, ast.Tuple)):
+            items = [value(v, key) for v in node.elts]
+            return items if isinstance(node, ast.List) else tuple(items)
+        if isinstance(node, ast.Dict):
+            if any(k is None for k in node.keys):
+                raise ValueError(f"cannot read {text!r}: '**' is not data")
+            keys = [value(k, None) for k in node.keys]  # type: ignore[arg-type]
+            return {k: value(v, k if isinstance(k, str) else None) for k, v in zip(keys, node.values)}
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dict" and not node.args \
+                and all(kw.arg is not None for kw in node.keywords):
+            return {kw.arg: value(kw.value, kw.arg) for kw in node.keywords}
+        name = dotted(node)
+        if name is not None and "." in name:
+            root, _, rest = name.partition(".")
+            return import_object(f"{_EXPRESSION_ROOTS.get(root, root)}.{rest}", trusted=trusted, role=key)
+        raise ValueError(f"cannot read {text!r}: {ast.unparse(node)!r} is not data (numbers, strings, lists, dict(...) "
+                         f"and names such as nn.ReLU are)")
+
+    out = value(tree.body, None)
+    if not isinstance(out, dict):
+        raise ValueError(f"must give a dict, got {out!r}")
+    return out
 
 
-def _resolve_value(value: Any) -> Any:
+def _resolve_value(value: Any, trusted: bool, role: str | None) -> Any:
     if isinstance(value, str) and _OBJECT.match(value):
-        return import_object(value)
+        return import_object(value, trusted=trusted, role=role)
     if isinstance(value, dict):
-        return {k: _resolve_value(v) for k, v in value.items()}
+        return {k: _resolve_value(v, trusted, k if isinstance(k, str) else None) for k, v in value.items()}
     if isinstance(value, list):
-        return [_resolve_value(v) for v in value]
+        return [_resolve_value(v, trusted, role) for v in value]
     return value
 
 
-def resolve_hyperparams(hyperparams: dict[str, Any]) -> dict[str, Any]:
+def resolve_hyperparams(hyperparams: dict[str, Any], trusted: bool = False) -> dict[str, Any]:
     """An entry's strings turned into the objects they name (see the module docstring); a new dict.
 
-    :raises ValueError: naming the key whose value cannot be resolved.
+    :param hyperparams: the entry.
+    :param trusted: let the entry name objects outside :data:`ALLOWED_PACKAGES` (see :func:`import_object`).
+    :raises ValueError: naming the key whose value cannot be resolved or is not allowed.
     """
     out: dict[str, Any] = {}
     for key, value in hyperparams.items():
         try:
-            if key in ("policy_kwargs", "replay_buffer_kwargs") and isinstance(value, str):
-                value = eval(value, _eval_names())  # RL Zoo's form: a dict(...) expression written in the file  # noqa: S307
-                if not isinstance(value, dict):
-                    raise ValueError(f"must give a dict, got {value!r}")
+            if key in ("policy_kwargs", "replay_buffer_kwargs", "normalize") and isinstance(value, str):
+                value = parse_dict_expression(value, trusted=trusted)  # RL Zoo's form: a dict(...) written in the file
             elif key in ("policy", "replay_buffer_class") and isinstance(value, str) and _DOTTED.match(value):
-                value = import_object(value)
+                value = import_object(value, trusted=trusted, role=key)
             elif key in _SCHEDULE_KEYS and isinstance(value, str) and value.startswith("lin_"):
                 try:
                     value = LinearSchedule(float(value[4:]))
                 except ValueError:
                     raise ValueError(f"a linear schedule is written lin_<number>, got {value!r}") from None
-            out[key] = _resolve_value(value)
+            out[key] = _resolve_value(value, trusted, key)
         except ValueError as err:
             raise ValueError(f"hyper-parameter {key!r}: {err}") from None
-        except Exception as err:  # an eval of a malformed expression
-            raise ValueError(f"hyper-parameter {key!r}: cannot read {value!r} ({type(err).__name__}: {err})") from None
     return out
 
 
-def algo_kwargs(hyperparams: dict[str, Any]) -> dict[str, Any]:
-    """The algorithm's keyword arguments of an entry: everything but RL Zoo's own keys and ``policy``, resolved."""
-    return resolve_hyperparams({k: v for k, v in hyperparams.items() if k not in ZOO_KEYS and k != "policy"})
+def _spec_paths(spec: Any) -> list[str]:
+    """The paths of RL Zoo's ``env_wrapper`` / ``vec_env_wrapper`` / ``callback`` entry: a path, ``{path: kwargs}``, or a list of either."""
+    paths = []
+    for item in spec if isinstance(spec, list) else [spec]:
+        for path in (item if isinstance(item, dict) else [item]):
+            if isinstance(path, str):
+                paths.append(path)
+    return paths
+
+
+def check_objects(hyperparams: dict[str, Any]) -> None:
+    """Check, without importing anything outside :data:`ALLOWED_PACKAGES`, that every object an entry names is on the
+    allow-list: the values :func:`resolve_hyperparams` resolves, the ``dict(...)`` strings, and the paths of
+    ``env_wrapper``, ``vec_env_wrapper`` and ``callback`` (each a class of its kind, :data:`ROLES`).
+
+    :raises ValueError: naming the key and the path.
+    """
+    resolve_hyperparams({k: v for k, v in hyperparams.items() if k not in ZOO_KEYS or k == "normalize"})
+    for key in ("env_wrapper", "vec_env_wrapper", "callback"):
+        for path in _spec_paths(hyperparams.get(key)):
+            try:
+                import_object(path, role=key)
+            except ValueError as err:
+                raise ValueError(f"hyper-parameter {key!r}: {err}") from None
+
+
+def algo_kwargs(hyperparams: dict[str, Any], trusted: bool = False) -> dict[str, Any]:
+    """The algorithm's keyword arguments of an entry: everything but RL Zoo's own keys and ``policy``, resolved
+    (``trusted`` as in :func:`resolve_hyperparams`)."""
+    return resolve_hyperparams({k: v for k, v in hyperparams.items() if k not in ZOO_KEYS and k != "policy"}, trusted=trusted)
 
 
 __all__ = [
+    "ALLOWED_PACKAGES",
+    "DENIED_MODULES",
     "HYPERPARAMS_DIR",
+    "MAX_YAML_DEPTH",
+    "MAX_YAML_NODES",
+    "ROLES",
     "VARIANT_SEPARATOR",
     "ZOO_KEYS",
     "LinearSchedule",
     "algo_kwargs",
+    "check_objects",
     "entry_key",
     "hyperparams_file",
     "import_object",
     "load_hyperparams",
+    "load_yaml",
+    "parse_dict_expression",
     "read_hyperparams_file",
     "resolve_hyperparams",
     "variants",

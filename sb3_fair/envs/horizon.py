@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+import gymnasium as gym
+
 
 def horizon_end(t: int, horizon: int, horizon_terminates: bool = False) -> tuple[bool, bool]:
     """``(terminated, truncated)`` after step ``t`` (1-based) of an episode of ``horizon`` steps.
@@ -15,4 +19,18 @@ def horizon_end(t: int, horizon: int, horizon_terminates: bool = False) -> tuple
     return at_horizon and horizon_terminates, at_horizon and not horizon_terminates
 
 
-__all__ = ["horizon_end"]
+class TerminalHorizon(gym.Wrapper):
+    """Report the end of every episode as ``terminated``, never ``truncated``: how sb3-fair 0.1.0's doughnut and
+    lending envs ended, so that SB3 did not bootstrap the last step (the ablation of ``sb3-fair reproduce paper003``).
+
+    Example::
+
+        env = TerminalHorizon(gym.make("sb3_fair/DonutAllocation-v0"))
+    """
+
+    def step(self, action: Any) -> tuple[Any, Any, bool, bool, dict[str, Any]]:
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        return obs, reward, bool(terminated or truncated), False, info
+
+
+__all__ = ["TerminalHorizon", "horizon_end"]

@@ -18,6 +18,7 @@ Example::
 
 from __future__ import annotations
 
+import argparse
 import copy
 import dataclasses
 import json
@@ -29,13 +30,13 @@ from typing import Any
 
 import yaml
 
-from sb3_fair.common.hyperparams import hyperparams_file, load_hyperparams
+from sb3_fair.common.hyperparams import check_objects, hyperparams_file, load_hyperparams, load_yaml
 from sb3_fair.experiment.registry import canonical_algo, check_env_id
 
 #: the keys of an experiment file (a YAML file with ``algo`` and ``env`` at the top)
 CONFIG_FIELDS = ("algo", "env", "variant", "hyperparams", "seed", "n_timesteps", "eval_episodes", "eval_env_kwargs",
                  "eval_deterministic", "eval_seed", "save_path", "tensorboard_log", "wandb", "verbose", "progress_bar", "name", "group",
-                 "checkpoint_every")
+                 "checkpoint_every", "checkpoint_buffers")
 
 
 _INT = re.compile(r"^[+-]?\d+$")
@@ -66,11 +67,61 @@ def parse_value(text: str) -> Any:
         pass
     if text[0] in "[{":
         try:
-            value = yaml.safe_load(text)
-        except yaml.YAMLError as err:
+            return load_yaml(text, "the value")
+        except ValueError as err:
             raise ValueError(f"cannot read {text!r} as a list or mapping ({str(err).splitlines()[0]})") from None
-        return value
     return text
+
+
+def int_at_least(minimum: int) -> Any:
+    """An argparse ``type``: an int >= ``minimum`` (the error names the argument and the accepted values)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be an int >= {minimum}, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be an int >= {minimum}, got {text!r}")
+        return value
+
+    return parse
+
+
+def number_in(minimum: float, maximum: float = math.inf, strict: bool = False) -> Any:
+    """An argparse ``type``: a finite number in [minimum, maximum] (> minimum where ``strict``)."""
+    accepted = f"a finite number {'>' if strict else '>='} {minimum:g}" + ("" if maximum == math.inf else f" and <= {maximum:g}")
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be {accepted}, got {text!r}") from None
+        if not math.isfinite(value) or value < minimum or (strict and value == minimum) or value > maximum:
+            raise argparse.ArgumentTypeError(f"must be {accepted}, got {text!r}")
+        return value
+
+    return parse
+
+
+#: the longest run, group or variant name (a sweep's name, which prefixes its runs' names, at most half of it)
+MAX_NAME_LENGTH = 200
+
+
+def check_name(value: Any, what: str, max_length: int = MAX_NAME_LENGTH) -> str:
+    """``value`` checked to be a plain name (it becomes a folder or file name): a non-empty str of at most
+    ``max_length`` characters, without path separators or control characters, not ``.`` or ``..``.
+
+    :param value: the name.
+    :param what: the argument it was given as, for the message.
+    :param max_length: the longest name accepted.
+    :raises ValueError: naming ``what`` and the rule.
+    """
+    if not isinstance(value, str) or not value.strip() or len(value) > max_length or value in (".", "..") \
+            or any(c in value for c in "/\\") or any(ord(c) < 32 for c in value):
+        raise ValueError(f"{what} must be a plain name (1-{max_length} characters, no '/' or '\\', not '.' or '..', "
+                         f"no control characters): it names a folder or file inside the output folder; got {value!r}")
+    return value
 
 
 def merge_entries(entry: dict[str, Any], updates: dict[str, Any]) -> dict[str, Any]:
@@ -156,6 +207,12 @@ class ExperimentConfig:
     :param name: the run's name (W&B run name; default ``<algo>-<env>-seed<seed>``).
     :param group: the experiment or sweep the run belongs to (W&B group).
     :param checkpoint_every: save a checkpoint every this many steps (beside ``save_path``).
+    :param checkpoint_buffers: how many of the newest checkpoints keep the replay buffer (each written up to its
+        filled rows: :mod:`sb3_fair.experiment.checkpoints`); 0 keeps none.
+    :param trusted: let the hyper-parameters name Python objects outside sb3-fair's allow-list
+        (:data:`~sb3_fair.common.hyperparams.ALLOWED_PACKAGES`) and env ids of the form ``"module:Env-v0"`` from
+        any module: building the model then imports and calls the code they name. Never read from a file
+        (``sb3-fair --trust-config`` sets it) and not part of :meth:`to_dict`.
     """
 
     algo: str
@@ -176,15 +233,24 @@ class ExperimentConfig:
     name: str | None = None
     group: str | None = None
     checkpoint_every: int | None = None
+    checkpoint_buffers: int = 1
+    trusted: bool = field(default=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
+        if not isinstance(self.trusted, bool):
+            raise ValueError(f"trusted must be True or False, got {self.trusted!r}")
         self.algo = canonical_algo(self.algo)
-        self.env = check_env_id(self.env)
+        self.env = check_env_id(self.env, trusted=self.trusted)
+        for name in ("name", "group", "variant"):
+            if getattr(self, name) is not None:
+                check_name(getattr(self, name), name)
         if not isinstance(self.hyperparams, dict):
             raise ValueError(f"hyperparams must be a mapping, got {self.hyperparams!r}")
+        if not self.trusted:  # a shared file or a saved model's config: refused here, before anything is imported
+            check_objects(self.hyperparams)
         if not isinstance(self.eval_env_kwargs, dict):
             raise ValueError(f"eval_env_kwargs must be a mapping, got {self.eval_env_kwargs!r}")
-        for name, minimum in (("seed", 0), ("eval_episodes", 0), ("verbose", 0)):
+        for name, minimum in (("seed", 0), ("eval_episodes", 0), ("verbose", 0), ("checkpoint_buffers", 0)):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
                 raise ValueError(f"{name} must be an int >= {minimum}, got {value!r}")
@@ -211,8 +277,9 @@ class ExperimentConfig:
 
     @property
     def run_name(self) -> str:
-        """``name``, or ``<algo>-<env>-seed<seed>``."""
-        return self.name or f"{self.algo}-{self.env.replace('/', '_')}{'@' + self.variant if self.variant else ''}-seed{self.seed}"
+        """``name``, or ``<algo>-<env>[@<variant>]-seed<seed>`` (a plain name: path separators in the env id become ``_``)."""
+        env = re.sub(r"[/\\]", "_", self.env)
+        return self.name or f"{self.algo}-{env}{'@' + self.variant if self.variant else ''}-seed{self.seed}"
 
     @classmethod
     def from_hyperparams(cls, algo: str, env: str, variant: str | None = None, file: str | Path | None = None,
@@ -227,10 +294,10 @@ class ExperimentConfig:
             without a file there starts from ``{"policy": "MlpPolicy"}`` (its own defaults).
         :param overrides: ``["key=value", ...]`` or a dict (dotted keys reach into mappings), applied last.
         :param updates: a mapping merged into the entry first, at every depth (an experiment file's ``hyperparams``).
-        :param fields: the other :class:`ExperimentConfig` fields (``seed``, ``n_timesteps``, ...).
+        :param fields: the other :class:`ExperimentConfig` fields (``seed``, ``n_timesteps``, ``trusted``, ...).
         """
         algo = canonical_algo(algo)
-        env = check_env_id(env)
+        env = check_env_id(env, trusted=bool(fields.get("trusted", False)))
         path = Path(file) if file is not None else hyperparams_file(algo)
         if file is None and not path.is_file():
             if variant is not None:
@@ -248,14 +315,14 @@ class ExperimentConfig:
         top; its ``hyperparams`` start from the algorithm's shipped entry (or ``hyperparams_file``'s) for
         ``env``/``variant`` and are updated by the file's, then by ``overrides``; ``fields`` win over the file's.
         With ``inherit_hyperparams: false`` (what :meth:`save` writes) the file's ``hyperparams`` are the whole entry.
+
+        The file is data (:func:`~sb3_fair.common.hyperparams.load_yaml`; objects it names must be on the
+        allow-list unless ``trusted=True`` is among ``fields``).
         """
         p = Path(path)
         if not p.is_file():
             raise ValueError(f"no config file {str(p)!r}")
-        try:
-            data = yaml.safe_load(p.read_text()) or {}
-        except yaml.YAMLError as err:
-            raise ValueError(f"{p} is not valid YAML: {err}") from None
+        data = load_yaml(p.read_text(), str(p)) or {}
         if not isinstance(data, dict) or "algo" not in data or "env" not in data:
             raise ValueError(f"{p}: an experiment file maps 'algo', 'env' and other fields {list(CONFIG_FIELDS)}; "
                              f"for an RL Zoo hyper-parameter file (keyed by env id) use from_hyperparams(file=...)")
@@ -276,21 +343,28 @@ class ExperimentConfig:
         if inherit not in (True, False):
             raise ValueError(f"{p}: inherit_hyperparams must be true or false, got {inherit!r}")
         if not inherit:  # a saved config: its hyperparams are the whole entry
-            return cls.from_dict({**data, "hyperparams": apply_overrides(own, overrides)})
+            trusted = data.pop("trusted", False)
+            return cls.from_dict({**data, "hyperparams": apply_overrides(own, overrides)}, trusted=trusted)
         algo, env, variant = data.pop("algo"), data.pop("env"), data.pop("variant", None)
         return cls.from_hyperparams(algo, env, variant=variant, file=file, updates=own, overrides=overrides, **data)
 
     def to_dict(self) -> dict[str, Any]:
-        """Every field as plain data (JSON-ready when the hyper-parameters are)."""
-        return copy.deepcopy(dataclasses.asdict(self))
+        """Every field as plain data (JSON-ready when the hyper-parameters are), ``trusted`` left out."""
+        data = copy.deepcopy(dataclasses.asdict(self))
+        del data["trusted"]
+        return data
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> ExperimentConfig:
-        """The inverse of :meth:`to_dict`; an unknown key is an error naming the accepted ones."""
+    def from_dict(cls, data: dict[str, Any], trusted: bool = False) -> ExperimentConfig:
+        """The inverse of :meth:`to_dict`; an unknown key is an error naming the accepted ones.
+
+        :param data: the fields.
+        :param trusted: see :class:`ExperimentConfig` (never read from ``data``).
+        """
         unknown = sorted(set(data) - set(CONFIG_FIELDS))
         if unknown:
             raise ValueError(f"unknown config keys {unknown}; accepted: {list(CONFIG_FIELDS)}")
-        return cls(**copy.deepcopy(data))
+        return cls(**copy.deepcopy(data), trusted=trusted)
 
     def replace(self, **changes: Any) -> ExperimentConfig:
         """A copy with ``changes`` (``hyperparams`` as overrides: ``{"alpha": 1.0, "env_kwargs.preset": "tiny"}``)."""
@@ -301,7 +375,8 @@ class ExperimentConfig:
         data.update(changes)
         if "n_timesteps" not in changes and "n_timesteps" in override_keys(overrides):
             data["n_timesteps"] = None  # taken from the changed entry
-        return ExperimentConfig.from_dict(data)
+        trusted = data.pop("trusted", self.trusted)
+        return ExperimentConfig.from_dict(data, trusted=trusted)
 
     def save(self, path: str | Path) -> None:
         """Write the config as YAML, with ``inherit_hyperparams: false`` (its hyper-parameters are complete):
@@ -331,4 +406,5 @@ def _plain(value: Any) -> Any:
     raise ValueError(f"cannot write {value!r} in a config file: give it as 'package.module:name'")
 
 
-__all__ = ["CONFIG_FIELDS", "ExperimentConfig", "apply_overrides", "merge_entries", "override_keys", "parse_value"]
+__all__ = ["CONFIG_FIELDS", "MAX_NAME_LENGTH", "ExperimentConfig", "apply_overrides", "check_name", "int_at_least", "merge_entries", "number_in",
+           "override_keys", "parse_value"]

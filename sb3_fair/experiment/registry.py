@@ -151,18 +151,28 @@ def is_multiagent_env(env_id: str) -> bool:
     return env_id in MULTIAGENT_ENVS
 
 
-def check_env_id(env_id: str) -> str:
+def check_env_id(env_id: str, trusted: bool = False) -> str:
     """``env_id``, checked to be a registered Gymnasium id or a game of :data:`MULTIAGENT_ENVS`.
 
-    :raises ValueError: naming the nearest ids.
+    :param env_id: the id.
+    :param trusted: accept Gymnasium's ``"module:Env-v0"`` form for any module (``gym.make`` imports the module);
+        otherwise only for modules of :data:`~sb3_fair.common.hyperparams.ALLOWED_PACKAGES`.
+    :raises ValueError: naming the nearest ids, or the module that is not allowed.
     """
     import sb3_fair.envs  # noqa: F401  (registers sb3-fair's envs)
+    from sb3_fair.common.hyperparams import ALLOWED_PACKAGES, DENIED_MODULES, TRUST_HINT
 
     if not isinstance(env_id, str) or not env_id:
         raise ValueError(f"env must be a Gymnasium id or one of {sorted(MULTIAGENT_ENVS)}, got {env_id!r}")
     if env_id in MULTIAGENT_ENVS or env_id in gym.registry:
         return env_id
     if ":" in env_id:  # Gymnasium's "module:Env-v0" imports the module first
+        module = env_id.partition(":")[0]
+        allowed = any(module == p or module.startswith(p + ".") for p in ALLOWED_PACKAGES) and not any(
+            module == p or module.startswith(p + ".") for p in DENIED_MODULES)
+        if not trusted and not allowed:
+            raise ValueError(f"env {env_id!r} would import the module {module!r}; "
+                             + TRUST_HINT.format(packages=", ".join(ALLOWED_PACKAGES)))
         return env_id
     import difflib
 
@@ -172,10 +182,13 @@ def check_env_id(env_id: str) -> str:
     raise ValueError(f"env {env_id!r} is neither a registered Gymnasium id nor a multi-agent game{hint}")
 
 
-def wrapper_chain(spec: Any, key: str = "env_wrapper") -> Callable[[Any], Any] | None:
+def wrapper_chain(spec: Any, key: str = "env_wrapper", trusted: bool = False) -> Callable[[Any], Any] | None:
     """RL Zoo's ``env_wrapper`` / ``vec_env_wrapper`` entry as one callable that applies the wrappers in order.
 
-    ``spec`` is a dotted path, ``{path: kwargs}``, or a list of either (RL Zoo's format).
+    :param spec: a dotted path, ``{path: kwargs}``, or a list of either (RL Zoo's format).
+    :param key: the entry's key (``env_wrapper`` or ``vec_env_wrapper``), for messages and the allow-list's role check.
+    :param trusted: let the paths name classes outside the allow-list (see
+        :func:`~sb3_fair.common.hyperparams.import_object`).
     """
     if spec is None:
         return None
@@ -190,7 +203,7 @@ def wrapper_chain(spec: Any, key: str = "env_wrapper") -> Callable[[Any], Any] |
             path, kwargs = item, {}
         if not isinstance(kwargs, dict):
             raise ValueError(f"{key}: the arguments of {path!r} must be a mapping, got {kwargs!r}")
-        cls = path if callable(path) else import_object(path)
+        cls = path if callable(path) else import_object(path, trusted=trusted, role=key)
         chain.append((cls, dict(kwargs or {})))
 
     def wrap(env: Any) -> Any:
@@ -202,7 +215,7 @@ def wrapper_chain(spec: Any, key: str = "env_wrapper") -> Callable[[Any], Any] |
 
 
 def make_env(env_id: str, n_envs: int = 1, seed: int | None = None, env_kwargs: dict[str, Any] | None = None,
-             env_wrapper: Any = None, vec_env_wrapper: Any = None, monitor_fairness: bool = True) -> VecEnv:
+             env_wrapper: Any = None, vec_env_wrapper: Any = None, monitor_fairness: bool = True, trusted: bool = False) -> VecEnv:
     """The training ``VecEnv`` of a config: a Gymnasium id through SB3's ``make_vec_env``, a game through
     :func:`~sb3_fair.wrappers.make_multiagent_vec_env`.
 
@@ -216,8 +229,9 @@ def make_env(env_id: str, n_envs: int = 1, seed: int | None = None, env_kwargs: 
     :param monitor_fairness: wrap every env that honours the stakeholder contract in
         :class:`~sb3_fair.common.monitor.FairnessMonitor` (games: ``ParallelFairnessMonitor``), so
         that any algorithm can log ``fairness/*`` with a :class:`~sb3_fair.common.callbacks.FairnessCallback`.
+    :param trusted: let ``env_id`` and the wrapper entries name code outside the allow-list (a config you trust).
     """
-    env_id = check_env_id(env_id)
+    env_id = check_env_id(env_id, trusted=trusted)
     kwargs = dict(env_kwargs or {})
     if is_multiagent_env(env_id):
         from sb3_fair.wrappers import CounterfactualPair, make_multiagent_vec_env
@@ -237,11 +251,11 @@ def make_env(env_id: str, n_envs: int = 1, seed: int | None = None, env_kwargs: 
         else:
             vec = make_multiagent_vec_env(game, n_instances=n_envs, monitor=monitor_fairness)
     else:
-        wrap = wrapper_chain(env_wrapper)
+        wrap = wrapper_chain(env_wrapper, trusted=trusted)
         if monitor_fairness:
             wrap = _with_fairness_monitor(wrap)
         vec = make_vec_env(env_id, n_envs=n_envs, seed=seed, env_kwargs=kwargs, wrapper_class=wrap)
-    vec_wrap = wrapper_chain(vec_env_wrapper, "vec_env_wrapper")
+    vec_wrap = wrapper_chain(vec_env_wrapper, "vec_env_wrapper", trusted=trusted)
     if vec_wrap is not None:
         vec = vec_wrap(vec)
         if not isinstance(vec, (VecEnv, VecEnvWrapper)):
@@ -265,10 +279,10 @@ def _with_fairness_monitor(inner: Callable[[Any], Any] | None) -> Callable[[Any]
     return wrap
 
 
-def make_eval_env(env_id: str, env_kwargs: dict[str, Any] | None = None, env_wrapper: Any = None) -> Any:
+def make_eval_env(env_id: str, env_kwargs: dict[str, Any] | None = None, env_wrapper: Any = None, trusted: bool = False) -> Any:
     """One env for evaluation, not vectorised: a Gymnasium env (with ``env_wrapper``), or the bare game
-    (paired with its twin where ``env_kwargs`` says so)."""
-    env_id = check_env_id(env_id)
+    (paired with its twin where ``env_kwargs`` says so); ``trusted`` as in :func:`make_env`."""
+    env_id = check_env_id(env_id, trusted=trusted)
     kwargs = dict(env_kwargs or {})
     if is_multiagent_env(env_id):
         from sb3_fair.wrappers import CounterfactualPair
@@ -278,8 +292,8 @@ def make_eval_env(env_id: str, env_kwargs: dict[str, Any] | None = None, env_wra
         if pair not in (None, False):
             return CounterfactualPair(lambda: factory(**kwargs), mode="flip" if pair is True else pair)
         return factory(**kwargs)
+    wrap = wrapper_chain(env_wrapper, trusted=trusted)
     env = gym.make(env_id, **kwargs)
-    wrap = wrapper_chain(env_wrapper)
     return wrap(env) if wrap is not None else env
 
 

@@ -9,18 +9,21 @@ the evaluation figures in its summary.
 
 from __future__ import annotations
 
+import os
 import re
 import time
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from stable_baselines3.common.base_class import BaseAlgorithm
-from stable_baselines3.common.callbacks import BaseCallback, CallbackList, CheckpointCallback
+from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.vec_env import VecEnv, VecNormalize
 
 from sb3_fair.common.hyperparams import algo_kwargs, import_object, resolve_hyperparams
+from sb3_fair.experiment.checkpoints import CompactCheckpointCallback
 from sb3_fair.experiment.config import ExperimentConfig
 from sb3_fair.experiment.registry import (
     check_keys,
@@ -50,6 +53,8 @@ class ExperimentResult:
     :param save_path: where the model was saved, if it was.
     :param resumed_at: the step count of the checkpoint a resumed run went on from.
     :param resumed_buffer: the replay buffer file a resumed run loaded, if any.
+    :param checkpoint_bytes: the disk use of the checkpoints the run wrote (models, the newest replay
+        buffer, VecNormalize statistics); 0 without checkpoints.
     :param model: the trained model (not part of :meth:`to_dict`).
     """
 
@@ -61,6 +66,7 @@ class ExperimentResult:
     save_path: str | None = None
     resumed_at: int | None = None
     resumed_buffer: str | None = None
+    checkpoint_bytes: int = 0
     model: BaseAlgorithm | None = field(default=None, repr=False)
 
     @property
@@ -75,14 +81,14 @@ class ExperimentResult:
                 "train_time_s": self.train_time_s, "steps_per_second": self.steps_per_second, "save_path": self.save_path}
 
 
-def _vec_normalize(env: VecEnv, spec: Any, gamma: float | None) -> VecEnv:
-    """RL Zoo's ``normalize``: True, a mapping of VecNormalize arguments, or their ``dict(...)`` string."""
+def _vec_normalize(env: VecEnv, spec: Any, gamma: float | None, trusted: bool = False) -> VecEnv:
+    """RL Zoo's ``normalize``: True, a mapping of VecNormalize arguments, or their ``dict(...)`` string (read as data)."""
     if spec is None or spec is False:
         return env
     if spec is True:
         kwargs: dict[str, Any] = {}
     elif isinstance(spec, (dict, str)):
-        kwargs = resolve_hyperparams({"policy_kwargs": spec})["policy_kwargs"]  # the same dict(...) reading as RL Zoo's
+        kwargs = resolve_hyperparams({"normalize": spec}, trusted=trusted)["normalize"]
     else:
         raise ValueError(f"hyper-parameter 'normalize' must be true, false or a mapping of VecNormalize arguments, got {spec!r}")
     if gamma is not None and "gamma" not in kwargs:
@@ -108,14 +114,26 @@ def _action_noise(hyperparams: dict[str, Any], env: VecEnv) -> Any:
     raise ValueError(f"hyper-parameter 'noise_type' must be 'normal' or 'ornstein-uhlenbeck', got {kind!r}")
 
 
-def _zoo_callbacks(spec: Any) -> list[BaseCallback]:
-    """RL Zoo's ``callback``: a dotted path, ``{path: kwargs}``, or a list of either."""
+def _zoo_callbacks(spec: Any, trusted: bool = False) -> list[BaseCallback]:
+    """RL Zoo's ``callback``: a dotted path, ``{path: kwargs}``, or a list of either; each names a ``BaseCallback``
+    (a class of the allow-list unless ``trusted``)."""
     if spec is None:
         return []
     out = []
     for item in spec if isinstance(spec, list) else [spec]:
+        if isinstance(item, dict) and len(item) != 1:
+            raise ValueError(f"hyper-parameter 'callback': each entry is a dotted path or {{path: kwargs}} with one path, got {item!r}")
         path, kwargs = next(iter(item.items())) if isinstance(item, dict) else (item, {})
-        out.append(import_object(path)(**(kwargs or {})))
+        if kwargs is not None and not isinstance(kwargs, dict):
+            raise ValueError(f"hyper-parameter 'callback': the arguments of {path!r} must be a mapping, got {kwargs!r}")
+        try:
+            cls = import_object(path, trusted=trusted, role="callback")
+        except ValueError as err:
+            raise ValueError(f"hyper-parameter 'callback': {err}") from None
+        try:
+            out.append(cls(**(kwargs or {})))
+        except TypeError as err:
+            raise ValueError(f"hyper-parameter 'callback': {path!r} refused its arguments {kwargs}: {err}") from None
     return out
 
 
@@ -124,17 +142,25 @@ RESERVED_KEYS = frozenset({"env", "seed", "verbose", "tensorboard_log", "_init_s
 
 
 def _coerce_ints(cls: type, kwargs: dict[str, Any]) -> dict[str, Any]:
-    """Whole floats (``1e4`` read as 10000.0) turned into ints where the algorithm's default is an int."""
+    """Whole floats (``1e4`` read as 10000.0) turned into ints where the algorithm's default is an int; any other
+    float is refused where the argument is annotated ``int`` (``batch_size=64.5`` would fail only once training started).
+
+    :raises ValueError: naming the hyper-parameter.
+    """
     import inspect
 
-    defaults = {}
+    params: dict[str, inspect.Parameter] = {}
     for c in reversed(cls.__mro__):
         if "__init__" in vars(c):
-            defaults.update({n: p.default for n, p in inspect.signature(c.__init__).parameters.items()})
+            params.update(inspect.signature(c.__init__).parameters)
     out = dict(kwargs)
     for key, value in kwargs.items():
-        default = defaults.get(key)
-        if isinstance(value, float) and value.is_integer() and isinstance(default, int) and not isinstance(default, bool):
+        if key not in params or not isinstance(value, float):
+            continue
+        default, annotation = params[key].default, params[key].annotation
+        if annotation in (int, "int") and not value.is_integer():
+            raise ValueError(f"hyper-parameter {key!r} must be an int, got {value!r}")
+        if value.is_integer() and isinstance(default, int) and not isinstance(default, bool):
             out[key] = int(value)
     return out
 
@@ -156,7 +182,7 @@ def build_model(config: ExperimentConfig, env: VecEnv | None = None) -> BaseAlgo
                          "use ExperimentConfig's seed / verbose / tensorboard_log fields (--seed, --verbose, --tensorboard-log); "
                          "the env is the config's env")
     check_keys(config.algo, list(hp))
-    kwargs = _coerce_ints(cls, algo_kwargs(hp))
+    kwargs = _coerce_ints(cls, algo_kwargs(hp, trusted=config.trusted))
     if env is None:
         n_envs = hp.get("n_envs", 1)
         if isinstance(n_envs, bool) or not isinstance(n_envs, int) or n_envs < 1:
@@ -166,17 +192,17 @@ def build_model(config: ExperimentConfig, env: VecEnv | None = None) -> BaseAlgo
             raise ValueError(f"hyper-parameter 'env_kwargs' must be a mapping, got {env_kwargs!r}")
         try:
             env = make_env(config.env, n_envs=n_envs, seed=config.seed, env_kwargs=env_kwargs,
-                           env_wrapper=hp.get("env_wrapper"), vec_env_wrapper=hp.get("vec_env_wrapper"))
+                           env_wrapper=hp.get("env_wrapper"), vec_env_wrapper=hp.get("vec_env_wrapper"), trusted=config.trusted)
         except TypeError as err:  # an env_kwargs entry the env does not take
             raise ValueError(f"env {config.env!r} refused env_kwargs {env_kwargs}: {err}") from None
         try:
-            env = _vec_normalize(env, hp.get("normalize"), kwargs.get("gamma"))
+            env = _vec_normalize(env, hp.get("normalize"), kwargs.get("gamma"), trusted=config.trusted)
         except TypeError as err:
             raise ValueError(f"hyper-parameter 'normalize' takes VecNormalize's arguments: {err}") from None
     noise = _action_noise(hp, env)
     if noise is not None:
         kwargs["action_noise"] = noise
-    policy = resolve_hyperparams({"policy": hp.get("policy", "MlpPolicy")})["policy"]
+    policy = resolve_hyperparams({"policy": hp.get("policy", "MlpPolicy")}, trusted=config.trusted)["policy"]
     kwargs.update(seed=config.seed, verbose=config.verbose, tensorboard_log=config.tensorboard_log)
     if is_fair_algo(config.algo) and config.wandb:
         kwargs["wandb"] = True  # joins the run train() started (and leaves it open for the evaluation figures)
@@ -205,7 +231,7 @@ class _NormalizedPredictor:
 
 
 def evaluate(model: Any, env_id: str, n_episodes: int = 10, env_kwargs: dict[str, Any] | None = None, env_wrapper: Any = None,
-             deterministic: bool | None = None, seed: int = 0) -> tuple[dict[str, float], dict[int, dict[str, float]]]:
+             deterministic: bool | None = None, seed: int = 0, trusted: bool = False) -> tuple[dict[str, float], dict[int, dict[str, float]]]:
     """Evaluate ``model`` with the evaluator that fits the env; return the scalar figures and, for a
     multi-agent game, the per-group table.
 
@@ -219,6 +245,7 @@ def evaluate(model: Any, env_id: str, n_episodes: int = 10, env_kwargs: dict[str
     * any other env: SB3's :func:`~stable_baselines3.common.evaluation.evaluate_policy` (greedy by default).
 
     A model trained on a ``VecNormalize`` env sees observations normalised with its training statistics.
+    ``trusted`` lets ``env_id`` and ``env_wrapper`` name code outside the allow-list (as in :func:`~sb3_fair.experiment.make_env`).
     """
     from stable_baselines3.common.evaluation import evaluate_policy
 
@@ -232,7 +259,7 @@ def evaluate(model: Any, env_id: str, n_episodes: int = 10, env_kwargs: dict[str
 
     vec_normalize = model.get_vec_normalize_env() if isinstance(model, BaseAlgorithm) else None
     predictor = _NormalizedPredictor(model, vec_normalize) if vec_normalize is not None else model
-    env = make_eval_env(env_id, env_kwargs, env_wrapper)
+    env = make_eval_env(env_id, env_kwargs, env_wrapper, trusted=trusted)
     try:
         if is_multiagent_env(env_id):
             res = evaluate_group_fairness(predictor, env, n_episodes=n_episodes, seed=seed,
@@ -303,9 +330,14 @@ def saved_vecnormalize_path(model_path: str | Path) -> Path:
     return p.with_name(stem + VECNORMALIZE_SUFFIX)
 
 
-def load_model(path: str | Path, algo: str | None = None, env: VecEnv | None = None, **kwargs: Any) -> tuple[BaseAlgorithm, ExperimentConfig | None]:
+def load_model(path: str | Path, algo: str | None = None, env: VecEnv | None = None, trusted: bool = False,
+               **kwargs: Any) -> tuple[BaseAlgorithm, ExperimentConfig | None]:
     """A saved model and, if :func:`train` saved it, its config (algorithm, env and VecNormalize statistics
     come from there); ``algo`` is needed otherwise.
+
+    The saved config is data: objects it names must be on the allow-list unless ``trusted`` (see
+    :class:`~sb3_fair.experiment.ExperimentConfig`). The model's zip is SB3's, which unpickles what it holds:
+    load only zips you trust.
 
     :raises ValueError: when neither ``algo`` nor a saved config says which algorithm to load.
     """
@@ -314,7 +346,7 @@ def load_model(path: str | Path, algo: str | None = None, env: VecEnv | None = N
     if not zip_path.is_file():
         raise ValueError(f"no saved model {str(p)!r}")
     cfg_path = saved_config_path(zip_path)
-    config = ExperimentConfig.from_file(cfg_path) if cfg_path.is_file() else None
+    config = ExperimentConfig.from_file(cfg_path, trusted=trusted) if cfg_path.is_file() else None
     name = algo or (config.algo if config else None)
     if name is None:
         raise ValueError(f"{zip_path} has no saved config ({cfg_path.name}); say which algorithm it is (--algo)")
@@ -325,7 +357,7 @@ def load_model(path: str | Path, algo: str | None = None, env: VecEnv | None = N
                          f"rebuild its env from ({cfg_path.name})")
     if stats.is_file() and config is not None:
         vec = make_env(config.env, n_envs=1, env_kwargs=config.hyperparams.get("env_kwargs") or {},
-                       env_wrapper=config.hyperparams.get("env_wrapper"))
+                       env_wrapper=config.hyperparams.get("env_wrapper"), trusted=config.trusted)
         norm = VecNormalize.load(str(stats), vec)
         norm.training, norm.norm_reward = False, False
         model._vec_normalize_env = norm  # what get_vec_normalize_env() reads
@@ -352,7 +384,8 @@ def _check_model_fits(model: Any, config: ExperimentConfig) -> None:
     if model.get_env() is None:
         raise ValueError("model has no env to go on training on: pass an earlier result's .model, or load it with env=")
     probe = make_env(config.env, n_envs=1, seed=config.seed, env_kwargs=config.hyperparams.get("env_kwargs") or {},
-                     env_wrapper=config.hyperparams.get("env_wrapper"), vec_env_wrapper=config.hyperparams.get("vec_env_wrapper"))
+                     env_wrapper=config.hyperparams.get("env_wrapper"), vec_env_wrapper=config.hyperparams.get("vec_env_wrapper"),
+                     trusted=config.trusted)
     try:
         if probe.observation_space != model.observation_space or probe.action_space != model.action_space:
             raise ValueError(f"model was not trained on {config.env!r} with env_kwargs {config.hyperparams.get('env_kwargs') or {}}: "
@@ -384,6 +417,8 @@ def train(config: ExperimentConfig, callback: BaseCallback | list[BaseCallback] 
     """
     if resume is not None and model is not None:
         raise ValueError("give resume (a checkpoint on disk) or model (a model in memory), not both")
+    if config.save_path:
+        check_output_path(config.save_path, "save_path")  # before training: a model trained for nothing is lost otherwise
     if model is not None:
         _check_model_fits(model, config)
     from sb3_fair.common.callbacks import FairnessCallback
@@ -417,12 +452,14 @@ def train(config: ExperimentConfig, callback: BaseCallback | list[BaseCallback] 
         callbacks: list[BaseCallback] = []
         if not is_fair_algo(config.algo) and (fairness_figures_logged(model.get_env()) or run is not None):
             callbacks.append(FairnessCallback(wandb=run is not None))
-        callbacks += _zoo_callbacks(config.hyperparams.get("callback"))
+        callbacks += _zoo_callbacks(config.hyperparams.get("callback"), trusted=config.trusted)
+        checkpoints = None
         if config.checkpoint_every:
-            folder = _checkpoint_folder(config)
+            folder = checkpoint_folder(config)
             every = max(config.checkpoint_every // model.get_env().num_envs, 1)  # CheckpointCallback counts VecEnv steps
-            callbacks.append(CheckpointCallback(every, str(folder), name_prefix="model", save_replay_buffer=True,
-                                                save_vecnormalize=True))
+            checkpoints = CompactCheckpointCallback(every, str(folder), name_prefix="model", save_replay_buffer=True,
+                                                    save_vecnormalize=True, keep_buffers=config.checkpoint_buffers)
+            callbacks.append(checkpoints)
             folder.mkdir(parents=True, exist_ok=True)
             config.save(folder / ("model" + CONFIG_SUFFIX))
         if callback is not None:
@@ -437,7 +474,8 @@ def train(config: ExperimentConfig, callback: BaseCallback | list[BaseCallback] 
             if quiet:
                 model._custom_logger = False  # the next learn (or train) configures a fresh logger
         train_time = time.perf_counter() - t0
-        result = ExperimentResult(config=config, n_timesteps=int(model.num_timesteps), train_time_s=train_time, model=model)
+        result = ExperimentResult(config=config, n_timesteps=int(model.num_timesteps), train_time_s=train_time, model=model,
+                                  checkpoint_bytes=checkpoints.bytes_on_disk() if checkpoints is not None else 0)
         if resume is not None:
             result.resumed_at, result.resumed_buffer = start, (str(buffer) if buffer else None)
         if config.save_path:
@@ -447,7 +485,7 @@ def train(config: ExperimentConfig, callback: BaseCallback | list[BaseCallback] 
             env_kwargs = {**(config.hyperparams.get("env_kwargs") or {}), **config.eval_env_kwargs}
             result.evaluation, result.table = evaluate(model, config.env, config.eval_episodes, env_kwargs,
                                                        config.hyperparams.get("env_wrapper"), config.eval_deterministic,
-                                                       seed=config.evaluation_seed)
+                                                       seed=config.evaluation_seed, trusted=config.trusted)
         if run is not None:
             _log_evaluation(run, result)
         return result
@@ -488,8 +526,31 @@ def save(model: BaseAlgorithm, config: ExperimentConfig, path: str | Path) -> No
         norm.save(str(zip_path.with_name(zip_path.name[:-4] + VECNORMALIZE_SUFFIX)))
 
 
-def _checkpoint_folder(config: ExperimentConfig) -> Path:
-    return Path(config.save_path).with_suffix("") if config.save_path else Path("checkpoints") / config.run_name
+def checkpoint_folder(config: ExperimentConfig) -> Path:
+    """Where :func:`train` writes ``config``'s checkpoints: beside ``save_path`` (``runs/m.zip`` -> ``runs/m/``), or
+    ``checkpoints/<run name>/`` in the working folder (the run name is a plain name, so it stays there)."""
+    if config.save_path:
+        return Path(config.save_path).with_suffix("")
+    folder = Path("checkpoints") / config.run_name
+    if folder.resolve().parent != Path("checkpoints").resolve():  # run_name is checked to be a plain name: never
+        raise ValueError(f"the run name {config.run_name!r} would put checkpoints outside ./checkpoints")
+    return folder
+
+
+def check_output_path(path: str | Path, what: str = "save_path") -> None:
+    """Check, before anything trains, that a file can be written at ``path``: not a folder, and under a folder that
+    exists and is writable, or can be made in one.
+
+    :raises ValueError: naming ``what`` and the reason.
+    """
+    target = Path(path)
+    if target.is_dir():
+        raise ValueError(f"{what}: {str(path)!r} is a directory; give a file path")
+    ancestor = target.parent
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not ancestor.is_dir() or not os.access(ancestor, os.W_OK):
+        raise ValueError(f"{what}: cannot write {str(path)!r} ({ancestor} is not a writable folder)")
 
 
 def _resume(config: ExperimentConfig, checkpoint: Path) -> tuple[BaseAlgorithm, Path | None]:
@@ -511,7 +572,11 @@ def _resume(config: ExperimentConfig, checkpoint: Path) -> tuple[BaseAlgorithm, 
     if buffer.is_file() and hasattr(model, "load_replay_buffer"):
         model.load_replay_buffer(buffer)
         return model, buffer
+    if getattr(model, "replay_buffer", None) is not None:
+        warnings.warn(f"no replay buffer beside {checkpoint.name} ({buffer.name}; train() keeps the buffers of the newest "
+                      f"checkpoint_buffers checkpoints only): the run goes on with an empty replay buffer", stacklevel=3)
     return model, None
 
 
-__all__ = ["CONFIG_SUFFIX", "ExperimentResult", "build_model", "evaluate", "load_model", "save", "saved_config_path", "train"]
+__all__ = ["CONFIG_SUFFIX", "ExperimentResult", "build_model", "check_output_path", "checkpoint_folder", "evaluate", "load_model", "save",
+           "saved_config_path", "train"]

@@ -26,13 +26,14 @@ from __future__ import annotations
 
 import csv
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from sb3_fair.experiment.config import ExperimentConfig, parse_value
+from sb3_fair.experiment.config import MAX_NAME_LENGTH, ExperimentConfig, check_name, parse_value
 from sb3_fair.experiment.registry import check_keys
 
 #: figures used for the Pareto plot when none is named: utility (higher is better) and unfairness (lower is better)
@@ -135,7 +136,7 @@ def trainable(params: dict[str, Any]) -> None:
     from sb3_fair.experiment.run import train
 
     th.set_num_threads(1)  # one CPU per trial, as Ray schedules them
-    base = ExperimentConfig.from_dict(params["base"])
+    base = ExperimentConfig.from_dict(params["base"], trusted=bool(params.get("trusted", False)))
     overrides = dict(params.get("overrides") or {})
     seeds = params["seeds"] if isinstance(params["seeds"], list) else [params["seeds"]]
     results = []
@@ -188,10 +189,11 @@ def sweep(base: ExperimentConfig, grid: dict[str, list[Any]] | None = None, seed
     :param samples: trials of a search.
     :param metric: the figure a search optimises (``eval/<figure>``, e.g. ``eval/episode_reward``).
     :param mode: ``"max"`` or ``"min"`` for ``metric``.
-    :param name: the sweep's name (its folder under ``storage`` and its W&B group); default
-        ``<algo>-<env>``.
+    :param name: the sweep's name (its folder under ``storage`` and its W&B group), a plain name (no path
+        separators, not ``..``; :func:`~sb3_fair.experiment.config.check_name`); default ``<algo>-<env>``.
     :param storage: the folder of sweeps.
-    :param address: an existing Ray cluster (``"auto"``, ``"ray://host:10001"``); None starts a local one.
+    :param address: an existing Ray cluster (``"auto"``, ``"ray://host:10001"``); None starts a local Ray of the
+        sweep's own (``ray.init(address="local")``), even where another cluster on this machine left its address behind.
     :param resume: go on with the sweep of the same name (unfinished and failed trials run again).
     :param max_concurrent: trials at once (default: as many as Ray has CPUs).
     :param utility: the x figure of the Pareto plot (default: the first of :data:`UTILITY_KEYS` reported).
@@ -226,9 +228,13 @@ def sweep(base: ExperimentConfig, grid: dict[str, list[Any]] | None = None, seed
         if not isinstance(values, list) or not values:
             raise ValueError(f"grid[{key!r}] must be a non-empty list of values, got {values!r}")
         base.replace(hyperparams={key: values[0]})
-    name = name or f"{base.algo}-{base.env.replace('/', '_')}"
+    if name is None:
+        name = base.algo + "-" + re.sub(r"[/\\]", "_", base.env)
+    check_name(name, "name", MAX_NAME_LENGTH // 2)
     root = Path(storage).resolve()
     path = root / name
+    if path.resolve().parent != root:  # a plain name cannot leave storage; a symlink named like the sweep could
+        raise ValueError(f"name {name!r}: the sweep's folder {path} resolves outside storage {str(root)!r}")
     if resume and not path.exists():
         raise ValueError(f"no sweep {name!r} in {root} to resume")
     if path.exists() and not resume:
@@ -242,7 +248,9 @@ def sweep(base: ExperimentConfig, grid: dict[str, list[Any]] | None = None, seed
     os.environ.setdefault("RAY_CHDIR_TO_TRIAL_DIR", "0")  # relative paths in configs stay relative to the caller's folder
     started = False
     if not ray.is_initialized():
-        init: dict[str, Any] = {"address": address} if address else {"num_cpus": os.cpu_count(), "include_dashboard": False}
+        # "local" starts a Ray of our own even where a cluster's ray_current_cluster file is left behind (Ray would join it)
+        init: dict[str, Any] = {"address": address} if address else {"address": "local", "num_cpus": os.cpu_count(),
+                                                                       "include_dashboard": False}
         ray.init(log_to_driver=False, configure_logging=False, **init)
         started = True
     try:
@@ -250,13 +258,13 @@ def sweep(base: ExperimentConfig, grid: dict[str, list[Any]] | None = None, seed
             tuner = tune.Tuner.restore(str(path), trainable, resume_unfinished=True, resume_errored=True)
         else:
             if search is None:
-                param_space: dict[str, Any] = {"base": base.to_dict(), "seeds": tune.grid_search(list(range(seeds))),
+                param_space: dict[str, Any] = {"base": base.to_dict(), "trusted": base.trusted, "seeds": tune.grid_search(list(range(seeds))),
                                                "overrides": {k: tune.grid_search(v) for k, v in grid.items()}}
                 tune_config = tune.TuneConfig(num_samples=1, max_concurrent_trials=max_concurrent)
             else:
                 from ray.tune.search.optuna import OptunaSearch
 
-                param_space = {"base": base.to_dict(), "seeds": list(range(seeds)),
+                param_space = {"base": base.to_dict(), "trusted": base.trusted, "seeds": list(range(seeds)),
                                "overrides": {k: _tune_domain(v) for k, v in space.items()}}
                 tune_config = tune.TuneConfig(search_alg=OptunaSearch(metric=metric, mode=mode, seed=0), num_samples=samples,
                                               max_concurrent_trials=max_concurrent)

@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from sb3_fair.experiment.config import int_at_least
 from sb3_fair.experiment.reproduce.common import Output, median_steps_per_s, reproduce_parser
 
 #: the runs' folder under ``<out>/out/``
@@ -178,11 +179,11 @@ def plot(results: list[dict], path: Path) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     parser = reproduce_parser("paper001", __doc__)
-    parser.add_argument("--seeds", type=int, default=3)
-    parser.add_argument("--steps", type=int, default=1_000_000, help="agent-steps per training run")
-    parser.add_argument("--eval-episodes", type=int, default=10)
-    parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--throughput-steps", type=int, default=20_000)
+    parser.add_argument("--seeds", type=int_at_least(1), default=3)
+    parser.add_argument("--steps", type=int_at_least(1), default=1_000_000, help="agent-steps per training run")
+    parser.add_argument("--eval-episodes", type=int_at_least(1), default=10)
+    parser.add_argument("--workers", type=int_at_least(1), default=2)
+    parser.add_argument("--throughput-steps", type=int_at_least(1), default=20_000)
     parser.add_argument("--quick", action="store_true",
                         help="smoke run: 1 seed, 4,800 agent-steps (one rollout), 2 evaluation games, each metric's first setting only")
     parser.add_argument("--no-train", action="store_true", help=f"only re-summarise <out>/out/{RUNS_NAME}")

@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from sb3_fair.experiment.config import int_at_least, number_in
 from sb3_fair.experiment.reproduce.common import Output, median_steps_per_s, reproduce_parser
 
 #: the folder under ``<out>/out/`` of this reproduction's runs
@@ -179,16 +180,16 @@ def plot(results: list[dict], greedy: dict, path: Path, speeds: tuple[float, ...
 def main(argv: list[str] | None = None) -> None:
     """``sb3-fair reproduce paper002 [options]`` (``--help`` lists them)."""
     parser = reproduce_parser("paper002", __doc__)
-    parser.add_argument("--seeds", type=int, default=3)
-    parser.add_argument("--steps", type=int, default=50_000)
-    parser.add_argument("--max-steps", type=int, default=200)
-    parser.add_argument("--eval-episodes", type=int, default=30)
-    parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--throughput-steps", type=int, default=3000)
-    parser.add_argument("--curriculum", type=float, nargs=2, default=PAPER_CURRICULUM, metavar=("START", "END"),
+    parser.add_argument("--seeds", type=int_at_least(1), default=3)
+    parser.add_argument("--steps", type=int_at_least(1), default=50_000)
+    parser.add_argument("--max-steps", type=int_at_least(1), default=200)
+    parser.add_argument("--eval-episodes", type=int_at_least(1), default=30)
+    parser.add_argument("--workers", type=int_at_least(1), default=2)
+    parser.add_argument("--throughput-steps", type=int_at_least(1), default=3000)
+    parser.add_argument("--curriculum", type=number_in(0.0, strict=True), nargs=2, default=PAPER_CURRICULUM, metavar=("START", "END"),
                         help="pursuer speed at the start and end of training (paper: 1.2 0.4)")
-    parser.add_argument("--speeds", type=float, nargs="+", default=SPEEDS, help="pursuer speeds to evaluate at")
-    parser.add_argument("--size", type=float, default=6.0, help="side of the torus (paper: 6)")
+    parser.add_argument("--speeds", type=number_in(0.0, strict=True), nargs="+", default=SPEEDS, help="pursuer speeds to evaluate at")
+    parser.add_argument("--size", type=number_in(0.0, strict=True), default=6.0, help="side of the torus (paper: 6)")
     parser.add_argument("--variants", nargs="+", choices=list(VARIANTS), default=list(VARIANTS),
                         help="train only these variants (the table shows every variant with results)")
     parser.add_argument("--quick", action="store_true")

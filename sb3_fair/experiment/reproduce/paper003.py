@@ -50,6 +50,7 @@ import gymnasium as gym
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
+from sb3_fair.experiment.config import int_at_least, number_in
 from sb3_fair.experiment.reproduce.common import DATA, Output, median_steps_per_s, reproduce_parser
 
 #: the runs' folder under ``<out>/out/``
@@ -89,16 +90,8 @@ QUICK_EPISODES = {"donut": 6, "lending": 30}
 REFERENCE_EPISODES = 200
 
 
-class TerminalHorizon(gym.Wrapper):
-    """Report the end of every episode as ``terminated`` (how sb3-fair 0.1.0's doughnut env ended), for --ablation."""
-
-    def step(self, action):
-        obs, reward, terminated, truncated, info = self.env.step(action)
-        return obs, reward, terminated or truncated, False, info
-
-
-#: the ablation's ``env_wrapper`` entry
-TERMINAL_HORIZON = "sb3_fair.experiment.reproduce.paper003:TerminalHorizon"
+#: the ablation's ``env_wrapper`` entry: every episode end reported as ``terminated``, as sb3-fair 0.1.0's doughnut env did
+TERMINAL_HORIZON = "sb3_fair.envs.horizon:TerminalHorizon"
 
 
 def make_env(task: str, memory: str | None):
@@ -434,16 +427,17 @@ def ablation(args: argparse.Namespace, output: Output) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     parser = reproduce_parser("paper003", __doc__)
-    parser.add_argument("--seeds", type=int, default=5)
-    parser.add_argument("--episodes", type=int, default=1000)
-    parser.add_argument("--eval-every", type=int, default=20)
-    parser.add_argument("--eval-episodes", type=int, default=5)
+    parser.add_argument("--seeds", type=int_at_least(1), default=5)
+    parser.add_argument("--episodes", type=int_at_least(1), default=1000)
+    parser.add_argument("--eval-every", type=int_at_least(1), default=20)
+    parser.add_argument("--eval-episodes", type=int_at_least(1), default=5)
     parser.add_argument("--tasks", nargs="+", default=["donut", "lending"], choices=["donut", "lending"])
-    parser.add_argument("--methods", nargs="+", default=None, help="only these methods (default: all of the task)")
-    parser.add_argument("--workers", type=int, default=2)
-    parser.add_argument("--learning-rate", type=float, default=None,
+    parser.add_argument("--methods", nargs="+", default=None, choices=sorted({*DONUT_METHODS, *LENDING_METHODS}),
+                        help="only these methods (default: all of the task)")
+    parser.add_argument("--workers", type=int_at_least(1), default=2)
+    parser.add_argument("--learning-rate", type=number_in(0.0, strict=True), default=None,
                         help="for every method (default: the preset's, paper 003's 1e-4)")
-    parser.add_argument("--throughput-steps", type=int, default=5000)
+    parser.add_argument("--throughput-steps", type=int_at_least(1), default=5000)
     parser.add_argument("--quick", action="store_true",
                         help="tiny budget, to check the pipeline runs (records and PNGs under <out>/out/fairqcm/quick/, "
                              "a 'smoke run' section of its own in RESULTS.md)")

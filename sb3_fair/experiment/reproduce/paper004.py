@@ -56,6 +56,7 @@ from typing import Any
 
 import numpy as np
 
+from sb3_fair.experiment.config import int_at_least, number_in
 from sb3_fair.experiment.reproduce.common import Output, median_steps_per_s, reproduce_parser
 from sb3_fair.ppo.presets import ENV_IDS, PAPER_TIMESTEPS
 
@@ -587,13 +588,13 @@ def measures(args: argparse.Namespace, output: Output) -> None:
 def main(argv: list[str] | None = None) -> None:
     p = reproduce_parser("paper004", __doc__)
     p.add_argument("--part", choices=["lending", "attention", "epidemic", "speed", "measures"], required=True)
-    p.add_argument("--seeds", type=int, default=3)
-    p.add_argument("--timesteps", type=int, default=None, help="training steps per run (default: BUDGETS)")
-    p.add_argument("--methods", nargs="*", default=[*METHODS, "reference"])
-    p.add_argument("--workers", type=int, default=2, help="parallel runs (1: in this process)")
-    p.add_argument("--chunk", type=int, default=50_000, help="steps between checkpoints")
-    p.add_argument("--deadline-s", type=float, default=float("inf"), help="stop training (after a chunk) after this many seconds")
-    p.add_argument("--eval-episodes", type=int, default=None, help="override the protocol's episode count")
+    p.add_argument("--seeds", type=int_at_least(1), default=3)
+    p.add_argument("--timesteps", type=int_at_least(1), default=None, help="training steps per run (default: BUDGETS)")
+    p.add_argument("--methods", nargs="+", default=[*METHODS, "reference"], choices=[*METHODS, "reference"])
+    p.add_argument("--workers", type=int_at_least(1), default=2, help="parallel runs (1: in this process)")
+    p.add_argument("--chunk", type=int_at_least(1), default=50_000, help="steps between checkpoints")
+    p.add_argument("--deadline-s", type=number_in(0.0, strict=True), default=float("inf"), help="stop training (after a chunk) after this many seconds")
+    p.add_argument("--eval-episodes", type=int_at_least(1), default=None, help="override the protocol's episode count")
     p.add_argument("--report", action="store_true", help="write RESULTS.md and the PNG")
     p.add_argument("--report-only", action="store_true", help="no training, only the report of what is on disk")
     p.add_argument("--quick", action="store_true",

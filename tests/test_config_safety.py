@@ -1,0 +1,408 @@
+"""Configs are data, outputs stay in their folder, checkpoints stay small (issue 26): what a shared experiment
+file, a ``-p`` override or the config saved beside a model may and may not do."""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+from stable_baselines3 import DQN, SAC
+from stable_baselines3.common.callbacks import BaseCallback
+from torch import nn, optim
+
+from sb3_fair import FairDQN
+from sb3_fair.common.hyperparams import (
+    MAX_YAML_NODES,
+    import_object,
+    load_yaml,
+    parse_dict_expression,
+    resolve_hyperparams,
+)
+from sb3_fair.experiment import ExperimentConfig, build_model, load_model, train
+from sb3_fair.experiment.checkpoints import CompactCheckpointCallback, save_replay_buffer
+from sb3_fair.experiment.config import check_name
+from sb3_fair.experiment.run import save
+
+TRUST = r"--trust-config"
+
+
+@pytest.fixture
+def marker(tmp_path: Path) -> Path:
+    """A file that only code run from a config would create."""
+    return tmp_path / "pwned"
+
+
+# --- nothing in a config is eval'd -------------------------------------------------------------------------------------
+
+def test_rl_zoo_dict_strings_are_read_as_data(marker: Path) -> None:
+    out = parse_dict_expression("dict(net_arch=dict(pi=[64], vf=[64]), activation_fn=nn.Tanh, log_std_init=-2.5, ortho_init=False, "
+                                "optimizer_class=th.optim.Adam, optimizer_kwargs=dict(eps=1e-5), extra={'a': (1, None)})")
+    assert out == {"net_arch": {"pi": [64], "vf": [64]}, "activation_fn": nn.Tanh, "log_std_init": -2.5, "ortho_init": False,
+                   "optimizer_class": optim.Adam, "optimizer_kwargs": {"eps": 1e-5}, "extra": {"a": (1, None)}}
+    for text in (f"dict(a=th.os.system('touch {marker}'))", f"dict(a=__import__('os').system('touch {marker}'))",
+                 "dict(a=(lambda: 1)())", "dict(**{'a': 1})", "dict(a=[x for x in range(3)])", "dict(a=1 + 1)",
+                 f"dict(a=open('{marker}', 'w'))", "dict(a=nn.Module.__subclasses__)", "dict(a=th.load)"):
+        with pytest.raises(ValueError):
+            parse_dict_expression(text)
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize("key, value", [
+    ("massaging_tau", "builtins:exec"),
+    ("learning_rate", "os:system"),
+    ("policy", "subprocess.Popen"),
+    ("replay_buffer_class", "os.system"),
+    ("policy_kwargs", {"activation_fn": "os:system"}),
+    ("policy_kwargs", {"features_extractor_class": "sb3_fair.experiment.run:train"}),
+    ("exploration_fraction", "stable_baselines3.common.save_util:load_from_pkl"),
+    ("learning_rate", "stable_baselines3:DQN.load"),  # a method is not a top-level name
+    ("learning_rate", "sb3_fair.common.hyperparams:importlib"),  # a module re-exported by an allowed one
+    ("learning_rate", "sb3_fair.common._private:x"),
+])
+def test_objects_outside_the_allow_list_are_refused(key, value) -> None:
+    with pytest.raises(ValueError, match=rf"hyper-parameter '{key}': .*configs are data.*{TRUST}"):
+        resolve_hyperparams({key: value})
+
+
+@pytest.mark.parametrize("key, value, base", [
+    ("policy_kwargs", {"activation_fn": "torch.nn:Linear"}, None),  # a Module, so allowed
+    ("policy_kwargs", {"activation_fn": "sb3_fair.metrics:gini"}, "torch.nn.Module"),
+    ("policy_kwargs", {"features_extractor_class": "torch.nn:ReLU"}, "BaseFeaturesExtractor"),
+    ("policy_kwargs", {"optimizer_class": "torch.nn:ReLU"}, "torch.optim.Optimizer"),
+    ("replay_buffer_class", "stable_baselines3.common.buffers.RolloutBuffer", "ReplayBuffer"),
+    ("policy", "stable_baselines3.common.torch_layers.NatureCNN", "BasePolicy"),
+])
+def test_a_key_whose_role_is_known_names_a_class_of_that_kind(key, value, base) -> None:
+    if base is None:
+        assert resolve_hyperparams({key: value})[key]["activation_fn"] is nn.Linear
+        return
+    with pytest.raises(ValueError, match=rf"must name a subclass of .*{base}"):
+        resolve_hyperparams({key: value})
+
+
+def test_shipped_kinds_of_value_still_resolve() -> None:
+    from sb3_fair.common.long_term import lending_massaging_threshold
+    from sb3_fair.envs.pursuit import SpeedCurriculum
+    from sb3_fair.ppo.policies import MlpTrunk
+
+    out = resolve_hyperparams({"policy_kwargs": {"features_extractor_class": "sb3_fair.ppo.policies:MlpTrunk", "activation_fn": "torch.nn:ReLU"},
+                               "massaging_tau": "sb3_fair.common.long_term:lending_massaging_threshold",
+                               "policy": "stable_baselines3.dqn.MlpPolicy"})
+    assert out["policy_kwargs"] == {"features_extractor_class": MlpTrunk, "activation_fn": nn.ReLU}
+    assert out["massaging_tau"] is lending_massaging_threshold
+    assert import_object("sb3_fair.envs.pursuit:SpeedCurriculum", role="callback") is SpeedCurriculum
+    assert import_object("gymnasium.wrappers.TimeLimit", role="env_wrapper").__name__ == "TimeLimit"
+
+
+def _own_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, marker: Path) -> str:
+    """A user's module whose import and wrapper leave the marker: what --trust-config lets a config name."""
+    (tmp_path / "my_code.py").write_text(
+        "import gymnasium as gym\n"
+        f"MARKER = {str(marker)!r}\n"
+        "class MarkWrapper(gym.Wrapper):\n"
+        "    def __init__(self, env):\n"
+        "        super().__init__(env)\n"
+        "        open(MARKER, 'w').close()\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    sys.modules.pop("my_code", None)
+    return "my_code.MarkWrapper"
+
+
+def test_user_code_needs_an_explicit_opt_in(tmp_path, monkeypatch, marker) -> None:
+    wrapper = _own_module(tmp_path, monkeypatch, marker)
+    fields = dict(algo="dqn", env="CartPole-v1", hyperparams={"policy": "MlpPolicy", "env_wrapper": wrapper}, n_timesteps=1, eval_episodes=0)
+    with pytest.raises(ValueError, match=rf"hyper-parameter 'env_wrapper': 'my_code.MarkWrapper' is not in a package a config may name.*{TRUST}"):
+        ExperimentConfig(**fields)  # refused when the config is made, before anything is imported
+    assert not marker.exists() and "my_code" not in sys.modules
+    cfg = ExperimentConfig(**fields, trusted=True)
+    assert not marker.exists(), "a trusted config imports nothing until the model is built"
+    build_model(cfg)  # the opt-in: the wrapper runs
+    assert marker.exists()
+    assert cfg.replace(seed=2).trusted, "replace keeps the opt-in"
+    assert "trusted" not in cfg.to_dict(), "the opt-in is never written down"
+    with pytest.raises(ValueError, match=TRUST):
+        cfg.replace(trusted=False)
+
+
+def test_the_opt_in_cannot_come_from_a_file(tmp_path) -> None:
+    f = tmp_path / "exp.yml"
+    f.write_text("algo: dqn\nenv: CartPole-v1\ntrusted: true\n")
+    with pytest.raises(ValueError, match=r"unknown keys \['trusted'\]"):
+        ExperimentConfig.from_file(f)
+    cfg = ExperimentConfig(algo="dqn", env="CartPole-v1", n_timesteps=10)
+    cfg.save(tmp_path / "saved.yml")
+    assert "trusted" not in (tmp_path / "saved.yml").read_text()
+    with pytest.raises(ValueError, match="unknown config keys"):
+        ExperimentConfig.from_dict({**cfg.to_dict(), "trusted": True})
+
+
+def test_env_ids_that_import_a_module_need_the_opt_in() -> None:
+    with pytest.raises(ValueError, match=rf"env 'os:system' would import the module 'os'.*{TRUST}"):
+        ExperimentConfig(algo="dqn", env="os:system", n_timesteps=1)
+    assert ExperimentConfig(algo="dqn", env="os:system", n_timesteps=1, trusted=True).env == "os:system"
+
+
+def test_a_saved_models_config_is_data_too(tmp_path, monkeypatch, marker) -> None:
+    """The ``m.config.yml`` beside a model is read by load_model / ``sb3-fair evaluate``: edited to name code, it is refused."""
+    from sb3_fair import cli
+
+    cfg = ExperimentConfig(algo="dqn", env="CartPole-v1", hyperparams={"policy": "MlpPolicy", "learning_starts": 0}, n_timesteps=8,
+                           eval_episodes=0)
+    model = build_model(cfg)
+    save(model, cfg, tmp_path / "m.zip")
+    wrapper = _own_module(tmp_path, monkeypatch, marker)
+    saved = tmp_path / "m.config.yml"
+    data = yaml.safe_load(saved.read_text())
+    data["hyperparams"]["env_wrapper"] = wrapper
+    saved.write_text(yaml.safe_dump(data))
+    with pytest.raises(ValueError, match=TRUST):
+        load_model(tmp_path / "m.zip")
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(["evaluate", str(tmp_path / "m.zip"), "--episodes", "1"])
+    assert exit_info.value.code == 2 and not marker.exists()
+    cli.main(["evaluate", str(tmp_path / "m.zip"), "--episodes", "1", "--trust-config"])
+    assert marker.exists()
+
+
+def test_cli_overrides_are_data(tmp_path, marker, capsys) -> None:
+    from sb3_fair import cli
+
+    for param in (f"policy_kwargs=dict(net_arch=[8], activation_fn=th.os.system('touch {marker}'))",
+                  "callback=os.system", f"env_wrapper={{os.system: {{command: 'touch {marker}'}}}}", "normalize=__import__('os')"):
+        with pytest.raises(SystemExit) as exit_info:
+            cli.main(["train", "--algo", "dqn", "--env", "CartPole-v1", "--timesteps", "8", "-p", param, "--eval-episodes", "1"])
+        assert exit_info.value.code == 2, param
+        assert not marker.exists(), param
+    assert "configs are data" in capsys.readouterr().err
+
+
+def test_callbacks_must_be_callbacks() -> None:
+    fields = dict(algo="dqn", env="CartPole-v1", n_timesteps=8, eval_episodes=0)
+    with pytest.raises(ValueError, match=r"hyper-parameter 'callback': callback must name a subclass of .*BaseCallback"):
+        ExperimentConfig(**fields, hyperparams={"policy": "MlpPolicy", "callback": "sb3_fair.metrics.gini"})
+    cfg = ExperimentConfig(**fields, hyperparams={"policy": "MlpPolicy", "callback": {"sb3_fair.envs.pursuit:SpeedCurriculum": {"colour": 1}}})
+    with pytest.raises(ValueError, match=r"hyper-parameter 'callback': 'sb3_fair.envs.pursuit:SpeedCurriculum' refused its arguments"):
+        train(cfg, callback=_Steps())
+
+
+# --- YAML is bounded ----------------------------------------------------------------------------------------------------
+
+def _laughs(levels: int = 9) -> str:
+    lines = ["lol0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
+    lines += [f"lol{i}: &l{i} [{', '.join([f'*l{i - 1}'] * 10)}]" for i in range(1, levels + 1)]
+    return "\n".join(lines) + "\n"
+
+
+def test_yaml_alias_bombs_are_refused_quickly(tmp_path) -> None:
+    from sb3_fair import cli
+
+    bomb = _laughs()
+    t0 = time.perf_counter()
+    with pytest.raises(ValueError, match=rf"bomb.yml: YAML expands to more than {MAX_YAML_NODES:,} values"):
+        load_yaml(bomb, "bomb.yml")
+    (tmp_path / "exp.yml").write_text("algo: dqn\nenv: CartPole-v1\nn_timesteps: 10\nhyperparams:\n  policy_kwargs:\n"
+                                      + "".join("    " + line + "\n" for line in bomb.splitlines()))
+    with pytest.raises(ValueError, match="YAML expands to more than"):
+        ExperimentConfig.from_file(tmp_path / "exp.yml")
+    (tmp_path / "hp.yml").write_text("CartPole-v1:\n  policy: MlpPolicy\n  n_timesteps: 10\n  extra:\n"
+                                     + "".join("    " + line + "\n" for line in bomb.splitlines()))
+    with pytest.raises(ValueError, match="YAML expands to more than"):
+        ExperimentConfig.from_hyperparams("dqn", "CartPole-v1", file=tmp_path / "hp.yml")
+    with pytest.raises(SystemExit):
+        cli.main(["train", "--config", str(tmp_path / "exp.yml")])
+    assert time.perf_counter() - t0 < 10
+
+
+def test_yaml_recursion_and_depth_are_refused_and_anchors_still_work() -> None:
+    with pytest.raises(ValueError, match="recursive alias"):
+        load_yaml("a: &a [1, *a]", "r.yml")
+    with pytest.raises(ValueError, match="nested deeper than"):
+        load_yaml("[" * 150 + "]" * 150, "d.yml")
+    data = load_yaml("base: &b {lr: 1, arch: [64]}\nrun: *b\n", "ok.yml")
+    assert data == {"base": {"lr": 1, "arch": [64]}, "run": {"lr": 1, "arch": [64]}}
+    data["run"]["arch"].append(32)
+    assert data["base"]["arch"] == [64], "an alias is a copy: changing one place never changes another"
+    with pytest.raises(ValueError, match="not valid YAML"):
+        load_yaml("a: !!python/object/apply:os.system ['true']", "tag.yml")
+
+
+# --- outputs stay in their folder -------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["../escape", "/tmp/abs", "a/b", "..", ".", "", " ", "a\\b", "a\nb", "x" * 201])
+def test_run_group_and_variant_names_are_plain(name) -> None:
+    for field in ("name", "group"):
+        with pytest.raises(ValueError, match=rf"{field} must be a plain name"):
+            ExperimentConfig(algo="dqn", env="CartPole-v1", n_timesteps=1, **{field: name})
+    with pytest.raises(ValueError, match="must be a plain name"):
+        check_name(name, "name")
+
+
+def test_cli_names_cannot_leave_the_output_folder(tmp_path, monkeypatch) -> None:
+    from sb3_fair import cli
+
+    work = tmp_path / "outer" / "work"
+    work.mkdir(parents=True)
+    monkeypatch.chdir(work)
+    for name in ("../../escaped", str(tmp_path / "abs"), "a/b"):
+        with pytest.raises(SystemExit) as exit_info:
+            cli.main(["train", "--algo", "dqn", "--env", "CartPole-v1", "--timesteps", "8", "--checkpoint-every", "4", "--name", name])
+        assert exit_info.value.code == 2
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(["sweep", "--algo", "dqn", "--env", "CartPole-v1", "--timesteps", "8", "--name", "../escape", "--storage", "sweeps"])
+    assert exit_info.value.code == 2
+    assert list(work.iterdir()) == [] and list((tmp_path / "outer").iterdir()) == [work]
+    assert not (tmp_path / "abs").exists() and not list(tmp_path.rglob("escape*"))
+
+
+def test_checkpoints_without_save_path_go_under_checkpoints_of_the_working_folder(tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    cfg = ExperimentConfig(algo="dqn", env="sb3_fair/DonutAllocation-v0", hyperparams={"policy": "MlpPolicy", "learning_starts": 0},
+                           n_timesteps=20, eval_episodes=0, checkpoint_every=10)
+    assert cfg.run_name == "dqn-sb3_fair_DonutAllocation-v0-seed0"
+    train(cfg)
+    files = sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*") if p.is_file())
+    folder = "checkpoints/dqn-sb3_fair_DonutAllocation-v0-seed0/"
+    assert files == [folder + f for f in ("model.config.yml", "model_10_steps.zip", "model_20_steps.zip",
+                                          "model_replay_buffer_20_steps.pkl")]
+
+
+# --- checkpoints stay small --------------------------------------------------------------------------------------------
+
+def _equal_buffers(a, b) -> None:
+    assert type(a) is type(b) and set(vars(a)) == set(vars(b))
+    for key, value in vars(a).items():
+        other = vars(b)[key]
+        if isinstance(value, np.ndarray):
+            assert value.dtype == other.dtype and value.shape == other.shape and np.array_equal(value, other), key
+        elif isinstance(value, dict) and value and all(isinstance(v, np.ndarray) for v in value.values()):
+            assert all(np.array_equal(value[k], other[k]) and value[k].shape == other[k].shape for k in value), key
+        elif key != "device":
+            assert value == other, key
+
+
+@pytest.mark.parametrize("make", [
+    lambda: DQN("MlpPolicy", "CartPole-v1", buffer_size=50_000, learning_starts=0, seed=0),
+    lambda: DQN("MlpPolicy", "CartPole-v1", buffer_size=50_000, learning_starts=0, seed=0, optimize_memory_usage=True,
+                replay_buffer_kwargs={"handle_timeout_termination": False}),
+    lambda: SAC("MlpPolicy", "Pendulum-v1", buffer_size=50_000, learning_starts=50, seed=0),
+], ids=["dqn", "dqn-memory-optimised", "sac"])
+def test_a_compact_buffer_loads_back_bit_for_bit(make, tmp_path) -> None:
+    model = make()
+    model.learn(150)
+    size = save_replay_buffer(model.replay_buffer, tmp_path / "b.pkl")
+    model.save_replay_buffer(tmp_path / "full.pkl")
+    assert size < (tmp_path / "full.pkl").stat().st_size / 20
+    fresh = type(model)("MlpPolicy", model.get_env(), buffer_size=50_000)
+    fresh.load_replay_buffer(tmp_path / "b.pkl")  # SB3's own loader reads it
+    _equal_buffers(model.replay_buffer, fresh.replay_buffer)
+
+
+def test_fairqcm_counterfactual_buffer_loads_back_bit_for_bit(tmp_path) -> None:
+    from sb3_fair.envs import DonutAllocationEnv, make_donut_allocation
+    from sb3_fair.wrappers import FairnessReward, MemoryAugmentation
+
+    dict_env = FairnessReward(MemoryAugmentation(DonutAllocationEnv(), encoding="binary", dict_observation=True), welfare="log_nash")
+    for env in (make_donut_allocation(), dict_env):
+        policy = "MultiInputPolicy" if hasattr(env.observation_space, "spaces") else "MlpPolicy"
+        model = FairDQN(policy, env, counterfactual=True, buffer_size=20_000, learning_starts=0, seed=0)
+        model.learn(120)
+        assert model.replay_buffer.pos > 120, "real and counterfactual rows"
+        save_replay_buffer(model.replay_buffer, tmp_path / "b.pkl")
+        other = FairDQN(policy, env, counterfactual=True, buffer_size=20_000)
+        other.load_replay_buffer(tmp_path / "b.pkl")
+        _equal_buffers(model.replay_buffer, other.replay_buffer)
+
+
+def test_checkpoint_disk_use_follows_what_was_stored(tmp_path) -> None:
+    """SB3's CheckpointCallback pickles the preallocated 1,000,000-row buffer at every checkpoint (~340 MB each for
+    the doughnut task, 1 GB for this run); sb3-fair's writes the filled rows and keeps the newest buffer only."""
+    cfg = ExperimentConfig.from_hyperparams("fair_dqn", "sb3_fair/DonutAllocation-v0", n_timesteps=600, eval_episodes=0,
+                                            checkpoint_every=200, save_path=str(tmp_path / "m.zip"))
+    assert cfg.hyperparams.get("buffer_size", 1_000_000) == 1_000_000
+    result = train(cfg)
+    files = sorted(p.name for p in (tmp_path / "m").iterdir())
+    assert files == ["model.config.yml", "model_200_steps.zip", "model_400_steps.zip", "model_600_steps.zip",
+                     "model_replay_buffer_600_steps.pkl"]
+    on_disk = sum(p.stat().st_size for p in (tmp_path / "m").iterdir() if p.suffix in (".zip", ".pkl"))
+    assert result.checkpoint_bytes == on_disk < 20_000_000
+
+
+def test_checkpoint_buffers_keeps_the_newest_n(tmp_path) -> None:
+    model = DQN("MlpPolicy", "CartPole-v1", buffer_size=5_000, learning_starts=0, seed=0)
+    callback = CompactCheckpointCallback(25, str(tmp_path), name_prefix="m", save_replay_buffer=True, keep_buffers=2)
+    model.learn(100, callback=callback)
+    assert sorted(p.name for p in tmp_path.glob("*.pkl")) == ["m_replay_buffer_100_steps.pkl", "m_replay_buffer_75_steps.pkl"]
+    assert len(list(tmp_path.glob("*.zip"))) == 4
+    with pytest.raises(ValueError, match="keep_buffers must be an int >= 0"):
+        CompactCheckpointCallback(25, str(tmp_path), keep_buffers=-1)
+    with pytest.raises(ValueError, match="checkpoint_buffers must be an int >= 0"):
+        ExperimentConfig(algo="dqn", env="CartPole-v1", n_timesteps=1, checkpoint_buffers=-1)
+
+
+def test_resuming_without_a_buffer_says_so(tmp_path) -> None:
+    cfg = ExperimentConfig(algo="dqn", env="CartPole-v1", hyperparams={"policy": "MlpPolicy", "learning_starts": 0, "buffer_size": 500},
+                           n_timesteps=100, eval_episodes=0, checkpoint_every=50, save_path=str(tmp_path / "m.zip"))
+    train(cfg)
+    assert not (tmp_path / "m" / "model_replay_buffer_50_steps.pkl").exists()
+    with pytest.warns(UserWarning, match="no replay buffer beside model_50_steps.zip"):
+        train(cfg.replace(n_timesteps=120, checkpoint_every=None, save_path=None), resume=tmp_path / "m" / "model_50_steps.zip")
+
+
+# --- values that used to pass the checks and fail later -----------------------------------------------------------------
+
+class _Steps(BaseCallback):
+    def _on_step(self) -> bool:
+        raise AssertionError("training started")
+
+
+def test_values_that_would_fail_mid_training_are_refused_before(tmp_path) -> None:
+    cfg = ExperimentConfig(algo="ppo", env="CartPole-v1", hyperparams={"policy": "MlpPolicy", "batch_size": 64.5, "n_steps": 128},
+                           n_timesteps=256, eval_episodes=0)
+    with pytest.raises(ValueError, match=r"hyper-parameter 'batch_size' must be an int, got 64.5"):
+        train(cfg, callback=_Steps())
+    assert build_model(cfg.replace(hyperparams={"batch_size": 64.0})).batch_size == 64  # a whole float is an int
+    (tmp_path / "file").write_text("")
+    for bad in (tmp_path / "file" / "m.zip", tmp_path):
+        with pytest.raises(ValueError, match="save_path"):
+            train(cfg.replace(hyperparams={"batch_size": 64}, save_path=str(bad)), callback=_Steps())
+
+
+@pytest.mark.parametrize("paper", ["paper001", "paper002", "paper003", "paper004"])
+def test_reproduce_refuses_zero_seeds(paper, capsys) -> None:
+    from sb3_fair import cli
+
+    extra = ["--part", "lending"] if paper == "paper004" else []
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(["reproduce", paper, *extra, "--seeds", "0"])
+    assert exit_info.value.code == 2 and "argument --seeds: must be an int >= 1, got '0'" in capsys.readouterr().err
+
+
+# --- sweeps start their own Ray unless told to join one -----------------------------------------------------------------
+
+class _Stop(Exception):
+    pass
+
+
+@pytest.mark.parametrize("address, expected", [(None, {"address": "local", "include_dashboard": False}), ("auto", {"address": "auto"})])
+def test_sweeps_start_a_local_ray_of_their_own(address, expected, monkeypatch, tmp_path) -> None:
+    """A cluster that ended uncleanly leaves its address in /tmp/ray/ray_current_cluster, which a plain ray.init()
+    joins (and then refuses num_cpus); address="local" always starts a fresh one."""
+    ray = pytest.importorskip("ray")
+    from sb3_fair.experiment.sweep import sweep
+
+    seen = {}
+
+    def init(**kwargs):
+        seen.update(kwargs)
+        raise _Stop
+
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)
+    monkeypatch.setattr(ray, "init", init)
+    with pytest.raises(_Stop):
+        sweep(ExperimentConfig(algo="dqn", env="CartPole-v1", n_timesteps=8), name="s", storage=tmp_path, address=address)
+    assert {k: seen[k] for k in expected} == expected
+    assert ("num_cpus" in seen) == (address is None)
