@@ -171,11 +171,14 @@ def log_nash(u: Any) -> float:
     """Log-Nash welfare of ``u + 1``: ``log Nash(u + 1) = sum_i log(u_i + 1)``.
 
     This is the per-timepoint aggregation of Alamdari et al.'s (2024) doughnut experiment (§6.1, A.4.1).
-    Requires ``u_i > -1``.
+    Requires ``u_i > -1``: at ``u_i = -1`` the term is ``log 0`` and below it the log of a negative
+    number, so the welfare is undefined there and a ``ValueError`` is raised (never NaN or -inf).
+    :class:`~sb3_fair.common.monitor.FairnessMonitor` leaves the ``log_nash`` figure out of such an
+    episode (:data:`sb3_fair.common.figures.DOMAINS`).
     """
     v = _as_vector(u)
     if np.any(v <= -1):
-        raise ValueError(f"log_nash needs every u_i > -1, got {v}")
+        raise ValueError(f"log_nash needs every u_i > -1 (log(1 + u_i) is undefined at u_i <= -1), got {v.tolist()}")
     return float(np.sum(np.log1p(v)))
 
 
@@ -229,11 +232,15 @@ def parity(u: Any) -> float:
 def gini(u: Any) -> float:
     """Gini coefficient ``sum_i sum_j |u_i - u_j| / (2 n^2 mean(u))`` in [0, 1 - 1/n]; 0 = equal.
 
-    Returns 0 for an all-zero vector. Requires ``u_i >= 0``.
+    Returns 0 for an all-zero vector. Requires ``u_i >= 0``: the index measures each one's share of
+    a non-negative total, and with negative values it leaves [0, 1] or divides by a total of 0
+    (``gini([-1, 1])``), so a ``ValueError`` is raised. :class:`~sb3_fair.common.monitor.FairnessMonitor`
+    leaves the ``gini`` figure out of an episode with a negative return
+    (:data:`sb3_fair.common.figures.DOMAINS`).
     """
     v = _as_vector(u)
     if np.any(v < 0):
-        raise ValueError("gini needs non-negative utilities")
+        raise ValueError(f"gini needs non-negative utilities (every u_i >= 0), got {v.tolist()}")
     n = v.size
     total = v.sum()
     if total == 0:
@@ -552,8 +559,8 @@ def group_contrasts(
     :param groups: protected attribute per stakeholder.
     :param metric: ``"dp"``, ``"csp"`` or ``"cf"``.
     :param factors: legitimate factor per stakeholder (``"csp"``).
-    :param twins: index of each stakeholder's counterfactual twin (``"cf"``); stakeholders whose
-        twin index is greater than their own are the factual side of the pair.
+    :param twins: index of each stakeholder's counterfactual twin (``"cf"``), in ``[0, n - 1]``;
+        stakeholders whose twin index is greater than their own are the factual side of the pair.
     :return: ``(K, n)`` float array; ``K = 0`` when no row can be formed (e.g. one group only).
     """
     g = _as_groups(groups, np.asarray(groups).size)
@@ -576,6 +583,10 @@ def group_contrasts(
         if twins is None:
             raise ValueError("metric 'cf' needs twins")
         tw = _as_groups(twins, n, "twins")
+        if np.any((tw < 0) | (tw >= n)):
+            bad = int(np.flatnonzero((tw < 0) | (tw >= n))[0])
+            raise ValueError(f"twins must be indices of stakeholders in [0, {n - 1}] (one per stakeholder), got {tw.tolist()}: "
+                             f"stakeholder {bad} has twin {int(tw[bad])}")
         factual = np.flatnonzero(tw > np.arange(n))
         c = np.zeros((factual.size, n))
         c[np.arange(factual.size), factual] = 1.0

@@ -9,9 +9,15 @@ then a check that the network is still finite). No Fair class overrides ``learn`
 
 from __future__ import annotations
 
+import base64
+import io
 import logging
+import pathlib
+import zipfile
 from collections import deque
 from typing import Any
+
+import cloudpickle
 
 import numpy as np
 import torch as th
@@ -19,6 +25,7 @@ from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.callbacks import BaseCallback, ConvertCallback
 from stable_baselines3.common.env_util import is_wrapped
 from stable_baselines3.common.on_policy_algorithm import OnPolicyAlgorithm
+from stable_baselines3.common.save_util import open_path
 from stable_baselines3.common.type_aliases import GymEnv, MaybeCallback
 from stable_baselines3.common.vec_env import VecEnv
 
@@ -57,8 +64,19 @@ class FairAlgorithmMixin:
     :param wandb: stream the logs to Weights & Biases: ``True`` or a dict of :func:`wandb.init`
         arguments (offline without credentials; a W&B failure never stops training).
 
+    An observation that is NaN or inf (the env's, after any wrapper and ``VecNormalize``) stops
+    training with a ``ValueError`` at the step that returned it, before the policy sees it (SB3 would
+    pass it on, and a categorical policy would fail inside torch). The check is one
+    ``np.isfinite`` per step on the observations the rollout already holds (floating-point ones
+    only); it draws no random number and changes nothing for finite observations.
+
+    ``load`` refuses a zip saved by an algorithm whose policy this class cannot use (e.g.
+    ``FairDQN.load`` of a FairPPO zip) with a ``ValueError`` naming both classes; a zip of the SB3
+    parent loads into its Fair class as before.
+
     A network that turns NaN or inf stops training with a ``FloatingPointError`` that names the
-    likely cause (non-finite rewards, large fairness weights, or the learning rate), rather than
+    likely cause (non-finite observations or rewards in the buffer, large fairness weights when a
+    fairness term is on, or the learning rate), rather than
     training on silently as SB3 would: once a parameter is NaN every later update is NaN too, so
     skipping the update could not recover. The check (each tensor's largest magnitude) runs
     after every update of an on-policy algorithm and after every :attr:`FINITE_CHECK_EVERY`-th of
@@ -78,6 +96,8 @@ class FairAlgorithmMixin:
         self._continues_learning = False
         #: the recent episodes' fairness figures behind ``fairness/*`` (saved with the model, so a resumed run keeps them)
         self.fairness_episodes: deque[dict[str, float]] | None = None
+        #: the class that saved the model, stored in its zip (``load`` names it when another class is used)
+        self._saved_by = type(self).__name__
         super().__init__(*args, **kwargs)
 
     def train(self, *args: Any, **kwargs: Any) -> None:
@@ -99,22 +119,65 @@ class FairAlgorithmMixin:
             peaks = [p.abs().max() for p in self.policy.parameters() if p.numel()]  # type: ignore[attr-defined]
         return not peaks or bool(th.isfinite(th.stack(peaks)).all())
 
+    def fairness_active(self) -> bool:
+        """Whether a fairness term of this model changes its training (a weight > 0, massaging, counterfactual replay ...).
+
+        Read from the attributes the fairness mixins own; ``False`` for a Fair class that behaves as its parent.
+        """
+        return bool(
+            getattr(self, "penalized", False)  # the group penalty (FairPPO and its siblings)
+            or getattr(self, "long_term_regularized", False)  # F-PPO / A-PPO
+            or getattr(self, "massaging", False)  # F-PPO's action massaging
+            or getattr(self, "counterfactual", False)  # FairQCM's counterfactual replay
+            or getattr(self, "potential_shaping", False)
+            or float(getattr(self, "equivariance_coef", 0.0) or 0.0) > 0  # Fair-ER / Fair-E
+        )
+
+    def _non_finite_inputs(self) -> str | None:
+        """What in the training buffer is NaN or inf (observations, rewards), in words; ``None`` if all is finite."""
+        buffer = getattr(self, "rollout_buffer", None) or getattr(self, "replay_buffer", None)
+        if buffer is None:
+            return None
+        found = []
+        for attr, what in (("observations", "observations"), ("next_observations", "next observations"),
+                           ("rewards", "rewards")):
+            if not _all_finite(getattr(buffer, attr, None)):
+                found.append(what)
+        if not found:
+            return None
+        return (f"the env's {' and '.join(found)} (as stored in the buffer) hold NaN or inf; check the env and any wrapper "
+                "(or VecNormalize)")
+
     def _raise_non_finite(self, exc: BaseException | None = None) -> None:
         name = type(self).__name__
-        buffer = getattr(self, "rollout_buffer", None) or getattr(self, "replay_buffer", None)
-        rewards = getattr(buffer, "rewards", None)
-        config = self.fairness_config()
-        if rewards is not None and not np.all(np.isfinite(rewards)):
-            cause = "the env's rewards (as stored in the buffer) hold NaN or inf; check the env and any reward wrapper"
-        elif config:
-            cause = (f"a fairness weight too large for the reward scale, or the learning rate; the fairness settings were "
-                     f"{config}")
+        inputs = self._non_finite_inputs()
+        if inputs is not None:
+            cause = inputs
+        elif self.fairness_active():
+            cause = (f"a fairness weight too large for the reward scale, or the learning rate (the observations and "
+                     f"rewards in the buffer are finite); the fairness settings were {self.fairness_config()}")
         else:
-            cause = "the learning rate or the reward scale is too large for this network"
+            cause = ("the learning rate or the reward scale is too large for this network (fairness is off and the "
+                     "observations and rewards in the buffer are finite)")
         raise FloatingPointError(
             f"{name}: the policy's parameters became NaN or inf during training (update {self._train_calls}, "
             f"{self.num_timesteps} timesteps). Likely cause: {cause}. Training stopped."  # type: ignore[attr-defined]
         ) from exc
+
+    @classmethod
+    def load(cls, path: str | pathlib.Path | io.BufferedIOBase, env: GymEnv | None = None, device: th.device | str = "auto",
+             custom_objects: dict[str, Any] | None = None, print_system_info: bool = False, force_reset: bool = True,
+             **kwargs: Any) -> Any:
+        """SB3's ``load``, after a check that the zip was saved by an algorithm whose policy this class can use.
+
+        :raises ValueError: naming the class that saved the zip and this one, e.g. for
+            ``FairDQN.load`` of a FairPPO zip (SB3 would fail later inside the policy's constructor).
+        """
+        _check_saved_class(cls, path, custom_objects)
+        model = super().load(path, env=env, device=device, custom_objects=custom_objects,  # type: ignore[misc]
+                             print_system_info=print_system_info, force_reset=force_reset, **kwargs)
+        model._saved_by = type(model).__name__  # saved again, it is this class's zip
+        return model
 
     @staticmethod
     def _wrap_env(env: GymEnv, verbose: int = 0, monitor_wrapper: bool = True) -> VecEnv:
@@ -164,7 +227,8 @@ class FairAlgorithmMixin:
             user = [callback]
         else:
             user = [] if callback is None else [ConvertCallback(callback)]
-        return super()._init_callback([*self._fairness_callbacks(), self.fairness_callback, *user], progress_bar)  # type: ignore[misc]
+        callbacks = [FiniteObservationCheck(), *self._fairness_callbacks(), self.fairness_callback, *user]
+        return super()._init_callback(callbacks, progress_bar)  # type: ignore[misc]
 
     def _setup_learn(self, total_timesteps: int, callback: MaybeCallback = None, reset_num_timesteps: bool = True,
                      tb_log_name: str = "run", progress_bar: bool = False) -> Any:
@@ -173,8 +237,147 @@ class FairAlgorithmMixin:
         return super()._setup_learn(total_timesteps, callback, reset_num_timesteps, tb_log_name, progress_bar)  # type: ignore[misc]
 
     def _excluded_save_params(self) -> list[str]:
-        return [*super()._excluded_save_params(), "fairness_callback", "_warned_no_figures", "_train_calls", "_continues_learning"]  # type: ignore[misc]
+        return [*super()._excluded_save_params(), "fairness_callback", "_warned_no_figures", "_train_calls",  # type: ignore[misc]
+                "_continues_learning"]
 
     def fairness_config(self) -> dict[str, Any]:
         """The fairness hyperparameters (stored in the W&B run config)."""
         return {}
+
+
+def _all_finite(values: Any) -> bool:
+    """Whether an observation (an array, a dict of arrays as in a Dict space, or ``None``) holds no NaN or inf.
+
+    Integer and boolean arrays (images, discrete observations) cannot hold either and are not scanned.
+    """
+    if values is None:
+        return True
+    if isinstance(values, dict):
+        return all(_all_finite(v) for v in values.values())
+    if isinstance(values, th.Tensor):
+        return not values.is_floating_point() or bool(th.isfinite(values).all())
+    arr = np.asarray(values)
+    return arr.dtype.kind not in "fc" or bool(np.isfinite(arr).all())
+
+
+def _first_bad_row(values: Any) -> int:
+    """The first sub-env whose observation (a batch, or a dict of batches) holds NaN or inf."""
+    if isinstance(values, dict):
+        rows = [_first_bad_row(v) for v in values.values() if not _all_finite(v)]
+        return min(rows) if rows else -1
+    arr = np.asarray(values)
+    bad = ~np.isfinite(arr.reshape(len(arr), -1)).all(axis=1) if arr.ndim else np.array([True])
+    return int(np.flatnonzero(bad)[0]) if bad.any() else -1
+
+
+class FiniteObservationCheck(BaseCallback):
+    """Stops training with a clear error at the step whose observation is NaN or inf, before the policy sees it.
+
+    SB3 hands each observation to the policy at the next step; a NaN would make every action
+    distribution NaN (torch's ``Categorical`` then raises its own ``ValueError``) or, off-policy,
+    reach the network's weights at the next update. Checked: the observation the rollout starts
+    from, every step's ``new_obs`` and the terminal observation of an episode that ended (SB3
+    bootstraps from it). One ``np.isfinite`` per step; no random number is drawn.
+    """
+
+    def _fail(self, where: str, sub_env: int) -> None:
+        raise ValueError(
+            f"{type(self.model).__name__}: the env returned an observation holding NaN or inf ({where}, sub-env {sub_env}, "
+            f"{self.model.num_timesteps} timesteps): the observations are the cause; check the env and its wrappers "
+            "(or VecNormalize). SB3 would feed it to the policy, whose outputs would become NaN"
+        )
+
+    def _on_training_start(self) -> None:
+        last = getattr(self.model, "_last_obs", None)
+        if not _all_finite(last):
+            self._fail("the observation training starts from", _first_bad_row(last))
+
+    def _on_step(self) -> bool:
+        new_obs = self.locals.get("new_obs")
+        if not _all_finite(new_obs):
+            self._fail("the observation after this step", _first_bad_row(new_obs))
+        dones = self.locals.get("dones")
+        if dones is not None and np.any(dones):
+            for i, info in enumerate(self.locals.get("infos") or ()):
+                if dones[i] and not _all_finite(info.get("terminal_observation")):
+                    self._fail("the terminal observation of the episode that ended", i)
+        return True
+
+
+# the policy families whose classes the algorithms cannot exchange, most specific first
+def _policy_families() -> list[tuple[type, str]]:
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+    from sb3_contrib.common.recurrent.policies import RecurrentActorCriticPolicy
+    from stable_baselines3.common.policies import ActorCriticPolicy
+    from stable_baselines3.dqn.policies import DQNPolicy
+    from stable_baselines3.sac.policies import SACPolicy
+    from stable_baselines3.td3.policies import TD3Policy
+
+    return [(RecurrentActorCriticPolicy, "RecurrentPPO"), (MaskableActorCriticPolicy, "MaskablePPO"),
+            (ActorCriticPolicy, "PPO / A2C"), (DQNPolicy, "DQN"), (TD3Policy, "TD3 / DDPG"), (SACPolicy, "SAC")]
+
+
+def _policy_family(policy_class: Any) -> str | None:
+    if not isinstance(policy_class, type):
+        return None
+    for base, family in _policy_families():
+        if issubclass(policy_class, base):
+            return family
+    return None
+
+
+def _saved_data(path: str | pathlib.Path | io.BufferedIOBase) -> dict[str, Any] | None:
+    """The JSON ``data`` of an SB3 zip, without its parameters (``None`` if it cannot be read: SB3's load then says why)."""
+    try:
+        file = open_path(path, "r", verbose=0, suffix="zip")
+    except Exception:  # noqa: BLE001 - SB3's own load reports a missing file
+        return None
+    own = not isinstance(path, io.BufferedIOBase)
+    start = None if own else file.tell()
+    try:
+        with zipfile.ZipFile(file) as archive:
+            if "data" not in archive.namelist():
+                return None
+            import json
+
+            return json.loads(archive.read("data").decode())
+    except Exception:  # noqa: BLE001 - not a zip SB3 can read: its own load says so
+        return None
+    finally:
+        if own:
+            file.close()
+        else:
+            file.seek(start)
+
+
+def _check_saved_class(cls: type, path: Any, custom_objects: dict[str, Any] | None) -> None:
+    """Raise a ValueError naming both classes when the zip at ``path`` holds a policy ``cls`` cannot use."""
+    data = _saved_data(path)
+    if data is None or "policy_class" not in data:
+        return
+    if custom_objects and "policy_class" in custom_objects:
+        saved_policy = custom_objects["policy_class"]
+    else:
+        item = data["policy_class"]
+        try:
+            saved_policy = cloudpickle.loads(base64.b64decode(item[":serialized:"].encode()))
+        except Exception:  # noqa: BLE001 - SB3 warns about what it cannot deserialize
+            return
+    saved_family = _policy_family(saved_policy)
+    families = {_policy_family(p) for p in getattr(cls, "policy_aliases", {}).values()} - {None}
+    if saved_family is None or not families or saved_family in families:
+        return
+    saved_by = data.get("_saved_by")
+    if isinstance(saved_by, str):
+        who = saved_by
+    elif "fairness_window" in data:
+        who = f"a Fair class of the {saved_family} family (saved before sb3-fair recorded the class)"
+    else:
+        who = f"an SB3 {saved_family} model"
+    where = f"the zip '{path}'" if isinstance(path, (str, pathlib.Path)) else "the zip"
+    raise ValueError(
+        f"{cls.__name__}.load: {where} was saved by {who}, whose policy {saved_policy.__name__} ({saved_family}) "
+        f"{cls.__name__} cannot use ({cls.__name__} takes {' or '.join(sorted(families))} policies): load it with "
+        f"{saved_by if isinstance(saved_by, str) else saved_family.split(' / ')[0]}.load (the class that saved it) or with "
+        "that algorithm's Fair class"
+    )

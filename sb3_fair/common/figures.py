@@ -11,8 +11,8 @@ name                    figure
 ``group_<g>_mean``      mean return of group ``g`` (one entry per group present)
 ``utilitarian``         sum of the returns
 ``egalitarian``         minimum return
-``log_nash``            sum of ``log(1 + return)`` (NaN if a return is <= -1)
-``gini``                Gini index of the returns (NaN if a return is negative)
+``log_nash``            sum of ``log(1 + return)``; left out of an episode with a return <= -1
+``gini``                Gini index of the returns; left out of an episode with a negative return
 ``max_unfairness``      largest ``|return_i - mean|``
 ``group_gap``           max minus min group mean (with two or more groups)
 ``dp``                  demographic parity gap, protected minus the others (signed)
@@ -27,7 +27,16 @@ name                    figure
 ======================  =========================================================================
 
 The DP and CSP figures need exactly two groups in the episode, one of them the protected group;
-CSP needs factors, CF twins. References: Alamdari, Klassen, Creager, McIlraith (2024), "Remembering
+CSP needs factors, CF twins.
+
+Two figures have a restricted domain (:data:`DOMAINS`), that of their metric function: ``log_nash``
+(Σ log(1 + u_i) is undefined for ``u_i <= -1``; Alamdari et al. 2024, §6.1) and ``gini`` (the Gini
+index is a share of the total, meaningless once a return is negative; its metric needs ``u_i >= 0``).
+An episode outside a figure's domain has no value for it: the figure is left out of that episode's
+figures (so the means over recent episodes and evaluation's averages use the episodes where it is
+defined) and :func:`episode_figures` reports it through ``on_out_of_domain``, with which the
+monitors warn once per figure. Called directly, the metric functions raise a ``ValueError``
+outside their domain. References: Alamdari, Klassen, Creager, McIlraith (2024), "Remembering
 to Be Fair: Non-Markovian Fairness in Sequential Decision Making", arXiv:2312.04772 (welfare);
 fair-PPO (the group figures): see :mod:`sb3_fair.metrics`.
 """
@@ -84,9 +93,8 @@ FIGURES: dict[str, tuple[_Applies, _Compute]] = {
                     lambda ep: {f"group_{g}_mean": v for g, v in metrics.group_means(ep.returns, ep.groups).items()}),
     "utilitarian": (lambda ep: True, lambda ep: {"utilitarian": metrics.utilitarian(ep.returns)}),
     "egalitarian": (lambda ep: True, lambda ep: {"egalitarian": metrics.egalitarian(ep.returns)}),
-    "log_nash": (lambda ep: True,
-                 lambda ep: {"log_nash": metrics.log_nash(ep.returns) if np.all(ep.returns > -1) else float("nan")}),
-    "gini": (lambda ep: True, lambda ep: {"gini": metrics.gini(ep.returns) if np.all(ep.returns >= 0) else float("nan")}),
+    "log_nash": (lambda ep: True, lambda ep: {"log_nash": metrics.log_nash(ep.returns)}),  # domain: DOMAINS
+    "gini": (lambda ep: True, lambda ep: {"gini": metrics.gini(ep.returns)}),
     "max_unfairness": (lambda ep: True,
                        lambda ep: {"max_unfairness": float(np.max(np.abs(metrics.unfairness(ep.returns))))}),
     "group_gap": (lambda ep: np.unique(ep.groups).size >= 2,
@@ -109,6 +117,12 @@ FIGURES: dict[str, tuple[_Applies, _Compute]] = {
 }
 #: every figure of the table
 FIGURE_NAMES: tuple[str, ...] = tuple(FIGURES)
+#: ``name -> (the episode's returns are in the figure's domain?, why not, in words)`` for the figures whose metric
+#: has a restricted domain; outside it the figure is left out of the episode's figures
+DOMAINS: dict[str, tuple[Callable[[np.ndarray], bool], str]] = {
+    "log_nash": (lambda r: bool(np.all(r > -1)), "log-Nash welfare sum_i log(1 + u_i) is undefined for a return <= -1"),
+    "gini": (lambda r: bool(np.all(r >= 0)), "the Gini index is not meaningful for negative returns"),
+}
 
 
 def check_figure_names(names: Sequence[str], argument: str = "metrics") -> tuple[str, ...]:
@@ -130,8 +144,12 @@ def episode_figures(
     twins: Any | None = None,
     protected: int = 1,
     names: Sequence[str] | None = None,
+    on_out_of_domain: Callable[[str, str], None] | None = None,
 ) -> dict[str, float]:
     """The figures of one episode that apply to it (table in the module docstring), by their one name.
+
+    A figure whose domain (:data:`DOMAINS`) the returns leave, e.g. ``gini`` of an episode with a
+    negative return, is left out (never NaN).
 
     :param returns: each stakeholder's (agent's) episode return.
     :param groups: each stakeholder's protected attribute.
@@ -140,6 +158,8 @@ def episode_figures(
     :param protected: the group value of the protected stakeholders.
     :param names: the figures to compute (default: all of :data:`FIGURE_NAMES`); those that do not
         apply to this episode are left out.
+    :param on_out_of_domain: called as ``on_out_of_domain(name, reason)`` for each figure left out
+        because the returns are outside its domain.
     :return: ``{figure: float}``.
     """
     ep = _Episode(
@@ -152,6 +172,10 @@ def episode_figures(
     out: dict[str, float] = {}
     for name in FIGURE_NAMES if names is None else names:
         applies, compute = FIGURES[name]
+        if name in DOMAINS and not DOMAINS[name][0](ep.returns):
+            if on_out_of_domain is not None:
+                on_out_of_domain(name, DOMAINS[name][1])
+            continue
         if applies(ep):
             out.update({k: float(v) for k, v in compute(ep).items()})
     return out
@@ -162,4 +186,4 @@ def scalar_figures(summary: dict[str, Any]) -> dict[str, float]:
     return {k: float(v) for k, v in summary.items() if np.isscalar(v)}
 
 
-__all__ = ["FIGURES", "FIGURE_NAMES", "check_figure_names", "episode_figures", "scalar_figures"]
+__all__ = ["DOMAINS", "FIGURES", "FIGURE_NAMES", "check_figure_names", "episode_figures", "scalar_figures"]

@@ -11,7 +11,9 @@ W&B trouble never stops training and never touches the other outputs (stdout, CS
   when training ends the buffer is drained, retrying until :data:`WANDB_DRAIN_FAILURES` calls in a
   row have failed; every failure is counted, and a summary is warned at the end of training when
   anything failed or was lost;
-* a failing ``run.finish`` is warned about, not swallowed;
+* a failing ``run.finish`` is warned about, not swallowed, and the run is let go: it is no longer
+  the process's active run, so the next model starts a run of its own instead of joining the
+  stale one;
 * steps stay monotonic across ``learn`` calls on one run: a call that restarts the timestep count
   (``reset_num_timesteps=True``) logs after the run's last step, so W&B neither drops its dumps nor
   overwrites the previous call's last values.
@@ -59,16 +61,25 @@ WANDB_DRAIN_FAILURES = 10
 WANDB_DRAIN_PAUSE = 0.2
 # set when an online start failed in this process: later runs start offline without waiting again
 _ONLINE_FAILED = False
+# the runs whose finish raised (held, so that no new run can take the id of a freed one): W&B may still hold them
+# as active, but they are never joined again
+_STALE_RUNS: list[Any] = []
+
+
+def _is_stale(run: Any) -> bool:
+    return run is not None and any(stale is run for stale in _STALE_RUNS)
 
 
 def active_wandb_run() -> Any | None:
-    """The W&B run active in this process, if any (``None`` also when wandb cannot be imported)."""
+    """The W&B run active in this process, if any (``None`` also when wandb cannot be imported, and for a run
+    whose ``finish`` failed: it is never joined again)."""
     try:
         import wandb
 
-        return wandb.run
+        run = wandb.run
     except Exception:  # noqa: BLE001
         return None
+    return None if _is_stale(run) else run
 
 
 def start_wandb_run(config: dict[str, Any], **init_kwargs: Any) -> Any | None:
@@ -82,10 +93,14 @@ def start_wandb_run(config: dict[str, Any], **init_kwargs: Any) -> Any | None:
     try:
         import wandb
 
-        if wandb.run is not None:
-            wandb.run.config.update(config, allow_val_change=True)
-            return wandb.run
+        active = active_wandb_run()
+        if active is not None:
+            active.config.update(config, allow_val_change=True)
+            return active
         kwargs = {"project": "sb3-fair", **init_kwargs}
+        if _STALE_RUNS and "reinit" not in kwargs:
+            # W&B may still list a run whose finish failed as active, and would hand it back: start a new one beside it
+            kwargs["reinit"] = "create_new"
         kwargs["mode"] = wandb_mode(kwargs.get("mode"))
         if "dir" not in kwargs and os.environ.get("WANDB_DIR"):  # read now: wandb reads it once per process
             kwargs["dir"] = os.environ["WANDB_DIR"]
@@ -202,12 +217,32 @@ def _last_step(run: Any) -> int | None:
 
 
 def finish_wandb_run(run: Any) -> None:
-    """``run.finish()``, with a failure warned about (the run's data may not be complete) instead of swallowed."""
+    """``run.finish()``, with a failure warned about (the run's data may not be complete) instead of swallowed.
+
+    After a failed finish the run is let go: it stops being the process's active run
+    (:func:`active_wandb_run`), so that the next :func:`start_wandb_run` starts a new run instead of
+    joining the stale one.
+    """
     try:
         run.finish()
     except Exception as exc:  # noqa: BLE001 - W&B must never stop training
-        warnings.warn(f"Weights & Biases could not finish the run ({exc!r}); its data may be incomplete (see its ./wandb folder)",
-                      stacklevel=2)
+        _STALE_RUNS.append(run)
+        _let_go(run)
+        warnings.warn(f"Weights & Biases could not finish the run ({exc!r}); its data may be incomplete (see its ./wandb folder). "
+                      "The run is let go: the next model starts a new run", stacklevel=2)
+
+
+def _let_go(run: Any) -> None:
+    """Clear W&B's global ``wandb.run`` if it is ``run`` (as a successful finish does)."""
+    try:
+        import wandb
+
+        if wandb.run is run:
+            from wandb.sdk.lib import module as wandb_module
+
+            wandb_module.unset_globals()
+    except Exception:  # noqa: BLE001 - an older or newer wandb: active_wandb_run still skips the run
+        pass
 
 
 def log_results(run: Any, images: dict[str, Any] | None = None, tables: dict[str, tuple[list[str], list[list[Any]]]] | None = None) -> bool:

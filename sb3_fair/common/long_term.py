@@ -32,9 +32,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import math
+
 import numpy as np
 
-from sb3_fair.common.validation import check_coef
+from sb3_fair.common.validation import check_coef, check_int, check_weights
 
 MODES = ("scaled", "literal")
 
@@ -155,11 +157,19 @@ def massaging_choice(probabilities: Any, short_term: Any, tau: float) -> int:
     :param short_term: Δs each candidate would leave.
     :param tau: the closeness threshold τ (``<= 0``: no massaging).
     :return: the index of the candidate to execute (0: keep the sampled action).
+    :raises ValueError: when a probability or a Δs is NaN or ``-inf`` (naming the candidate): the
+        fairest candidate would be undefined.
     """
     p = np.asarray(probabilities, dtype=np.float64)
     ds = np.asarray(short_term, dtype=np.float64)
     if p.shape != ds.shape or p.ndim != 1 or p.size == 0:
         raise ValueError(f"probabilities and short_term must be 1-D of the same non-zero length, got {p.shape} and {ds.shape}")
+    # +inf marks a candidate that cannot be executed (massage_actions: probability 0); NaN has no order at all
+    for values, name in ((p, "probabilities"), (ds, "short_term")):
+        bad = np.flatnonzero(np.isnan(values) | (values == -np.inf))
+        if bad.size:
+            raise ValueError(f"{name} must be numbers (+inf only for a candidate that cannot be executed): candidate "
+                             f"{int(bad[0])} has {values[bad[0]]}")
     allowed = np.abs(p - p[0]) < tau
     allowed[0] = True
     fairest = np.where(allowed, ds, np.inf)
@@ -168,17 +178,48 @@ def massaging_choice(probabilities: Any, short_term: Any, tau: float) -> int:
     return best if ds[best] < ds[0] else 0
 
 
+def _iteration(iteration: Any) -> int:
+    """The 0-based PPO iteration as an int (a NumPy int too; not a bool, a float or a string)."""
+    if isinstance(iteration, (bool, np.bool_)) or not isinstance(iteration, (int, np.integer)):
+        raise ValueError(f"iteration must be an int (the 0-based PPO iteration), got {iteration!r}")
+    return int(iteration)
+
+
+def _scaled_power(scale: float, base: float, exponent: int) -> float:
+    """``scale * base ** exponent`` for ``scale, base >= 0`` and ``exponent >= 0``, ``inf`` where it overflows.
+
+    Python's float power raises ``OverflowError`` past 1.8e308 (``1.2 ** 3940``), NumPy's warns and
+    gives inf; this gives inf silently, which a cap then turns into the cap. Underflow gives 0.
+    """
+    if scale == 0.0:
+        return 0.0
+    try:
+        return scale * base ** exponent
+    except OverflowError:
+        return math.inf
+
+
 def lending_massaging_threshold(iteration: int, tau_s: float = 0.5, i_s: int = 17, gamma: float = 0.985) -> float:
     """τ of Hu et al.'s (2024) bank-loan case study (§VI-A): ``1 - 2 τ(i)``, ``τ(i) = τ_s γ^(i - i_s)``
     for ``i >= i_s``, else 0.5 (so no massaging up to iteration ``i_s``, then a band that widens to 1).
 
+    A total function: in [0, 1] for every iteration (``γ^(i - i_s)`` underflows to 0 for a huge ``i``).
+
     :param iteration: the 0-based PPO iteration (rollout) index.
-    :param tau_s: τ_s (paper: 0.5).
-    :param i_s: the first iteration of the decay (paper: 17).
-    :param gamma: the decay factor γ (paper: 0.985).
+    :param tau_s: τ_s (paper: 0.5), in [0, 0.5] (a larger one would make τ negative).
+    :param i_s: the first iteration of the decay (paper: 17), an int >= 0.
+    :param gamma: the decay factor γ (paper: 0.985), in (0, 1] (a larger one would make τ go to -inf).
     :return: τ for :func:`massaging_choice`.
     """
-    t = tau_s * gamma ** (iteration - i_s) if iteration >= i_s else 0.5
+    i = _iteration(iteration)
+    tau_s = check_weights(tau_s, "tau_s")
+    gamma = check_weights(gamma, "gamma", allow_zero=False)
+    i_s = check_int(i_s, "i_s", 0)
+    if tau_s > 0.5:
+        raise ValueError(f"tau_s must be a number in [0, 0.5] (τ = 1 - 2 τ_s γ^(i - i_s) must stay >= 0), got {tau_s!r}")
+    if gamma > 1.0:
+        raise ValueError(f"gamma must be a number in (0, 1] (a decay: τ = 1 - 2 τ_s γ^(i - i_s) must stay >= 0), got {gamma!r}")
+    t = _scaled_power(tau_s, gamma, i - i_s) if i >= i_s else 0.5
     return 1.0 - 2.0 * t
 
 
@@ -189,28 +230,38 @@ def attention_massaging_threshold(iteration: int, tau: float = 0.08, i_s: int = 
     The action is a Gaussian over five logits, so Eq. 6 compares densities, as the authors' code does.
 
     :param iteration: the 0-based PPO iteration (rollout) index.
-    :param tau: τ (paper: 0.08).
-    :param i_s: the first iteration of massaging (code: 16).
+    :param tau: τ (paper: 0.08), a finite number >= 0.
+    :param i_s: the first iteration of massaging (code: 16), an int >= 0.
     :return: τ for :func:`massaging_choice`.
     """
-    return float(tau) if iteration >= i_s else 0.0
+    i = _iteration(iteration)
+    tau = check_weights(tau, "tau")
+    return tau if i >= check_int(i_s, "i_s", 0) else 0.0
 
 
 def epidemic_massaging_threshold(iteration: int, tau_e: float = 0.35, tau_s: float = 0.01, i_s: int = 50,
                                  gamma: float = 1.2) -> float:
     """τ of Hu et al.'s (2024) epidemic case study (§VI-C): ``min(τ_e, τ_s γ^(i - i_s))`` for ``i >= i_s``, else 0.
 
+    A total function: in [0, τ_e] for every iteration. ``γ^(i - i_s)`` overflows a float from
+    ``i - i_s = 3,893`` on (γ = 1.2); the cap τ_e is then the value, as it is long before.
+
     The paper uses it as Eq. 6's closeness threshold; the authors' code instead massages only when
     the sampled action's own probability is at most τ (for iterations > 50), with no closeness test.
 
     :param iteration: the 0-based PPO iteration (rollout) index.
-    :param tau_e: the cap τ_e (paper: 0.35).
-    :param tau_s: τ_s (paper: 0.01).
-    :param i_s: the first iteration of massaging (paper: 50).
-    :param gamma: the growth factor γ (paper: 1.2).
+    :param tau_e: the cap τ_e (paper: 0.35), a finite number >= 0.
+    :param tau_s: τ_s (paper: 0.01), a finite number >= 0.
+    :param i_s: the first iteration of massaging (paper: 50), an int >= 0.
+    :param gamma: the growth factor γ (paper: 1.2), a finite number > 0.
     :return: τ for :func:`massaging_choice`.
     """
-    return float(min(tau_e, tau_s * gamma ** (iteration - i_s))) if iteration >= i_s else 0.0
+    i = _iteration(iteration)
+    tau_e = check_weights(tau_e, "tau_e")
+    tau_s = check_weights(tau_s, "tau_s")
+    gamma = check_weights(gamma, "gamma", allow_zero=False)
+    i_s = check_int(i_s, "i_s", 0)
+    return float(min(tau_e, _scaled_power(tau_s, gamma, i - i_s))) if i >= i_s else 0.0
 
 
 __all__ = [

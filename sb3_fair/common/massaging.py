@@ -84,6 +84,30 @@ def candidate_log_probs(distribution: Distribution, candidates: th.Tensor) -> th
     return th.stack([distribution.log_prob(row).reshape(-1) for row in candidates])
 
 
+def check_what_if_answer(candidates: np.ndarray, short_term: np.ndarray, sub_env: int = 0) -> None:
+    """Refuse a what-if answer that Eq. 6 cannot rank: a NaN or infinite Δs, or a non-finite candidate action.
+
+    A NaN Δs has no order (the fairest candidate would be undefined; NumPy would end in "argmax of an
+    empty sequence"), and an infinite one is no fairness gap.
+
+    :param candidates: the env's candidate actions (the proposed one first).
+    :param short_term: the Δs the env answered for each candidate.
+    :param sub_env: the sub-env that answered (named in the message).
+    :raises ValueError: naming the env method, the sub-env, the candidate and its value.
+    """
+    ds = np.asarray(short_term, dtype=np.float64).reshape(-1)
+    bad = np.flatnonzero(~np.isfinite(ds))
+    if bad.size:
+        k = int(bad[0])
+        raise ValueError(f"{WHAT_IF} answered a non-finite Δs (short-term fairness gap) for candidate {k} of sub-env {sub_env}: "
+                         f"{ds[k]}; the env's what-if query must return a finite Δs for every candidate")
+    c = np.asarray(candidates)
+    if c.dtype.kind == "f" and not np.all(np.isfinite(c)):
+        k = int(np.flatnonzero(~np.isfinite(c.reshape(len(c), -1)).all(axis=1))[0])
+        raise ValueError(f"{WHAT_IF} answered a non-finite candidate action {k} for sub-env {sub_env}: {c[k].tolist()}; "
+                         "the env's what-if query must return finite candidate actions")
+
+
 def massage_actions(env: VecEnv | Any, env_actions: np.ndarray, distribution: Distribution, tau: float,
                     to_policy: Callable[[np.ndarray], np.ndarray] | None = None,
                     device: th.device | str = "cpu") -> tuple[np.ndarray, list[np.ndarray], np.ndarray]:
@@ -106,12 +130,13 @@ def massage_actions(env: VecEnv | Any, env_actions: np.ndarray, distribution: Di
     answers = get_what_if(env, env_actions if isinstance(env, VecEnv) else env_actions[0])
     if len(answers) != n:
         raise ValueError(f"the what-if query answered for {len(answers)} sub-envs, expected {n}")
-    to_policy = to_policy or (lambda a: a)
-    candidates = [np.asarray(to_policy(np.asarray(c)), dtype=np.asarray(env_actions).dtype) for c, _ in answers]
     for i, (c, ds) in enumerate(answers):
         if len(c) == 0 or len(c) != len(ds):
             raise ValueError(f"{WHAT_IF} must return as many candidates as Δs values, at least one (sub-env {i}): "
                              f"got {len(c)} and {len(ds)}")
+        check_what_if_answer(c, ds, i)
+    to_policy = to_policy or (lambda a: a)
+    candidates = [np.asarray(to_policy(np.asarray(c)), dtype=np.asarray(env_actions).dtype) for c, _ in answers]
     width = max(len(c) for c in candidates)
     # the k-th candidate of every row (a row with fewer repeats its proposal), shape (width, n, *action shape)
     stacked = np.empty((width, n, *candidates[0].shape[1:]), dtype=candidates[0].dtype)
@@ -291,4 +316,5 @@ class MassagedPredictor:
         return (out if vectorized else out[0]), state
 
 
-__all__ = ["ActionMassagingMixin", "MassagedPredictor", "Tau", "check_tau", "massage_actions", "tau_at"]
+__all__ = ["ActionMassagingMixin", "MassagedPredictor", "Tau", "check_tau", "check_what_if_answer", "massage_actions",
+           "tau_at"]

@@ -6,6 +6,7 @@ It lives in ``common/`` beside what uses it (the Fair algorithms wrap gym envs i
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 from typing import Any, SupportsFloat
 
@@ -21,12 +22,33 @@ from sb3_fair.common.stakeholders import Stakeholders
 MetricFn = Callable[[np.ndarray, Stakeholders], float]
 
 
+#: sb3-fair's notices, through Python's logging (as the Fair algorithms' "no fairness figures" notice): a user who
+#: turns warnings into errors must not have training stopped by an episode with a negative return
+LOGGER = logging.getLogger("sb3_fair")
+
+
+class _DomainWarnings:
+    """Warns once per figure (per monitor) that an episode's returns were outside the figure's domain."""
+
+    def __init__(self) -> None:
+        self.warned: set[str] = set()
+
+    def __call__(self, name: str, reason: str) -> None:
+        if name not in self.warned:
+            self.warned.add(name)
+            LOGGER.warning("fairness figure %r is left out of the episodes whose returns are outside its domain: %s "
+                           "(said once per monitor; episodes inside the domain still report it)", name, reason)
+
+
 class FairnessMonitor(gym.Wrapper):
     """Accumulate each stakeholder's episode return from ``info["benefits"]`` and report fairness.
 
     At the end of an episode ``info["fairness"]`` holds ``returns`` (one per stakeholder) and one
     float per figure of :mod:`sb3_fair.common.figures` that applies to the env's stakeholders
-    (``group_<g>_mean``, ``dp_abs``, ...), plus your own. Fair* algorithms and
+    (``group_<g>_mean``, ``dp_abs``, ...), plus your own. A figure whose domain the episode's returns
+    leave (``log_nash`` with a return <= -1, ``gini`` with a negative one) is left out of that
+    episode's figures, never NaN, with a warning the first time (through the ``"sb3_fair"`` logger of
+    Python's :mod:`logging`). Fair* algorithms and
     :class:`~sb3_fair.common.callbacks.FairnessCallback` log their mean over recent episodes as
     ``fairness/<name>``.
 
@@ -68,6 +90,7 @@ class FairnessMonitor(gym.Wrapper):
                 raise ValueError(f"metrics[{name!r}] must be callable (returns, stakeholders) -> float")
         self.metric_fns: dict[str, MetricFn] = extra
         self._returns = np.zeros(self.stakeholders.n)
+        self._domain_warnings = _DomainWarnings()
 
     def reset(self, **kwargs: Any) -> tuple[Any, dict]:
         self._returns = np.zeros(self.stakeholders.n)
@@ -84,7 +107,8 @@ class FairnessMonitor(gym.Wrapper):
         """The fairness figures of one episode's per-stakeholder returns (and ``returns`` itself)."""
         sh = self.stakeholders
         out: dict[str, Any] = {"returns": returns.copy()}
-        out.update(episode_figures(returns, sh.groups, sh.factors, names=self.figure_names))
+        out.update(episode_figures(returns, sh.groups, sh.factors, names=self.figure_names,
+                                   on_out_of_domain=self._domain_warnings))
         for name, fn in self.metric_fns.items():
             out[name] = float(fn(returns, sh))
         return out
@@ -133,6 +157,7 @@ class ParallelFairnessMonitor(BaseParallelWrapper):
         #: the protected attribute of each agent in the current episode
         self.episode_groups = sh.groups
         self._factors, self._twins = sh.factors, None
+        self._domain_warnings = _DomainWarnings()
 
     def _read(self, infos: dict[str, dict[str, Any]]) -> None:
         sh = get_stakeholders(self.env)
@@ -164,6 +189,6 @@ class ParallelFairnessMonitor(BaseParallelWrapper):
             first = next(a for a in self.env.possible_agents if a in infos)
             summary: dict[str, Any] = {"returns": self._returns.copy()}
             summary.update(episode_figures(self._returns, self.episode_groups, self._factors, self._twins, self.protected,
-                                           self.figure_names))
+                                           self.figure_names, on_out_of_domain=self._domain_warnings))
             infos[first] = {**infos[first], FAIRNESS: summary}
         return obs, rewards, terms, truncs, infos

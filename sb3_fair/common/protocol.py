@@ -254,7 +254,11 @@ def is_fairness_signals_supported(info: dict[str, Any]) -> bool:
 def get_fairness_signals(infos: list[dict[str, Any]] | tuple[dict[str, Any], ...]) -> tuple[np.ndarray, np.ndarray]:
     """``(Δs, Δl)`` of one VecEnv step: two float arrays with one entry per sub-env.
 
-    :raises ValueError: naming the info keys when a sub-env does not report them.
+    Every value is checked at the step that reported it: a NaN or inf gap would otherwise pass
+    into the rollout buffer and stop training only at the next update, far from its cause.
+
+    :raises ValueError: naming the info keys when a sub-env does not report them, and naming the
+        info key and the sub-env when a value is not a finite number.
     """
     missing = [i for i, info in enumerate(infos) if not is_fairness_signals_supported(info)]
     if missing:
@@ -262,9 +266,24 @@ def get_fairness_signals(infos: list[dict[str, Any]] | tuple[dict[str, Any], ...
             f"info[{SHORT_TERM_FAIRNESS!r}] and info[{LONG_TERM_FAIRNESS!r}] are missing (sub-envs {missing}): "
             "long-term fairness needs an env that reports its short- and long-term fairness gaps at every step"
         )
-    ds = np.array([float(info[SHORT_TERM_FAIRNESS]) for info in infos], dtype=np.float64)
-    dl = np.array([float(info[LONG_TERM_FAIRNESS]) for info in infos], dtype=np.float64)
-    return ds, dl
+    return _signal(infos, SHORT_TERM_FAIRNESS), _signal(infos, LONG_TERM_FAIRNESS)
+
+
+def _signal(infos: list[dict[str, Any]] | tuple[dict[str, Any], ...], key: str) -> np.ndarray:
+    """``info[key]`` of every sub-env as a float64 array, each checked to be one finite number."""
+    out = np.empty(len(infos), dtype=np.float64)
+    for i, info in enumerate(infos):
+        value = info[key]
+        try:
+            out[i] = float(value) if not isinstance(value, (str, bytes)) else np.nan
+        except (TypeError, ValueError):
+            out[i] = np.nan
+        if not np.isfinite(out[i]):
+            raise ValueError(
+                f"info[{key!r}] of sub-env {i} must be a finite number (a fairness gap, lower is fairer), got {value!r}: "
+                "the env reported it at this step"
+            )
+    return out
 
 
 def is_what_if_supported(env: gym.Env | VecEnv | Any) -> bool:

@@ -16,7 +16,7 @@ import numpy as np
 class Stakeholders:
     """Static description of an environment's stakeholders.
 
-    :param names: one name per stakeholder.
+    :param names: one name per stakeholder (a sequence: a single string is refused, not split into characters).
     :param groups: the protected attribute of each stakeholder (int). Group ``1`` is treated as
         the protected group by the group-fairness metrics.
     :param factors: optional legitimate factor per stakeholder (int), for conditional statistical
@@ -29,7 +29,17 @@ class Stakeholders:
     group_names: dict[int, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        names = tuple(str(n) for n in self.names)
+        # a string is iterable: "ab" would become the stakeholders 'a' and 'b', and "01" the groups 0 and 1
+        for arg in ("names", "groups", "factors"):
+            value = getattr(self, arg)
+            if isinstance(value, (str, bytes)):
+                accepted = "a sequence of names, one per stakeholder (e.g. ('a', 'b'))" if arg == "names" else \
+                    "a sequence of ints, one per stakeholder"
+                raise ValueError(f"stakeholders: {arg} must be {accepted}, not a string: got {value!r}")
+        try:
+            names = tuple(str(n) for n in self.names)
+        except TypeError:
+            raise ValueError(f"stakeholders: names must be a sequence of names, one per stakeholder, got {self.names!r}") from None
         object.__setattr__(self, "names", names)
         n = len(names)
         if n == 0:
@@ -40,6 +50,8 @@ class Stakeholders:
         if not np.issubdtype(groups.dtype, np.integer):
             raise ValueError(f"stakeholders: groups must be integers, got dtype {groups.dtype}")
         object.__setattr__(self, "groups", groups.astype(np.int64))
+        if not isinstance(self.group_names, dict):
+            raise ValueError(f"stakeholders: group_names must be a dict {{group: name}}, got {self.group_names!r}")
         if self.factors is not None:
             factors = np.asarray(self.factors)
             if factors.shape != (n,) or not np.issubdtype(factors.dtype, np.integer):

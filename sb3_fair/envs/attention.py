@@ -21,8 +21,8 @@ from stable_baselines3.common.vec_env import VecEnv
 
 from sb3_fair.common.protocol import BENEFITS, LONG_TERM_FAIRNESS, SHORT_TERM_FAIRNESS
 from sb3_fair.common.stakeholders import Stakeholders
-from sb3_fair.common.validation import check_bool, check_choice, check_int, check_weights
-from sb3_fair.envs.horizon import horizon_end
+from sb3_fair.common.validation import check_bool, check_choice, check_coef, check_int, check_weights
+from sb3_fair.envs.horizon import check_horizon, horizon_end
 from sb3_fair.envs.rendering import RENDER_MODES, bars_rgb, check_render_mode
 from sb3_fair.metrics import allocation_share_gap, max_mean_deviation
 
@@ -30,6 +30,17 @@ from sb3_fair.metrics import allocation_share_gap, max_mean_deviation
 LOGIT_BOUND = 10.0
 #: the largest ``n_units`` for which :func:`allocation_to_logits` round-trips through float32 logits
 MAX_UNITS = 1000
+#: the largest incident rate a site may reach within an episode (``initial_rates[k] + horizon * increase_rates[k]``,
+#: and ``decrease_rate``). NumPy's Poisson sampler refuses a rate above about 9.2e18 ("lam value too large": a draw
+#: must fit an int64), and the occurrences summed over the window are int64: 1e12 per step over at most
+#: MAX_WINDOW = 1e6 steps stays below 1e18. The paper's rates start at 8 and rise by at most 0.6 a step.
+MAX_RATE = 1e12
+#: the longest window (steps): its ring buffer of 3 x window x K int64 is allocated at construction and zeroed at
+#: every reset (1e6 steps: 120 MB for the paper's 5 sites; the authors' window is 300)
+MAX_WINDOW = 10**6
+#: the longest observed history (steps): the observation holds 4 K floats per step (1e4 steps: 200,000 floats for
+#: the paper's 5 sites; the paper's history is 8)
+MAX_HISTORY = 10**4
 #: the accepted ``long_term`` values: which long-term gap Δl the env reports
 LONG_TERM_MEASURES = ("rates", "counts")
 #: ε of the what-if's one-unit moves: the probability a site keeps when mass moves away from it (the authors' 0.005)
@@ -50,7 +61,12 @@ def _check_rates(value: Any, name: str, size: int | None = None) -> np.ndarray:
         raise ValueError(f"{accepted}, got {value!r}") from None
     if (size is not None and len(entries) != size) or len(entries) < 2:
         raise ValueError(f"{accepted}, got {value!r}")
-    return np.array([check_weights(v, f"{name}[{k}]") for k, v in enumerate(entries)], dtype=np.float64)
+    rates = np.array([check_weights(v, f"{name}[{k}]") for k, v in enumerate(entries)], dtype=np.float64)
+    if np.any(rates > MAX_RATE):
+        k = int(np.argmax(rates > MAX_RATE))
+        raise ValueError(f"{name}[{k}] must be a number in [0, {MAX_RATE:.0e}] (MAX_RATE: NumPy's Poisson sampler and the "
+                         f"int64 incident counts overflow beyond), got {entries[k]!r}")
+    return rates
 
 
 def _softmax(logits: np.ndarray) -> np.ndarray:
@@ -186,15 +202,15 @@ class AttentionAllocationEnv(gym.Env):
 
     :param n_units: number of attention units N (paper: 6), at most 1000.
     :param initial_rates: initial incident rates Λ0, one per site (paper: 8, 6, 4, 3, 1.5); their
-        number is K (>= 2).
+        number is K (>= 2). Each with ``horizon * increase_rates`` added is at most :data:`MAX_RATE` (1e12).
     :param increase_rates: λ^I, the rate increase of a site left without attention, one per site
         (paper: 0.2, 0.26, 0.4, 0.6, 0.3).
-    :param decrease_rate: λ^D, the rate decrease per unit of attention (paper: 0.1).
-    :param discovered_weight: ζ0, reward per discovered incident (paper: 1).
-    :param missed_weight: ζ1, penalty per missed incident (paper: 0.25).
-    :param history_len: number H of past steps in the observation (paper: 8).
+    :param decrease_rate: λ^D, the rate decrease per unit of attention (paper: 0.1), at most :data:`MAX_RATE`.
+    :param discovered_weight: ζ0, reward per discovered incident (paper: 1), in [0, 1e6].
+    :param missed_weight: ζ1, penalty per missed incident (paper: 0.25), in [0, 1e6].
+    :param history_len: number H of past steps in the observation (paper: 8), at most :data:`MAX_HISTORY`.
     :param window: sliding window w, in steps, of Δs, of the "counts" Δl and of the observed
-        discovery ratio (the authors' code: 300; the paper gives none).
+        discovery ratio (the authors' code: 300; the paper gives none), at most :data:`MAX_WINDOW`.
     :param horizon: episode length (paper: 1000), also ``gym.make(..., horizon=n)`` (``max_episode_steps`` is
         ``gym.make``'s own ``TimeLimit``, which the env would never see).
     :param horizon_terminates: end the episode with ``terminated=True`` instead of ``truncated=True``.
@@ -229,11 +245,27 @@ class AttentionAllocationEnv(gym.Env):
         self.initial_rates = rates
         self.increase_rates = _check_rates(increase_rates, "increase_rates", size=k)
         self.decrease_rate = check_weights(decrease_rate, "decrease_rate")
-        self.discovered_weight = check_weights(discovered_weight, "discovered_weight")
-        self.missed_weight = check_weights(missed_weight, "missed_weight")
+        if self.decrease_rate > MAX_RATE:  # any larger decrease zeroes a rate just as MAX_RATE does
+            raise ValueError(f"decrease_rate must be a number in [0, {MAX_RATE:.0e}] (MAX_RATE), got {decrease_rate!r}")
+        # reward weights, as every reward weight of sb3-fair (check_coef): the reward stays finite in float32
+        self.discovered_weight = check_coef(discovered_weight, "discovered_weight")
+        self.missed_weight = check_coef(missed_weight, "missed_weight")
         self.history_len = check_int(history_len, "history_len", 1)
+        if self.history_len > MAX_HISTORY:
+            raise ValueError(f"history_len must be an int in [1, {MAX_HISTORY}] (MAX_HISTORY, steps), got {history_len!r}")
         self.window = check_int(window, "window", 1)
-        self.horizon = check_int(horizon, "horizon", 1)
+        if self.window > MAX_WINDOW:
+            raise ValueError(f"window must be an int in [1, {MAX_WINDOW:.0e}] (MAX_WINDOW, steps), got {window!r}")
+        self.horizon = check_horizon(horizon)
+        # a site left without attention gains increase_rates[k] at every step: its rate must stay <= MAX_RATE all episode
+        peak = rates + self.horizon * self.increase_rates
+        if np.any(peak > MAX_RATE):
+            k = int(np.argmax(peak > MAX_RATE))
+            raise ValueError(
+                f"initial_rates[{k}] + horizon * increase_rates[{k}] must be at most {MAX_RATE:.0e} (MAX_RATE: the rate a "
+                f"site left without attention reaches at the end of an episode), got {rates[k]!r} + {self.horizon} * "
+                f"{self.increase_rates[k]!r} = {peak[k]:.3g}"
+            )
         self.horizon_terminates = check_bool(horizon_terminates, "horizon_terminates")
         self.long_term = check_choice(long_term, "long_term", LONG_TERM_MEASURES)
         self.render_mode = check_render_mode(render_mode)
@@ -494,6 +526,9 @@ def _sizes_from_spaces(venv: VecEnv) -> tuple[int, int, int]:
 
 __all__ = [
     "LOGIT_BOUND",
+    "MAX_HISTORY",
+    "MAX_RATE",
+    "MAX_WINDOW",
     "LONG_TERM_MEASURES",
     "AttentionAllocationEnv",
     "ProportionalAllocationPolicy",

@@ -28,7 +28,10 @@ from sb3_fair.common.validation import (
     check_probability,
     check_weights,
 )
-from sb3_fair.envs.horizon import horizon_end
+from sb3_fair.envs.horizon import check_horizon, horizon_end
+
+#: float32's largest value: SB3 stores rewards in float32 and sums them into episode returns
+FLOAT32_MAX = float(np.finfo(np.float32).max)
 from sb3_fair.envs.rendering import RENDER_MODES, bars_rgb, check_render_mode
 from sb3_fair.metrics import (
     count_vector_distance,
@@ -181,8 +184,8 @@ class DelayedImpactLendingEnv(gym.Env):
         render_mode: str | None = None,
         prior_weight: float = 10.0,
     ) -> None:
-        self.horizon = check_int(horizon, "horizon", 1)
-        self.window = check_int(window, "window", 1)
+        self.horizon = check_horizon(horizon)
+        self.window = check_horizon(window, "window")
         self.long_term = check_choice(long_term, "long_term", LONG_TERM_MEASURES)
         self.horizon_terminates = check_bool(horizon_terminates, "horizon_terminates")
         self.interest_rate = check_weights(interest_rate, "interest_rate", allow_zero=False)
@@ -192,6 +195,15 @@ class DelayedImpactLendingEnv(gym.Env):
             raise ValueError(
                 f"bank_starting_cash must be a finite number >= loan_amount ({self.loan_amount}), "
                 f"got {bank_starting_cash!r}"
+            )
+        # an accepted repayer earns loan_amount * interest_rate, a defaulter costs loan_amount: an episode's rewards
+        # must stay finite in SB3's float32 buffers, and the bank's cash in float64
+        largest = self.loan_amount * max(self.interest_rate, 1.0) * self.horizon
+        if not largest <= FLOAT32_MAX:
+            raise ValueError(
+                f"loan_amount * max(interest_rate, 1) * horizon must be at most {FLOAT32_MAX:.3g} (float32's largest value: an "
+                f"episode's rewards are stored and summed in float32), got {largest:.3g} (loan_amount={loan_amount!r}, "
+                f"interest_rate={interest_rate!r}, horizon={horizon!r})"
             )
         self.cluster_shift_increment = check_weights(cluster_shift_increment, "cluster_shift_increment")
         self.group_0_prob = check_probability(group_0_prob, "group_0_prob")

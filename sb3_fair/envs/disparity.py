@@ -11,7 +11,8 @@ from pettingzoo import ParallelEnv
 
 from sb3_fair.common.protocol import BENEFITS, group_info
 from sb3_fair.common.stakeholders import Stakeholders
-from sb3_fair.common.validation import check_probability
+from sb3_fair.common.validation import MAX_COEF, check_probability
+from sb3_fair.envs.horizon import MAX_HORIZON
 
 
 class DisparityGame(ParallelEnv):
@@ -47,14 +48,22 @@ class DisparityGame(ParallelEnv):
         if not isinstance(n_agents, (int, np.integer)) or n_agents < 2 or n_agents % 2:
             raise ValueError(f"n_agents must be an even int >= 2, got {n_agents!r}")
         check_probability(disparity, "disparity")
-        if isinstance(rest_reward, (bool, str, bytes)) or not isinstance(rest_reward, (int, float, np.integer, np.floating)) \
-                or not np.isfinite(rest_reward):
+        if isinstance(rest_reward, (bool, str, bytes)) or not isinstance(rest_reward, (int, float, np.integer, np.floating)):
             raise ValueError(f"rest_reward must be a finite number, got {rest_reward!r}")
+        try:
+            rest = float(rest_reward)
+        except OverflowError:  # a Python int beyond float64
+            rest = np.inf
+        if not np.isfinite(rest) or abs(rest) > MAX_COEF:
+            raise ValueError(f"rest_reward must be a finite number in [-{MAX_COEF:g}, {MAX_COEF:g}] (a reward weight, bounded as "
+                             f"every reward weight of sb3-fair), got {rest_reward!r}")
         if not isinstance(max_steps, (int, np.integer)) or max_steps < 1:
             raise ValueError(f"max_steps must be an int >= 1, got {max_steps!r}")
+        if max_steps > MAX_HORIZON:
+            raise ValueError(f"max_steps must be an int in [1, {MAX_HORIZON:.0e}] (MAX_HORIZON, steps), got {max_steps!r}")
         if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
-        self.n_agents, self.disparity, self.rest_reward, self.max_steps = int(n_agents), float(disparity), float(rest_reward), int(max_steps)
+        self.n_agents, self.disparity, self.rest_reward, self.max_steps = int(n_agents), float(disparity), rest, int(max_steps)
         self.render_mode = render_mode
         self.possible_agents = [f"agent_{i}" for i in range(self.n_agents)]
         self.agents: list[str] = []

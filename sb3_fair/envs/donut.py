@@ -11,6 +11,7 @@ from gymnasium import spaces
 from sb3_fair.common.protocol import BENEFITS
 from sb3_fair.common.stakeholders import Stakeholders
 from sb3_fair.common.validation import as_float_array, check_int
+from sb3_fair.envs.horizon import check_horizon
 from sb3_fair.envs.rendering import RENDER_MODES, bars_rgb, check_render_mode
 
 
@@ -37,7 +38,8 @@ class DonutAllocationEnv(gym.Env):
 
     :param n_customers: number of customers n (paper: 5; tabular variant: 3).
     :param p: presence probability, one float or one per customer (paper: 0.8).
-    :param horizon: episode length T (paper: 100; tabular variant: 12).
+    :param horizon: episode length T (paper: 100; tabular variant: 12), at most
+        :data:`~sb3_fair.envs.horizon.MAX_HORIZON`.
     """
 
     metadata = {"render_modes": RENDER_MODES, "render_fps": 4}
@@ -52,7 +54,7 @@ class DonutAllocationEnv(gym.Env):
         if np.any(~np.isfinite(probs)) or np.any(probs < 0) or np.any(probs > 1):
             raise ValueError(f"p must be probabilities in [0, 1], got {p!r}")
         self.p = probs
-        self.horizon = check_int(horizon, "horizon", 1)
+        self.horizon = check_horizon(horizon)
         self.render_mode = check_render_mode(render_mode)
         self.gamma = 0.95
         self.stakeholders = Stakeholders.individuals(self.n, prefix="customer")

@@ -19,7 +19,11 @@ from stable_baselines3.common.vec_env import VecEnv
 from sb3_fair.common.protocol import BENEFITS, LONG_TERM_FAIRNESS, SHORT_TERM_FAIRNESS
 from sb3_fair.common.stakeholders import Stakeholders
 from sb3_fair.common.validation import check_bool, check_choice, check_discrete_action, check_int, check_probability
-from sb3_fair.envs.horizon import horizon_end
+from sb3_fair.envs.horizon import check_horizon, horizon_end
+
+#: the longest burn-in accepted: it runs at every reset (one SIR step on the 34 nodes each); 10^4 steps take a
+#: fraction of a second, 10^4 times the paper's 1, and a larger count (10**30) would hang every reset
+MAX_BURN_IN = 10_000
 from sb3_fair.envs.rendering import RENDER_MODES, bars_rgb, check_render_mode
 from sb3_fair.metrics import health_state_gap, vaccination_gap
 
@@ -144,7 +148,8 @@ class EpidemicControlEnv(gym.Env):
 
     :param infection_probability: β, the chance that one infected neighbour infects (paper: 0.5).
     :param recovery_probability: ρ, the chance that an infected node recovers at a step (paper: 0.005).
-    :param burn_in: disease steps without treatment after the initial infection (paper: 1).
+    :param burn_in: disease steps without treatment after the initial infection (paper: 1), at most
+        :data:`MAX_BURN_IN`.
     :param horizon: agent steps per episode (paper: 20), also ``gym.make(..., horizon=n)``. Not
         called ``max_episode_steps``: ``gym.make`` takes that name for its own ``TimeLimit``, which the
         env would never see.
@@ -170,7 +175,9 @@ class EpidemicControlEnv(gym.Env):
         self.infection_probability = check_probability(infection_probability, "infection_probability")
         self.recovery_probability = check_probability(recovery_probability, "recovery_probability")
         self.burn_in = check_int(burn_in, "burn_in", 0)
-        self.horizon = check_int(horizon, "horizon", 1)
+        if self.burn_in > MAX_BURN_IN:
+            raise ValueError(f"burn_in must be an int in [0, {MAX_BURN_IN}] (MAX_BURN_IN: it runs at every reset), got {burn_in!r}")
+        self.horizon = check_horizon(horizon)
         self.horizon_terminates = check_bool(horizon_terminates, "horizon_terminates")
         self.long_term = check_choice(long_term, "long_term", LONG_TERM_MEASURES)
         infected = np.asarray(initial_infected).reshape(-1)

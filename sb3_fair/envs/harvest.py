@@ -20,6 +20,7 @@ from pettingzoo import ParallelEnv
 
 from sb3_fair.common.protocol import BENEFITS, group_info
 from sb3_fair.common.stakeholders import Stakeholders
+from sb3_fair.envs.horizon import MAX_HORIZON
 from sb3_fair.envs.rendering import check_render_mode
 
 #: Action indices of :class:`AllelopathicHarvestEnv`.
@@ -39,6 +40,14 @@ CHANNELS = ("own_colour_unripe", "own_colour_ripe", "other_colour_unripe", "othe
             "same_preference_agents", "other_preference_agents", "wall", "impaired_agents")
 #: Per-agent scalar features appended after the window.
 FEATURES = ("impaired", "can_act_now", "frozen", "row", "col", "time")
+
+#: the longest side of the grid accepted: the grid's arrays (colours, ripeness, ages, the padded channel table)
+#: are allocated at construction and scanned every step; 10^4 cells a side is 10^8 cells, the paper's 25 x 15
+#: 2.7e5 times over (a side of 10**30 would fail inside NumPy at construction)
+MAX_SIDE = 10_000
+#: the largest view radius: each agent's observation holds (2 r + 1)^2 cells of every channel (r = 100: 40,401
+#: cells; the paper's r is 3)
+MAX_VIEW_RADIUS = 100
 
 #: Ready-made sizes. ``"paper"`` is La Malfa et al.'s (2025) game; the others keep its densities
 #: roughly (agents and bushes per cell) for quick runs.
@@ -153,6 +162,13 @@ class AllelopathicHarvestEnv(ParallelEnv):
                                  ("freeze_steps", freeze_steps, 1), ("view_radius", view_radius, 0)):
             if not isinstance(value, (int, np.integer)) or value < low:
                 raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
+        # upper bounds: sizes are allocated at construction and timers meet int64 arrays and draws
+        for name, value, high in (("max_steps", max_steps, MAX_HORIZON), ("bush_lifetime", bush_lifetime, MAX_HORIZON),
+                                  ("spawn_interval", spawn_interval, MAX_HORIZON), ("freeze_steps", freeze_steps, MAX_HORIZON),
+                                  ("obstruct_range", obstruct_range, MAX_HORIZON), ("width", width, MAX_SIDE),
+                                  ("height", height, MAX_SIDE), ("view_radius", view_radius, MAX_VIEW_RADIUS)):
+            if value > high:
+                raise ValueError(f"{name} must be an int in [{1 if name != 'view_radius' else 0}, {high:g}], got {value!r}")
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
             raise ValueError(f"seed must be an int >= 0 or None, got {seed!r}")
         seed = None if seed is None else int(seed)  # gymnasium's seeding takes Python ints only

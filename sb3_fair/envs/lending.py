@@ -11,6 +11,7 @@ from gymnasium import spaces
 from sb3_fair.common.protocol import BENEFITS
 from sb3_fair.common.stakeholders import Stakeholders
 from sb3_fair.common.validation import as_float_array, check_int, check_probability
+from sb3_fair.envs.horizon import check_horizon
 from sb3_fair.envs.rendering import RENDER_MODES, bars_rgb, check_render_mode
 
 CREDIT_MIN, CREDIT_MAX = 0.2, 0.9
@@ -44,7 +45,7 @@ class LoanApplicantsEnv(gym.Env):
     the paper's text (credit as probability in [0.2, 0.9], steps of 0.1) and *add* the end penalty
     to the last step's reward.
 
-    :param horizon: episode length T (paper: 40).
+    :param horizon: episode length T (paper: 40), at most :data:`~sb3_fair.envs.horizon.MAX_HORIZON`.
     :param apply_prob: probability that an applicant applies at a step (paper: 0.9).
     :param initial_credit: credit of the four applicants at the start (paper: 0.5, 0.5, 0.9, 0.9).
     :param credit_change: ``"fixed"`` (+-0.1, §6.2) or ``"gaussian"`` (A.3: N(+0.05, 0.1) on
@@ -61,7 +62,7 @@ class LoanApplicantsEnv(gym.Env):
         credit_change: str = "fixed",
         render_mode: str | None = None,
     ) -> None:
-        self.horizon = check_int(horizon, "horizon", 1)
+        self.horizon = check_horizon(horizon)  # the rewards -T and -10 T stay exact floats
         self.apply_prob = check_probability(apply_prob, "apply_prob")
         accepted = f"4 values in [{CREDIT_MIN}, {CREDIT_MAX}]"
         credit = as_float_array(initial_credit, "initial_credit", accepted)

@@ -13,7 +13,13 @@ from sb3_fair.common.protocol import BENEFITS
 from sb3_fair.common.stakeholders import Stakeholders
 from sb3_fair.common.symmetry import AgentSymmetry
 from sb3_fair.common.validation import check_choice, check_int, check_weights
+from sb3_fair.envs.horizon import check_horizon
 from sb3_fair.envs.rendering import RENDER_MODES, check_render_mode
+
+#: the smallest torus side accepted: reset places every pursuer at least 0.5 from the evader by rejection
+#: sampling, and no point of a torus of side < 1/sqrt(2) is that far (reset would never end); at side 1 about a
+#: fifth of the torus qualifies, so reset ends quickly
+MIN_SIZE = 1.0
 
 OBSERVATIONS = ("relative", "absolute")
 
@@ -73,10 +79,10 @@ class PursuitEvasionEnv(gym.Env):
     :param n_pursuers: number of pursuers (paper: 3).
     :param pursuer_speed: pursuer speed ``|v_p|`` (the skill knob; paper trains from 1.2 to 0.4).
     :param evader_speed: evader speed (paper: 1.0).
-    :param size: side of the torus.
-    :param dt: time step.
+    :param size: side of the torus, at least :data:`MIN_SIZE` (1).
+    :param dt: time step (``speed * dt`` must be finite).
     :param capture_radius: capture distance.
-    :param max_steps: episode length before truncation.
+    :param max_steps: episode length before truncation, at most :data:`~sb3_fair.envs.horizon.MAX_HORIZON`.
     :param observation: ``"relative"`` or ``"absolute"``.
     """
 
@@ -98,9 +104,15 @@ class PursuitEvasionEnv(gym.Env):
         self.pursuer_speed = check_weights(pursuer_speed, "pursuer_speed")
         self.evader_speed = check_weights(evader_speed, "evader_speed")
         self.size = check_weights(size, "size", allow_zero=False)
+        if self.size < MIN_SIZE:
+            raise ValueError(f"size must be a finite number >= {MIN_SIZE} (MIN_SIZE: pursuers start 0.5 or more from the "
+                             f"evader), got {size!r}")
         self.dt = check_weights(dt, "dt", allow_zero=False)
+        for name, speed in (("pursuer_speed", self.pursuer_speed), ("evader_speed", self.evader_speed)):
+            if not np.isfinite(speed * self.dt):  # an infinite move puts every position at NaN (inf % size)
+                raise ValueError(f"{name} * dt must be finite (the distance moved per step), got {name}={speed!r} and dt={dt!r}")
         self.capture_radius = check_weights(capture_radius, "capture_radius")
-        self.max_steps = check_int(max_steps, "max_steps", 1)
+        self.max_steps = check_horizon(max_steps, "max_steps")
         check_choice(observation, "observation", OBSERVATIONS)
         self.observation = observation
         self.render_mode = check_render_mode(render_mode)
