@@ -336,3 +336,30 @@ def test_after_a_failed_finish_the_next_model_starts_a_new_run(tmp_path, monkeyp
     assert fresh is not None and fresh is not stale and fresh.id != stale.id
     assert fresh._is_finished, "the model that started the run finished it"
     original(stale)
+
+
+class _NanResetSignal(gym.Wrapper):
+    """Δs of NaN in the reset info (the value the first step's change is taken from)."""
+
+    def reset(self, **kwargs: Any) -> Any:
+        obs, info = self.env.reset(**kwargs)
+        return obs, {**info, SHORT_TERM_FAIRNESS: float("nan")}
+
+
+def test_a_non_finite_reset_signal_is_refused_like_a_steps() -> None:
+    """The tracker reads Δs/Δl of the reset info with the same check as every step's (a NaN there used to be read as
+    'no reset value', an inf failed only at the update)."""
+    model = FairPPO("MlpPolicy", _NanResetSignal(DelayedImpactLendingEnv(horizon=50)), fairness="long_term", n_steps=32,
+                    batch_size=32, seed=0)
+    with pytest.raises(ValueError, match=r"info\['short_term_fairness'\] of sub-env 0 must be a finite number .* got nan"):
+        model.learn(32)
+    assert model.num_timesteps == 0
+
+
+@pytest.mark.parametrize("call", [
+    lambda: AttentionAllocationEnv(decrease_rate=10**400),
+    lambda: FairPPO("MlpPolicy", "CartPole-v1", ent_coef=0.0, fairness_coef=10**400),
+])
+def test_integers_beyond_floats_range_are_named_not_an_overflow_error(call) -> None:
+    with pytest.raises(ValueError, match=r"must be a (finite )?number"):
+        call()

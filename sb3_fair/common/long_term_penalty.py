@@ -33,7 +33,7 @@ from stable_baselines3.common.vec_env import VecEnv
 from sb3_fair.common.group_penalty import GROUP_PENALTY_DEFAULTS
 from sb3_fair.common.group_penalty import METRICS as GROUP_METRICS
 from sb3_fair.common.long_term import MODES, a_ppo_terms, long_term_terms, regularized_advantages
-from sb3_fair.common.protocol import LONG_TERM_FAIRNESS, SHORT_TERM_FAIRNESS, get_fairness_signals
+from sb3_fair.common.protocol import get_fairness_signals, is_fairness_signals_supported
 from sb3_fair.common.validation import check_choice, check_coef, check_unused, check_weights
 
 #: the ``fairness`` values this mixin implements
@@ -109,12 +109,16 @@ class LongTermTracker(BaseCallback):
         self._before = None
 
     def _reset_values(self, indices: np.ndarray, before: tuple[np.ndarray, np.ndarray]) -> None:
-        """Δs and Δl of the reset state of the sub-envs ``indices`` (NaN where the reset info has none)."""
+        """Δs and Δl of the reset state of the sub-envs ``indices`` (NaN where the reset info has none; a reset info
+        that reports them reports finite numbers, checked as every step's are)."""
         reset_infos = getattr(self.training_env.unwrapped, "reset_infos", None) or []
         for i in indices:
             info = reset_infos[i] if i < len(reset_infos) else {}
-            before[0][i] = float(info.get(SHORT_TERM_FAIRNESS, np.nan))
-            before[1][i] = float(info.get(LONG_TERM_FAIRNESS, np.nan))
+            if is_fairness_signals_supported(info):
+                ds, dl = get_fairness_signals([info])
+                before[0][i], before[1][i] = ds[0], dl[0]
+            else:
+                before[0][i] = before[1][i] = np.nan
 
     def _on_training_start(self) -> None:
         if self._before is None:

@@ -20,6 +20,8 @@ def check_weights(value: Any, name: str, allow_zero: bool = True, maximum: float
         raise ValueError(f"{name} must be a number, got {value!r}")
     try:
         v = float(value)
+    except OverflowError:  # an int beyond float's range (10**400): not a finite number
+        v = float("inf")
     except (TypeError, ValueError):
         raise ValueError(f"{name} must be a number, got {value!r}") from None
     if not np.isfinite(v) or v < 0 or (not allow_zero and v == 0):
@@ -69,7 +71,7 @@ def check_probability(value: Any, name: str) -> float:
         raise ValueError(f"{name} must be a probability in [0, 1], got {value!r}")
     try:
         v = float(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ValueError(f"{name} must be a probability in [0, 1], got {value!r}") from None
     if isinstance(value, bool) or not 0.0 <= v <= 1.0:
         raise ValueError(f"{name} must be a probability in [0, 1], got {value!r}")
