@@ -335,6 +335,15 @@ def test_after_a_failed_finish_the_next_model_starts_a_new_run(tmp_path, monkeyp
     fresh = second.fairness_callback.wandb_run
     assert fresh is not None and fresh is not stale and fresh.id != stale.id
     assert fresh._is_finished, "the model that started the run finished it"
+    # train() starts one run and its model joins it, also once a run is stale (W&B does not make a run started
+    # beside a stale one its wandb.run): one more run folder per train()
+    from sb3_fair.experiment import ExperimentConfig, train
+
+    monkeypatch.setattr(fair_logging, "_CREATED_RUN", None, raising=False)
+    before = len(list((tmp_path / "wandb").glob("offline-run-*")))
+    train(ExperimentConfig(algo="fair_dqn", env="sb3_fair/DonutAllocation-v0", hyperparams={"policy": "MlpPolicy", **small},
+                           n_timesteps=100, eval_episodes=1, wandb={"dir": str(tmp_path)}))
+    assert len(list((tmp_path / "wandb").glob("offline-run-*"))) == before + 1
     original(stale)
 
 

@@ -64,6 +64,8 @@ _ONLINE_FAILED = False
 # the runs whose finish raised (held, so that no new run can take the id of a freed one): W&B may still hold them
 # as active, but they are never joined again
 _STALE_RUNS: list[Any] = []
+# a run started beside a stale one (reinit="create_new"): W&B does not make it ``wandb.run``, so it is remembered here
+_CREATED_RUN: Any = None
 
 
 def _is_stale(run: Any) -> bool:
@@ -79,6 +81,8 @@ def active_wandb_run() -> Any | None:
         run = wandb.run
     except Exception:  # noqa: BLE001
         return None
+    if run is None and _CREATED_RUN is not None and not getattr(_CREATED_RUN, "_is_finished", False):
+        run = _CREATED_RUN
     return None if _is_stale(run) else run
 
 
@@ -89,7 +93,7 @@ def start_wandb_run(config: dict[str, Any], **init_kwargs: Any) -> Any | None:
     :param init_kwargs: passed to :func:`wandb.init` (``project``, ``name``, ``mode``, ``dir`` ...).
         ``mode`` defaults to :func:`wandb_mode`.
     """
-    global _ONLINE_FAILED
+    global _ONLINE_FAILED, _CREATED_RUN
     try:
         import wandb
 
@@ -98,7 +102,8 @@ def start_wandb_run(config: dict[str, Any], **init_kwargs: Any) -> Any | None:
             active.config.update(config, allow_val_change=True)
             return active
         kwargs = {"project": "sb3-fair", **init_kwargs}
-        if _STALE_RUNS and "reinit" not in kwargs:
+        created = bool(_STALE_RUNS) and "reinit" not in kwargs
+        if created:
             # W&B may still list a run whose finish failed as active, and would hand it back: start a new one beside it
             kwargs["reinit"] = "create_new"
         kwargs["mode"] = wandb_mode(kwargs.get("mode"))
@@ -110,7 +115,10 @@ def start_wandb_run(config: dict[str, Any], **init_kwargs: Any) -> Any | None:
         if our_settings:
             kwargs["settings"] = wandb.Settings(init_timeout=WANDB_INIT_TIMEOUT)
         try:
-            return wandb.init(config=config, **kwargs)
+            run = wandb.init(config=config, **kwargs)
+            if created:  # the process's active run from now on, for the models and train() that join it
+                _CREATED_RUN = run
+            return run
         except Exception as exc:  # noqa: BLE001
             if kwargs["mode"] != "online":
                 raise
@@ -122,7 +130,10 @@ def start_wandb_run(config: dict[str, Any], **init_kwargs: Any) -> Any | None:
             kwargs["mode"] = "offline"
             if our_settings:  # a user's own settings go to the offline run too
                 kwargs.pop("settings")
-            return wandb.init(config=config, **kwargs)
+            run = wandb.init(config=config, **kwargs)
+            if created:
+                _CREATED_RUN = run
+            return run
     except Exception as exc:  # noqa: BLE001 - W&B must never stop training
         warnings.warn(f"Weights & Biases could not start a run ({exc!r}); training goes on without it", stacklevel=2)
         return None
