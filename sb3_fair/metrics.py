@@ -559,8 +559,9 @@ def group_contrasts(
     :param groups: protected attribute per stakeholder.
     :param metric: ``"dp"``, ``"csp"`` or ``"cf"``.
     :param factors: legitimate factor per stakeholder (``"csp"``).
-    :param twins: index of each stakeholder's counterfactual twin (``"cf"``), in ``[0, n - 1]``;
-        stakeholders whose twin index is greater than their own are the factual side of the pair.
+    :param twins: index of each stakeholder's counterfactual twin (``"cf"``), in ``[0, n - 1]``, a pairing
+        (``twins[twins[x]] == x != twins[x]``); stakeholders whose twin index is greater than their own are the
+        factual side of the pair.
     :return: ``(K, n)`` float array; ``K = 0`` when no row can be formed (e.g. one group only).
     """
     g = _as_groups(groups, np.asarray(groups).size)
@@ -587,6 +588,11 @@ def group_contrasts(
             bad = int(np.flatnonzero((tw < 0) | (tw >= n))[0])
             raise ValueError(f"twins must be indices of stakeholders in [0, {n - 1}] (one per stakeholder), got {tw.tolist()}: "
                              f"stakeholder {bad} has twin {int(tw[bad])}")
+        unpaired = np.flatnonzero((tw[tw] != np.arange(n)) | (tw == np.arange(n)))
+        if unpaired.size:  # each agent and its twin name each other: a factual run and its counterfactual, slot to slot
+            bad = int(unpaired[0])
+            raise ValueError(f"twins must pair the stakeholders (x's twin is y and y's twin is x, never x itself), got "
+                             f"{tw.tolist()}: stakeholder {bad} has twin {int(tw[bad])}, whose twin is {int(tw[tw[bad]])}")
         factual = np.flatnonzero(tw > np.arange(n))
         c = np.zeros((factual.size, n))
         c[np.arange(factual.size), factual] = 1.0

@@ -93,7 +93,7 @@ def test_nan_observation_is_named_at_the_step_not_inside_torch(algo) -> None:
     else:
         model = FairDQN("MlpPolicy", env, seed=0, learning_starts=0, train_freq=1, batch_size=16, buffer_size=1000)
     with pytest.raises(ValueError, match=rf"{algo}: the env returned an observation holding NaN or inf \(the observation "
-                                         r"after this step, sub-env 0, 5 timesteps\): the observations are the cause"):
+                                         r"after this step, sub-env 0, 5 timesteps\): the env's observations are the cause"):
         model.learn(300)
 
 
@@ -265,6 +265,8 @@ def test_loading_a_zip_with_the_wrong_class_names_both(tmp_path) -> None:
     ({"names": ("a", "b"), "groups": "01"}, r"stakeholders: groups must be a sequence of ints, one per stakeholder, not a string: got .01."),
     ({"names": ("a", "b"), "groups": [0, 1], "factors": "01"}, r"stakeholders: factors must be a sequence of ints, one per stakeholder, not a string"),
     ({"names": ("a", "b"), "groups": [0, 1], "group_names": "AB"}, r"stakeholders: group_names must be a dict"),
+    ({"names": ("a", "b", "a"), "groups": [0, 1, 0]}, r"stakeholders: names must be distinct .* got \['a'\] more than once"),
+    ({"names": ("a", "b"), "groups": [0, -3]}, r"stakeholders: groups must be ints >= 0 .* got \[0, -3\]"),
 ])
 def test_stakeholders_refuse_a_string_where_a_sequence_is_meant(kwargs, message) -> None:
     with pytest.raises(ValueError, match=message):
@@ -277,6 +279,10 @@ def test_group_contrasts_twins_out_of_range() -> None:
         with pytest.raises(ValueError, match=rf"twins must be indices of stakeholders in \[0, 1\] .*{bad}"):
             M.group_contrasts([0, 1], "cf", twins=twins)
     np.testing.assert_array_equal(M.group_contrasts([0, 1], "cf", twins=[1, 0]), [[1.0, -1.0]])
+    # twins that are not a pairing gave a penalty of 0 (each agent its own twin) or a lopsided one
+    for twins, bad in (([1, 1, 3, 3], "stakeholder 0 has twin 1, whose twin is 1"), ([0, 1, 2, 3], "stakeholder 0 has twin 0")):
+        with pytest.raises(ValueError, match=rf"twins must pair the stakeholders .*{bad}"):
+            M.group_contrasts([0, 1, 0, 1], "cf", twins=twins)
 
 
 def test_metrics_out_of_their_domain_raise_and_the_monitor_leaves_them_out(caplog) -> None:

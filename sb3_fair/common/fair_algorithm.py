@@ -227,7 +227,7 @@ class FairAlgorithmMixin:
             user = [callback]
         else:
             user = [] if callback is None else [ConvertCallback(callback)]
-        callbacks = [FiniteObservationCheck(), *self._fairness_callbacks(), self.fairness_callback, *user]
+        callbacks = [FiniteInputCheck(), *self._fairness_callbacks(), self.fairness_callback, *user]
         return super()._init_callback(callbacks, progress_bar)  # type: ignore[misc]
 
     def _setup_learn(self, total_timesteps: int, callback: MaybeCallback = None, reset_num_timesteps: bool = True,
@@ -270,21 +270,25 @@ def _first_bad_row(values: Any) -> int:
     return int(np.flatnonzero(bad)[0]) if bad.any() else -1
 
 
-class FiniteObservationCheck(BaseCallback):
-    """Stops training with a clear error at the step whose observation is NaN or inf, before the policy sees it.
+class FiniteInputCheck(BaseCallback):
+    """Stops training with a clear error at the step whose observation or reward is NaN or inf, before the
+    policy or the buffer sees it.
 
     SB3 hands each observation to the policy at the next step; a NaN would make every action
     distribution NaN (torch's ``Categorical`` then raises its own ``ValueError``) or, off-policy,
-    reach the network's weights at the next update. Checked: the observation the rollout starts
-    from, every step's ``new_obs`` and the terminal observation of an episode that ended (SB3
-    bootstraps from it). One ``np.isfinite`` per step; no random number is drawn.
+    reach the network's weights at the next update; a NaN reward turns the value targets NaN, which an
+    off-policy run may train on for many updates before its weights show it. Checked: the
+    observation the rollout starts from, every step's ``new_obs`` and ``rewards``, and the terminal
+    observation of an episode that ended (SB3 bootstraps from it). Two ``np.isfinite`` per step; no
+    random number is drawn.
     """
 
-    def _fail(self, where: str, sub_env: int) -> None:
+    def _fail(self, where: str, sub_env: int, what: str = "an observation") -> None:
         raise ValueError(
-            f"{type(self.model).__name__}: the env returned an observation holding NaN or inf ({where}, sub-env {sub_env}, "
-            f"{self.model.num_timesteps} timesteps): the observations are the cause; check the env and its wrappers "
-            "(or VecNormalize). SB3 would feed it to the policy, whose outputs would become NaN"
+            f"{type(self.model).__name__}: the env returned {what} holding NaN or inf ({where}, sub-env {sub_env}, "
+            f"{self.model.num_timesteps} timesteps): the env's {'rewards' if what == 'a reward' else 'observations'} are "
+            "the cause; check the env and its wrappers (or VecNormalize). SB3 would train on it, and the network would "
+            "become NaN"
         )
 
     def _on_training_start(self) -> None:
@@ -296,6 +300,9 @@ class FiniteObservationCheck(BaseCallback):
         new_obs = self.locals.get("new_obs")
         if not _all_finite(new_obs):
             self._fail("the observation after this step", _first_bad_row(new_obs))
+        rewards = self.locals.get("rewards")
+        if not _all_finite(rewards):
+            self._fail("the reward of this step", _first_bad_row(np.asarray(rewards, dtype=np.float64).reshape(-1, 1)), "a reward")
         dones = self.locals.get("dones")
         if dones is not None and np.any(dones):
             for i, info in enumerate(self.locals.get("infos") or ()):

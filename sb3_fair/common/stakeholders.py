@@ -16,8 +16,8 @@ import numpy as np
 class Stakeholders:
     """Static description of an environment's stakeholders.
 
-    :param names: one name per stakeholder (a sequence: a single string is refused, not split into characters).
-    :param groups: the protected attribute of each stakeholder (int). Group ``1`` is treated as
+    :param names: one distinct name per stakeholder (a sequence: a single string is refused, not split into characters).
+    :param groups: the protected attribute of each stakeholder (int >= 0). Group ``1`` is treated as
         the protected group by the group-fairness metrics.
     :param factors: optional legitimate factor per stakeholder (int), for conditional statistical
         parity.
@@ -44,11 +44,16 @@ class Stakeholders:
         n = len(names)
         if n == 0:
             raise ValueError("stakeholders: names must not be empty")
+        if len(set(names)) != n:
+            repeated = sorted({x for x in names if names.count(x) > 1})
+            raise ValueError(f"stakeholders: names must be distinct (one per stakeholder), got {repeated} more than once")
         groups = np.asarray(self.groups)
         if groups.shape != (n,):
             raise ValueError(f"stakeholders: groups must have one int per stakeholder ({n}), got shape {groups.shape}")
         if not np.issubdtype(groups.dtype, np.integer):
             raise ValueError(f"stakeholders: groups must be integers, got dtype {groups.dtype}")
+        if (groups < 0).any():
+            raise ValueError(f"stakeholders: groups must be ints >= 0 (group 1 is the protected one), got {groups.tolist()}")
         object.__setattr__(self, "groups", groups.astype(np.int64))
         if not isinstance(self.group_names, dict):
             raise ValueError(f"stakeholders: group_names must be a dict {{group: name}}, got {self.group_names!r}")
