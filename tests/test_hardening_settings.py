@@ -268,7 +268,20 @@ def test_usable_offsets_and_the_productive_ones_pass():
     assert model.counterfactual_offsets == (1.0, 1e9)  # 1 gives counterfactuals; 1e9 none, which is allowed
 
 
-def test_offsets_without_counterfactual_replay_are_accepted():
-    """Not refused: a config (e.g. the shipped lending entry in a sweep over counterfactual=true,false) toggles the replay."""
-    model = FairDQN("MlpPolicy", make_donut_allocation(), counterfactual=False, counterfactual_offsets=(0, 1, 2), max_counterfactuals=None)
+def test_offsets_without_counterfactual_replay_are_accepted_with_a_warning():
+    """Warned, not refused: a config (e.g. the shipped lending entry in a sweep over counterfactual=true,false) toggles the
+    replay and keeps its counterfactual settings; paper 003's ablation adds exploration_decay to presets that set
+    exploration_fraction."""
+    import warnings
+
+    with pytest.warns(UserWarning, match=r"FairDQN does not use counterfactual_offsets=\(0, 1, 2\) \(only counterfactual=True uses "
+                                         r"it\); max_counterfactuals=None \(only counterfactual=True uses it\)"):
+        model = FairDQN("MlpPolicy", make_donut_allocation(), counterfactual=False, counterfactual_offsets=(0, 1, 2),
+                        max_counterfactuals=None)
     assert not model.counterfactual
+    with pytest.warns(UserWarning, match=r"exploration_fraction=0.5 \(exploration_decay replaces SB3's linear schedule\)"):
+        FairDQN("MlpPolicy", make_donut_allocation(), exploration_decay=0.999, exploration_fraction=0.5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        FairDQN("MlpPolicy", make_donut_allocation(), counterfactual=True, counterfactual_offsets=(0, 1, 2))
+        FairDQN("MlpPolicy", make_donut_allocation(), counterfactual=False, counterfactual_offsets=(1.0, 2.0))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, ClassVar, TypeVar
 
 import numpy as np
@@ -23,7 +24,7 @@ from sb3_fair.common.fair_algorithm import FairAlgorithmMixin
 from sb3_fair.common.fairness_reward import RewardSpec, fairness_reward, potential_shaping
 from sb3_fair.common.memory import MemorySpec, counterfactual_memories, decode_memory, encode_memory, update_memory
 from sb3_fair.common.protocol import BENEFITS, get_fairness_terms, get_fairqcm_spec, get_memory_key
-from sb3_fair.common.validation import check_bool, check_choice, check_int, check_weights
+from sb3_fair.common.validation import check_bool, check_choice, check_int, check_weights, is_default
 from sb3_fair.dqn.policies import CnnPolicy, DQNPolicy, MlpPolicy, MultiInputPolicy
 from sb3_fair.dqn.presets import check_env, preset_kwargs
 
@@ -174,6 +175,7 @@ class FairDQN(FairAlgorithmMixin, DQN):
             if decay > 1.0:
                 raise ValueError(f"exploration_decay must be None or a number in (0, 1], got {exploration_decay!r}")
         check_int(max_counterfactuals, "max_counterfactuals", 1, allow_none=True)
+        _warn_unused(counterfactual, counterfactual_offsets, max_counterfactuals, exploration_decay, kwargs)
         self.counterfactual = check_bool(counterfactual, "counterfactual")
         self.potential_shaping = check_bool(potential_shaping, "potential_shaping")
         self.counterfactual_offsets = offsets
@@ -194,6 +196,9 @@ class FairDQN(FairAlgorithmMixin, DQN):
         super().__init__(policy, env, *args, **kwargs)
 
     # ------------------------------------------------------------------ set-up and checks
+    #: the defaults of the arguments that only counterfactual replay uses
+    COUNTERFACTUAL_DEFAULTS: ClassVar[dict[str, Any]] = {"counterfactual_offsets": (1.0, 2.0), "max_counterfactuals": 32}
+
     @classmethod
     def from_preset(cls: type[SelfFairDQN], name: str, env: GymEnv | str, counterfactual: bool = True, **overrides: Any) -> SelfFairDQN:
         """A FairDQN with Alamdari et al.'s (2024) hyperparameters (Tables 1-2) for ``"donut"`` or ``"lending"``.
@@ -427,6 +432,21 @@ class FairDQN(FairAlgorithmMixin, DQN):
             self.logger.record("train/loss", np.mean(losses))
         if self.counterfactual and self._cf_steps:
             self.logger.record("fairness/counterfactuals_per_step", self._cf_count / self._cf_steps)
+
+
+def _warn_unused(counterfactual: Any, offsets: Any, max_counterfactuals: Any, exploration_decay: Any, kwargs: dict[str, Any]) -> None:
+    """Warn about arguments the chosen settings do not use (warned, not refused: a sweep's grid over
+    ``counterfactual=true,false`` keeps the counterfactual settings of its entry, and paper 003's ablation adds
+    ``exploration_decay`` to presets that set ``exploration_fraction``)."""
+    unused = []
+    if not counterfactual:
+        given = {"counterfactual_offsets": offsets, "max_counterfactuals": max_counterfactuals}
+        unused += [f"{name}={value!r} (only counterfactual=True uses it)" for name, value in given.items()
+                   if not is_default(value, FairDQN.COUNTERFACTUAL_DEFAULTS[name])]
+    if exploration_decay is not None and "exploration_fraction" in kwargs:
+        unused.append(f"exploration_fraction={kwargs['exploration_fraction']!r} (exploration_decay replaces SB3's linear schedule)")
+    if unused:
+        warnings.warn(f"FairDQN does not use {'; '.join(unused)}", UserWarning, stacklevel=3)
 
 
 __all__ = ["FairDQN"]
