@@ -406,3 +406,68 @@ def test_sweeps_start_a_local_ray_of_their_own(address, expected, monkeypatch, t
         sweep(ExperimentConfig(algo="dqn", env="CartPole-v1", n_timesteps=8), name="s", storage=tmp_path, address=address)
     assert {k: seen[k] for k in expected} == expected
     assert ("num_cpus" in seen) == (address is None)
+
+
+def test_deeply_nested_values_are_refused_not_a_recursion_error() -> None:
+    from sb3_fair.experiment.config import parse_value
+
+    for text in ("[" * 20_000 + "]" * 20_000, "[" * 150 + "]" * 150, '{"a": ' * 150 + "1" + "}" * 150):
+        with pytest.raises(ValueError, match="nested deeper than 100 levels"):
+            parse_value(text)
+    assert parse_value("[[1, 2], {\"a\": [3]}]") == [[1, 2], {"a": [3]}]
+
+
+def test_a_checkpoint_every_step_of_a_huge_budget_is_refused() -> None:
+    with pytest.raises(ValueError, match=r"checkpoint_every=1 would write 1,000,000,000,000 checkpoints .* at most 10,000: "
+                                         r"give checkpoint_every >= 100,000,000"):
+        ExperimentConfig(algo="dqn", env="CartPole-v1", n_timesteps=10**12, checkpoint_every=1)
+    assert ExperimentConfig(algo="dqn", env="CartPole-v1", n_timesteps=10_000, checkpoint_every=1).checkpoint_every == 1
+
+
+@pytest.mark.parametrize("key, value, message", [
+    ("gamma", 2, r"'gamma' must be a number >= 0 and <= 1, got 2"),
+    ("gamma", -0.5, r"'gamma' must be a number >= 0 and <= 1"),
+    ("gae_lambda", 5, r"'gae_lambda' must be a number >= 0 and <= 1"),
+    ("clip_range", -1, r"'clip_range' must be a number > 0"),
+    ("max_grad_norm", -1, r"'max_grad_norm' must be a number > 0"),
+    ("ent_coef", float("nan"), r"'ent_coef' must be a number >= 0, got nan"),
+    ("vf_coef", float("inf"), r"'vf_coef' must be a number >= 0, got inf"),
+    ("n_epochs", 0, r"'n_epochs' must be an int >= 1, got 0"),
+    ("policy_kwargs", {"net_arch": [-1]}, r"'policy_kwargs.net_arch' must list layer sizes \(ints >= 1\), got \[-1\]"),
+])
+def test_sb3_arguments_out_of_range_are_refused_before_anything_is_built(key, value, message) -> None:
+    cfg = ExperimentConfig(algo="ppo", env="CartPole-v1", hyperparams={"policy": "MlpPolicy", key: value}, n_timesteps=64)
+    with pytest.raises(ValueError, match=rf"hyper-parameter {message}"):
+        build_model(cfg)
+
+
+@pytest.mark.parametrize("key, value", [("buffer_size", 0), ("exploration_fraction", 2), ("target_update_interval", 0),
+                                        ("learning_starts", -5), ("tau", 5), ("exploration_final_eps", -1), ("train_freq", 0),
+                                        ("train_freq", [0, "step"])])
+def test_dqn_arguments_out_of_range_are_refused(key, value) -> None:
+    cfg = ExperimentConfig(algo="dqn", env="CartPole-v1", hyperparams={"policy": "MlpPolicy", key: value}, n_timesteps=64)
+    with pytest.raises(ValueError, match=rf"hyper-parameter '{key}' must be"):
+        build_model(cfg)
+    # strings, schedules and (n, unit) pairs in range still pass
+    sac = ExperimentConfig(algo="sac", env="Pendulum-v1", hyperparams={"ent_coef": "auto_0.1", "train_freq": [1, "episode"],
+                                                                     "learning_rate": "lin_0.001"}, n_timesteps=8)
+    assert build_model(sac).ent_coef == "auto_0.1"
+
+
+def test_unwritable_save_paths_and_eval_env_arguments_are_refused_before_training(tmp_path) -> None:
+    cfg = ExperimentConfig(algo="ppo", env="CartPole-v1", hyperparams={"policy": "MlpPolicy", "n_steps": 64, "batch_size": 64},
+                           n_timesteps=64, eval_episodes=1)
+    if Path("/proc").is_dir():  # mkdir fails there even for root, whom os.access answers yes
+        with pytest.raises(ValueError, match=r"save_path: cannot write '/proc/sb3_fair_test/m.zip'"):
+            train(cfg.replace(save_path="/proc/sb3_fair_test/m.zip"), callback=_Steps())
+    with pytest.raises(ValueError, match=r"refused eval_env_kwargs \{'bogus': 1\}"):
+        train(cfg.replace(eval_env_kwargs={"bogus": 1}), callback=_Steps())
+
+
+def test_reproduce_out_must_be_a_folder(tmp_path, capsys) -> None:
+    from sb3_fair import cli
+
+    (tmp_path / "file").write_text("")
+    with pytest.raises(SystemExit) as exit_info:
+        cli.main(["reproduce", "paper003", "--out", str(tmp_path / "file")])
+    assert exit_info.value.code == 2 and "argument --out" in capsys.readouterr().err

@@ -130,13 +130,12 @@ def hyperparams_file(algo: str) -> Path:
 
 
 def load_yaml(text: str, source: str = "<string>") -> Any:
-    """``text`` read with YAML's safe loader, bounded: every value once per place it appears (anchors and
-    aliases expanded into copies, so changing one place never changes another).
+    """``text`` read with YAML's safe loader, bounded by :func:`bounded_data`: every value once per place it appears
+    (anchors and aliases expanded into copies, so changing one place never changes another).
 
     :param text: the YAML text.
     :param source: what the text is (a file name), for the error messages.
-    :raises ValueError: naming ``source`` for invalid YAML, a recursive alias, more than :data:`MAX_YAML_NODES`
-        values once aliases are expanded (a "billion laughs" file) or nesting deeper than :data:`MAX_YAML_DEPTH`.
+    :raises ValueError: naming ``source`` for invalid YAML, or data that :func:`bounded_data` refuses.
     """
     try:
         data = yaml.safe_load(text)
@@ -144,6 +143,17 @@ def load_yaml(text: str, source: str = "<string>") -> Any:
         raise ValueError(f"{source} is not valid YAML: {err}") from None
     except RecursionError:
         raise ValueError(f"{source}: YAML nested deeper than Python can read; configs nest at most {MAX_YAML_DEPTH} levels") from None
+    return bounded_data(data, source)
+
+
+def bounded_data(data: Any, source: str = "<data>") -> Any:
+    """``data`` (mappings, lists and scalars, as YAML or JSON give them) as a tree of copies, checked to stay bounded.
+
+    :param data: the data.
+    :param source: what it was read from, for the error messages.
+    :raises ValueError: naming ``source`` for a recursive alias, more than :data:`MAX_YAML_NODES` values once
+        aliases are expanded (a "billion laughs" file) or nesting deeper than :data:`MAX_YAML_DEPTH`.
+    """
     seen: dict[int, tuple[int, int]] = {}  # id -> (values once expanded, levels below)
 
     def measure(node: Any, path: tuple[int, ...]) -> tuple[int, int]:
@@ -392,6 +402,7 @@ __all__ = [
     "hyperparams_file",
     "import_object",
     "load_hyperparams",
+    "bounded_data",
     "load_yaml",
     "parse_dict_expression",
     "read_hyperparams_file",

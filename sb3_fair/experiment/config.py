@@ -30,7 +30,7 @@ from typing import Any
 
 import yaml
 
-from sb3_fair.common.hyperparams import check_objects, hyperparams_file, load_hyperparams, load_yaml
+from sb3_fair.common.hyperparams import MAX_YAML_DEPTH, bounded_data, check_objects, hyperparams_file, load_hyperparams, load_yaml
 from sb3_fair.experiment.registry import canonical_algo, check_env_id
 
 #: the keys of an experiment file (a YAML file with ``algo`` and ``env`` at the top)
@@ -58,8 +58,10 @@ def parse_value(text: str) -> Any:
     if text.lower() in _WORDS:
         return _WORDS[text.lower()]
     try:
-        return json.loads(text)
-    except ValueError:
+        return bounded_data(json.loads(text), "the value")
+    except RecursionError:
+        raise ValueError(f"cannot read the value: nested deeper than {MAX_YAML_DEPTH} levels") from None
+    except json.JSONDecodeError:
         pass
     try:
         return float(text)
@@ -104,6 +106,8 @@ def number_in(minimum: float, maximum: float = math.inf, strict: bool = False) -
     return parse
 
 
+#: the most checkpoints one run may write (``n_timesteps // checkpoint_every``)
+MAX_CHECKPOINTS = 10_000
 #: the longest run, group or variant name (a sweep's name, which prefixes its runs' names, at most half of it)
 MAX_NAME_LENGTH = 200
 
@@ -269,6 +273,10 @@ class ExperimentConfig:
             self.n_timesteps = int(steps)
         if self.n_timesteps is None:
             raise ValueError(f"no n_timesteps: the entry for {self.env!r} has none; give n_timesteps (--timesteps)")
+        if self.checkpoint_every and self.n_timesteps // self.checkpoint_every > MAX_CHECKPOINTS:
+            raise ValueError(f"checkpoint_every={self.checkpoint_every} would write {self.n_timesteps // self.checkpoint_every:,} "
+                             f"checkpoints in {self.n_timesteps:,} steps (every one keeps its model); a run writes at most "
+                             f"{MAX_CHECKPOINTS:,}: give checkpoint_every >= {-(-self.n_timesteps // MAX_CHECKPOINTS):,}")
 
     @property
     def evaluation_seed(self) -> int:
@@ -406,5 +414,5 @@ def _plain(value: Any) -> Any:
     raise ValueError(f"cannot write {value!r} in a config file: give it as 'package.module:name'")
 
 
-__all__ = ["CONFIG_FIELDS", "MAX_NAME_LENGTH", "ExperimentConfig", "apply_overrides", "check_name", "int_at_least", "merge_entries", "number_in",
+__all__ = ["CONFIG_FIELDS", "MAX_CHECKPOINTS", "MAX_NAME_LENGTH", "ExperimentConfig", "apply_overrides", "check_name", "int_at_least", "merge_entries", "number_in",
            "override_keys", "parse_value"]

@@ -9,6 +9,7 @@ the evaluation figures in its summary.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import time
@@ -165,6 +166,47 @@ def _coerce_ints(cls: type, kwargs: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+#: the ranges of SB3's own arguments, which SB3 checks late or not at all (``gamma=2`` trains, ``n_epochs=0`` fails at
+#: the first update): name -> (lowest, highest, lowest excluded, an int)
+SB3_RANGES: dict[str, tuple[float, float, bool, bool]] = {
+    "gamma": (0.0, 1.0, False, False), "gae_lambda": (0.0, 1.0, False, False), "tau": (0.0, 1.0, False, False),
+    "exploration_fraction": (0.0, 1.0, False, False), "exploration_initial_eps": (0.0, 1.0, False, False),
+    "exploration_final_eps": (0.0, 1.0, False, False), "learning_rate": (0.0, math.inf, True, False),
+    "clip_range": (0.0, math.inf, True, False), "clip_range_vf": (0.0, math.inf, True, False),
+    "ent_coef": (0.0, math.inf, False, False), "vf_coef": (0.0, math.inf, False, False),
+    "max_grad_norm": (0.0, math.inf, True, False), "target_kl": (0.0, math.inf, True, False),
+    "target_policy_noise": (0.0, math.inf, False, False), "target_noise_clip": (0.0, math.inf, False, False),
+    "n_epochs": (1, math.inf, False, True), "batch_size": (1, math.inf, False, True), "n_steps": (1, math.inf, False, True),
+    "buffer_size": (1, math.inf, False, True), "learning_starts": (0, math.inf, False, True),
+    "target_update_interval": (1, math.inf, False, True), "gradient_steps": (-1, math.inf, False, True),
+    "policy_delay": (1, math.inf, False, True), "train_freq": (1, math.inf, False, True),
+}
+
+
+def _check_ranges(kwargs: dict[str, Any]) -> None:
+    """Refuse, before any env or model is built, a number outside :data:`SB3_RANGES` and a ``policy_kwargs.net_arch``
+    layer that is not a positive int (schedules, strings such as SAC's ``ent_coef="auto"`` and None pass).
+
+    :raises ValueError: naming the hyper-parameter and its range.
+    """
+    for key, (low, high, open_low, integer) in SB3_RANGES.items():
+        value = kwargs.get(key)
+        if key == "train_freq" and isinstance(value, tuple) and value:
+            value = value[0]  # (n, "step" | "episode")
+        if value is None or isinstance(value, (str, bool)) or callable(value) or not isinstance(value, (int, float)):
+            continue
+        bad = not math.isfinite(value) and not (key == "max_grad_norm" and value == math.inf)  # no clipping: SB3's idiom
+        bad = bad or value < low or (open_low and value == low) or value > high or (integer and float(value) != int(value))
+        if bad:
+            kind = "an int" if integer else "a number"
+            bounds = f"{'>' if open_low else '>='} {low:g}" + ("" if high == math.inf else f" and <= {high:g}")
+            raise ValueError(f"hyper-parameter {key!r} must be {kind} {bounds}, got {value!r}")
+    arch = (kwargs.get("policy_kwargs") or {}).get("net_arch") if isinstance(kwargs.get("policy_kwargs"), dict) else None
+    layers = [v for part in arch.values() for v in (part if isinstance(part, list) else [part])] if isinstance(arch, dict) else arch
+    if isinstance(layers, list) and not all(isinstance(n, int) and not isinstance(n, bool) and n >= 1 for n in layers):
+        raise ValueError(f"hyper-parameter 'policy_kwargs.net_arch' must list layer sizes (ints >= 1), got {arch!r}")
+
+
 def build_model(config: ExperimentConfig, env: VecEnv | None = None) -> BaseAlgorithm:
     """The model of ``config`` on its training env (built with :func:`~sb3_fair.experiment.registry.make_env`
     unless ``env`` is given).
@@ -183,6 +225,9 @@ def build_model(config: ExperimentConfig, env: VecEnv | None = None) -> BaseAlgo
                          "the env is the config's env")
     check_keys(config.algo, list(hp))
     kwargs = _coerce_ints(cls, algo_kwargs(hp, trusted=config.trusted))
+    if isinstance(kwargs.get("train_freq"), list):  # YAML has no tuples: [1, episode] is SB3's (1, "episode"), as RL Zoo reads it
+        kwargs["train_freq"] = tuple(kwargs["train_freq"])
+    _check_ranges(kwargs)
     if env is None:
         n_envs = hp.get("n_envs", 1)
         if isinstance(n_envs, bool) or not isinstance(n_envs, int) or n_envs < 1:
@@ -419,6 +464,11 @@ def train(config: ExperimentConfig, callback: BaseCallback | list[BaseCallback] 
         raise ValueError("give resume (a checkpoint on disk) or model (a model in memory), not both")
     if config.save_path:
         check_output_path(config.save_path, "save_path")  # before training: a model trained for nothing is lost otherwise
+    if config.eval_episodes and config.eval_env_kwargs:  # the evaluation env's own arguments, checked before training too
+        try:
+            make_eval_env(config.env, _eval_env_kwargs(config), config.hyperparams.get("env_wrapper"), trusted=config.trusted).close()
+        except TypeError as err:
+            raise ValueError(f"env {config.env!r} refused eval_env_kwargs {config.eval_env_kwargs}: {err}") from None
     if model is not None:
         _check_model_fits(model, config)
     from sb3_fair.common.callbacks import FairnessCallback
@@ -482,8 +532,7 @@ def train(config: ExperimentConfig, callback: BaseCallback | list[BaseCallback] 
             save(model, config, config.save_path)
             result.save_path = str(config.save_path)
         if config.eval_episodes:
-            env_kwargs = {**(config.hyperparams.get("env_kwargs") or {}), **config.eval_env_kwargs}
-            result.evaluation, result.table = evaluate(model, config.env, config.eval_episodes, env_kwargs,
+            result.evaluation, result.table = evaluate(model, config.env, config.eval_episodes, _eval_env_kwargs(config),
                                                        config.hyperparams.get("env_wrapper"), config.eval_deterministic,
                                                        seed=config.evaluation_seed, trusted=config.trusted)
         if run is not None:
@@ -492,6 +541,11 @@ def train(config: ExperimentConfig, callback: BaseCallback | list[BaseCallback] 
     finally:
         if run is not None and owns_run:
             finish_wandb_run(run)
+
+
+def _eval_env_kwargs(config: ExperimentConfig) -> dict[str, Any]:
+    """The evaluation env's arguments: the training env's, updated by ``eval_env_kwargs``."""
+    return {**(config.hyperparams.get("env_kwargs") or {}), **config.eval_env_kwargs}
 
 
 def _log_evaluation(run: Any, result: ExperimentResult) -> None:
@@ -538,19 +592,28 @@ def checkpoint_folder(config: ExperimentConfig) -> Path:
 
 
 def check_output_path(path: str | Path, what: str = "save_path") -> None:
-    """Check, before anything trains, that a file can be written at ``path``: not a folder, and under a folder that
-    exists and is writable, or can be made in one.
+    """Check, before anything trains, that a file can be written at ``path``: not a folder, and its folder made (if
+    needed) and written to (a file is created and removed there, which also holds for root, whom ``os.access``
+    always answers yes).
 
     :raises ValueError: naming ``what`` and the reason.
     """
+    import tempfile
+
     target = Path(path)
     if target.is_dir():
         raise ValueError(f"{what}: {str(path)!r} is a directory; give a file path")
     ancestor = target.parent
     while not ancestor.exists() and ancestor != ancestor.parent:
         ancestor = ancestor.parent
-    if not ancestor.is_dir() or not os.access(ancestor, os.W_OK):
-        raise ValueError(f"{what}: cannot write {str(path)!r} ({ancestor} is not a writable folder)")
+    if not ancestor.is_dir():
+        raise ValueError(f"{what}: cannot write {str(path)!r} ({ancestor} is a file, not a folder)")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=target.parent):
+            pass
+    except OSError as err:
+        raise ValueError(f"{what}: cannot write {str(path)!r} ({err.strerror or err})") from None
 
 
 def _resume(config: ExperimentConfig, checkpoint: Path) -> tuple[BaseAlgorithm, Path | None]:

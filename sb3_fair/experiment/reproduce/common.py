@@ -45,6 +45,17 @@ class Output:
         write_section(self.results, key, text)
 
 
+def _folder(text: str) -> str:
+    """An argparse ``type``: a folder path (made when needed); an existing file is refused."""
+    path = Path(text)
+    ancestor = path
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if ancestor.exists() and not ancestor.is_dir():
+        raise argparse.ArgumentTypeError(f"{text!r} is not a folder ({ancestor} is a file)")
+    return text
+
+
 def reproduce_parser(paper: str, doc: str | None) -> argparse.ArgumentParser:
     """The command line of ``sb3-fair reproduce <paper>``: the module docstring as its description, and
     ``--out DIR``, the folder of ``RESULTS.md``, the plots and the runs (default ``./benchmarks``).
@@ -54,7 +65,7 @@ def reproduce_parser(paper: str, doc: str | None) -> argparse.ArgumentParser:
     """
     parser = argparse.ArgumentParser(prog=f"sb3-fair reproduce {paper}", description=doc,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--out", default=DEFAULT_OUT, metavar="DIR",
+    parser.add_argument("--out", default=DEFAULT_OUT, metavar="DIR", type=_folder,
                         help="folder of RESULTS.md, the PNGs and the runs under out/ (default: ./benchmarks, the repository's)")
     return parser
 
