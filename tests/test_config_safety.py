@@ -276,11 +276,13 @@ def _equal_buffers(a, b) -> None:
     assert type(a) is type(b) and set(vars(a)) == set(vars(b))
     for key, value in vars(a).items():
         other = vars(b)[key]
-        if isinstance(value, np.ndarray):
-            assert value.dtype == other.dtype and value.shape == other.shape and np.array_equal(value, other), key
+        if isinstance(value, np.ndarray) and value.dtype == object:  # HER's infos: dicts
+            assert value.shape == other.shape and all(x == y for x, y in zip(value.ravel(), other.ravel())), key
+        elif isinstance(value, np.ndarray):  # byte for byte: -0.0 is not 0.0
+            assert value.dtype == other.dtype and value.shape == other.shape and value.tobytes() == other.tobytes(), key
         elif isinstance(value, dict) and value and all(isinstance(v, np.ndarray) for v in value.values()):
-            assert all(np.array_equal(value[k], other[k]) and value[k].shape == other[k].shape for k in value), key
-        elif key != "device":
+            assert all(value[k].shape == other[k].shape and value[k].tobytes() == other[k].tobytes() for k in value), key
+        elif key not in ("device", "env"):  # HER's env is set by load_replay_buffer to the loading model's own
             assert value == other, key
 
 
@@ -299,6 +301,24 @@ def test_a_compact_buffer_loads_back_bit_for_bit(make, tmp_path) -> None:
     fresh = type(model)("MlpPolicy", model.get_env(), buffer_size=50_000)
     fresh.load_replay_buffer(tmp_path / "b.pkl")  # SB3's own loader reads it
     _equal_buffers(model.replay_buffer, fresh.replay_buffer)
+
+
+def test_a_her_buffer_loads_back_with_its_infos_and_negative_zeros(tmp_path) -> None:
+    from stable_baselines3 import HerReplayBuffer
+    from stable_baselines3.common.envs import BitFlippingEnv
+
+    def make() -> DQN:
+        return DQN("MultiInputPolicy", BitFlippingEnv(n_bits=4, continuous=False, max_steps=4), replay_buffer_class=HerReplayBuffer,
+                   replay_buffer_kwargs={"n_sampled_goal": 2, "goal_selection_strategy": "future"}, buffer_size=1000,
+                   learning_starts=10, seed=0)
+
+    model = make()
+    model.learn(60)
+    model.replay_buffer.rewards[model.replay_buffer.pos - 1] = -0.0  # a written row whose value is a zero
+    save_replay_buffer(model.replay_buffer, tmp_path / "b.pkl")
+    other = make()
+    other.load_replay_buffer(tmp_path / "b.pkl", truncate_last_traj=False)
+    _equal_buffers(model.replay_buffer, other.replay_buffer)
 
 
 def test_fairqcm_counterfactual_buffer_loads_back_bit_for_bit(tmp_path) -> None:
@@ -471,3 +491,74 @@ def test_reproduce_out_must_be_a_folder(tmp_path, capsys) -> None:
     with pytest.raises(SystemExit) as exit_info:
         cli.main(["reproduce", "paper003", "--out", str(tmp_path / "file")])
     assert exit_info.value.code == 2 and "argument --out" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("key, spec", [
+    ("env_wrapper", [{"stable_baselines3.common.monitor.Monitor": {"filename": "/tmp/elsewhere/evil"}}]),
+    ("env_wrapper", {"gymnasium.wrappers.RecordVideo": {"video_folder": "../../videos"}}),
+    ("vec_env_wrapper", {"stable_baselines3.common.vec_env.VecMonitor": {"filename": "~/evil"}}),
+    ("callback", [{"stable_baselines3.common.callbacks.CheckpointCallback": {"save_freq": 32, "save_path": "/tmp/elsewhere"}}]),
+    ("callback", {"stable_baselines3.common.callbacks.EvalCallback": {"eval_env": None, "log_path": "../x"}}),
+])
+def test_wrapper_and_callback_files_stay_in_the_working_folder(key, spec) -> None:
+    fields = dict(algo="ppo", env="CartPole-v1", n_timesteps=64)
+    with pytest.raises(ValueError, match=rf"hyper-parameter '{key}': .* would write .*outside the working folder"):
+        ExperimentConfig(**fields, hyperparams={"policy": "MlpPolicy", key: spec})
+    assert ExperimentConfig(**fields, hyperparams={"policy": "MlpPolicy", key: spec}, trusted=True).trusted
+
+
+def test_wrapper_files_inside_the_working_folder_are_written(tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    cfg = ExperimentConfig(algo="ppo", env="CartPole-v1", n_timesteps=64, eval_episodes=0,
+                           hyperparams={"policy": "MlpPolicy", "n_steps": 32, "batch_size": 32,
+                                        "env_wrapper": [{"stable_baselines3.common.monitor.Monitor": {"filename": "logs/run"}}],
+                                        "callback": [{"stable_baselines3.common.callbacks.CheckpointCallback":
+                                                      {"save_freq": 32, "save_path": "ckpt", "name_prefix": "x"}}]})
+    train(cfg)
+    assert (tmp_path / "logs" / "run.monitor.csv").is_file() and (tmp_path / "ckpt" / "x_64_steps.zip").is_file()
+
+
+def test_ids_that_import_what_their_env_kwargs_name_need_the_opt_in() -> None:
+    for env in ("GymV21Environment-v0", "GymV26Environment-v0"):
+        with pytest.raises(ValueError, match=rf"env '{env}' imports the old-gym env its env_kwargs name .*{TRUST}"):
+            ExperimentConfig(algo="ppo", env=env, n_timesteps=8)
+
+
+def test_linear_schedules_are_checked_as_their_start_value() -> None:
+    for key, value, message in (("clip_range", "lin_-0.001", r"'clip_range' must be a number > 0, got -0.001"),
+                                ("learning_rate", "lin_0", r"'learning_rate' must be a number > 0, got 0.0"),
+                                ("clip_range", "lin_nan", r"lin_<finite number>"), ("learning_rate", "lin_inf", r"lin_<finite number>")):
+        with pytest.raises(ValueError, match=message):
+            build_model(ExperimentConfig(algo="ppo", env="CartPole-v1", hyperparams={"policy": "MlpPolicy", key: value}, n_timesteps=8))
+
+
+def test_every_grid_value_is_checked_before_ray_starts(monkeypatch, tmp_path) -> None:
+    ray = pytest.importorskip("ray")
+    from sb3_fair.experiment.sweep import sweep
+
+    monkeypatch.setattr(ray, "init", lambda **kwargs: (_ for _ in ()).throw(AssertionError("ray started")))
+    with pytest.raises(ValueError, match=r"hyper-parameter 'policy': 'os.system' is not in a package a config may name"):
+        sweep(ExperimentConfig(algo="dqn", env="CartPole-v1", n_timesteps=8), grid={"policy": ["MlpPolicy", "os.system"]},
+              storage=tmp_path)
+
+
+def test_a_sweep_resumes_with_the_opt_in_it_started_with(tmp_path, monkeypatch) -> None:
+    ray = pytest.importorskip("ray")
+    from sb3_fair.experiment.sweep import TRUST_FILE, sweep
+
+    (tmp_path / "s").mkdir()
+    (tmp_path / "s" / TRUST_FILE).write_text('{"trusted": true}')
+    monkeypatch.setattr(ray, "init", lambda **kwargs: (_ for _ in ()).throw(AssertionError("ray started")))
+    with pytest.raises(ValueError, match=r"sweep 's' was started with trusted=True .* resume it with it"):
+        sweep(ExperimentConfig(algo="dqn", env="CartPole-v1", n_timesteps=8), name="s", storage=tmp_path, resume=True)
+
+
+def test_buffers_that_do_not_fit_in_memory_name_their_hyper_parameters(monkeypatch) -> None:
+    def no_memory(self):  # what NumPy raises for a buffer of buffer_size rows beyond the machine's memory
+        raise MemoryError("Unable to allocate 14.9 GiB for an array with shape (1000000000, 1, 4) and data type float32")
+
+    monkeypatch.setattr(DQN, "_setup_model", no_memory)
+    cfg = ExperimentConfig(algo="dqn", env="CartPole-v1", hyperparams={"policy": "MlpPolicy", "buffer_size": 10**9}, n_timesteps=8)
+    with pytest.raises(ValueError, match=r"DQN's buffers do not fit in memory \(Unable to allocate 14.9 GiB .*\); lower the "
+                                         r"hyper-parameters that size them \(\{'buffer_size': 1000000000\}, n_envs 1\)"):
+        build_model(cfg)

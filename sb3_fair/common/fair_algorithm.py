@@ -305,9 +305,10 @@ class FiniteInputCheck(BaseCallback):
             self._fail("the reward of this step", _first_bad_row(np.asarray(rewards, dtype=np.float64).reshape(-1, 1)), "a reward")
         dones = self.locals.get("dones")
         if dones is not None and np.any(dones):
-            for i, info in enumerate(self.locals.get("infos") or ()):
-                if dones[i] and not _all_finite(info.get("terminal_observation")):
-                    self._fail("the terminal observation of the episode that ended", i)
+            infos = self.locals.get("infos") or ()
+            for i in np.flatnonzero(dones):
+                if i < len(infos) and not _all_finite(infos[i].get("terminal_observation")):
+                    self._fail("the terminal observation of the episode that ended", int(i))
         return True
 
 

@@ -36,9 +36,10 @@ import ast
 import copy
 import importlib
 import inspect
+import math
 import re
 from functools import lru_cache
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any
 
 import yaml
@@ -72,6 +73,11 @@ ROLES: dict[str, tuple[str, str]] = {
     "features_extractor_class": ("stable_baselines3.common.torch_layers", "BaseFeaturesExtractor"),
     "optimizer_class": ("torch.optim", "Optimizer"),
 }
+#: keyword arguments of a wrapper or callback that name a file or folder to write (SB3's ``Monitor(filename)``,
+#: ``CheckpointCallback(save_path)``, Gymnasium's ``RecordVideo(video_folder)``, ...): without ``trusted`` a config's
+#: values for them must be relative paths that stay in the working folder
+PATH_ARGUMENTS = frozenset({"filename", "save_path", "video_folder", "log_path", "best_model_save_path", "log_dir", "path",
+                            "folder", "directory", "dir", "file", "output_path"})
 #: how :func:`load_yaml` bounds a file: values after anchors and aliases are expanded, and nesting
 MAX_YAML_NODES = 100_000
 MAX_YAML_DEPTH = 100
@@ -81,6 +87,12 @@ TRUST_HINT = ("configs are data: sb3-fair imports only classes and functions of 
 
 def _in(name: str, prefixes: tuple[str, ...]) -> bool:
     return any(name == p or name.startswith(p + ".") for p in prefixes)
+
+
+def is_allowed_module(name: str) -> bool:
+    """Whether a config may name objects of module ``name`` without ``trusted``: in :data:`ALLOWED_PACKAGES`, not in
+    :data:`DENIED_MODULES`."""
+    return _in(name, ALLOWED_PACKAGES) and not _in(name, DENIED_MODULES)
 
 
 def _untrusted(path: str, reason: str) -> ValueError:
@@ -101,7 +113,7 @@ def import_object(path: str, trusted: bool = False, role: str | None = None) -> 
         raise ValueError(f"expected a path such as 'package.module:Name' or 'package.module.Name', got {path!r}")
     module_name, _, attr = path.partition(":") if ":" in path else path.rpartition(".")
     if not trusted:
-        if not _in(module_name, ALLOWED_PACKAGES) or _in(module_name, DENIED_MODULES):
+        if not is_allowed_module(module_name):
             raise _untrusted(path, "is not in a package a config may name")
         if "." in attr or any(part.startswith("_") for part in (*module_name.split("."), attr)):
             raise _untrusted(path, "is not a public name at the top level of its module")
@@ -113,8 +125,7 @@ def import_object(path: str, trusted: bool = False, role: str | None = None) -> 
         raise ValueError(f"cannot import {path!r}: {err}") from None
     if not trusted:
         defined_in = getattr(obj, "__module__", None) or ""
-        if not (inspect.isclass(obj) or inspect.isfunction(obj)) or not _in(defined_in, ALLOWED_PACKAGES) \
-                or _in(defined_in, DENIED_MODULES):
+        if not (inspect.isclass(obj) or inspect.isfunction(obj)) or not is_allowed_module(defined_in):
             raise _untrusted(path, f"is a {type(obj).__name__} from {defined_in or 'elsewhere'}, not a class or function of those packages")
         if role in ROLES:
             base_module, base_name = ROLES[role]
@@ -252,6 +263,8 @@ class LinearSchedule:
 
     def __init__(self, initial_value: float) -> None:
         self.initial_value = float(initial_value)
+        if not math.isfinite(self.initial_value):
+            raise ValueError(f"a linear schedule starts from a finite number, got lin_{initial_value}")
 
     def __call__(self, progress_remaining: float) -> float:
         return progress_remaining * self.initial_value
@@ -347,21 +360,45 @@ def resolve_hyperparams(hyperparams: dict[str, Any], trusted: bool = False) -> d
                 try:
                     value = LinearSchedule(float(value[4:]))
                 except ValueError:
-                    raise ValueError(f"a linear schedule is written lin_<number>, got {value!r}") from None
+                    raise ValueError(f"a linear schedule is written lin_<finite number>, got {value!r}") from None
             out[key] = _resolve_value(value, trusted, key)
         except ValueError as err:
             raise ValueError(f"hyper-parameter {key!r}: {err}") from None
     return out
 
 
-def _spec_paths(spec: Any) -> list[str]:
-    """The paths of RL Zoo's ``env_wrapper`` / ``vec_env_wrapper`` / ``callback`` entry: a path, ``{path: kwargs}``, or a list of either."""
-    paths = []
+def zoo_spec_items(spec: Any, key: str, trusted: bool = False) -> list[tuple[Any, dict[str, Any]]]:
+    """RL Zoo's ``env_wrapper`` / ``vec_env_wrapper`` / ``callback`` entry as ``(path, kwargs)`` pairs: the entry is a
+    path, ``{path: kwargs}`` (kwargs may be null), or a list of either.
+
+    :param spec: the entry.
+    :param key: its key, for the messages.
+    :param trusted: without it, an argument of :data:`PATH_ARGUMENTS` must be a relative path that stays in the
+        working folder (no absolute path, ``..`` or ``~``).
+    :raises ValueError: naming ``key`` for a malformed entry or a path that leaves the working folder.
+    """
+    if spec is None:
+        return []
+    items = []
     for item in spec if isinstance(spec, list) else [spec]:
-        for path in (item if isinstance(item, dict) else [item]):
-            if isinstance(path, str):
-                paths.append(path)
-    return paths
+        if isinstance(item, dict):
+            if len(item) != 1:
+                raise ValueError(f"hyper-parameter {key!r}: each entry is a dotted path or {{path: kwargs}} with one path, got {item!r}")
+            path, kwargs = next(iter(item.items()))
+        else:
+            path, kwargs = item, None
+        kwargs = {} if kwargs is None else kwargs
+        if not isinstance(kwargs, dict):
+            raise ValueError(f"hyper-parameter {key!r}: the arguments of {path!r} must be a mapping, got {kwargs!r}")
+        for name, value in kwargs.items() if not trusted else ():
+            if name in PATH_ARGUMENTS and isinstance(value, (str, PurePath)):
+                where = PurePath(value)
+                if where.is_absolute() or ".." in where.parts or str(value).startswith("~"):
+                    raise ValueError(f"hyper-parameter {key!r}: {path!r} would write {name}={str(value)!r}, outside the working "
+                                     "folder; give a relative path inside it (or trusted=True, sb3-fair --trust-config, for a "
+                                     "config you trust)")
+        items.append((path, dict(kwargs)))
+    return items
 
 
 def check_objects(hyperparams: dict[str, Any]) -> None:
@@ -373,7 +410,9 @@ def check_objects(hyperparams: dict[str, Any]) -> None:
     """
     resolve_hyperparams({k: v for k, v in hyperparams.items() if k not in ZOO_KEYS or k == "normalize"})
     for key in ("env_wrapper", "vec_env_wrapper", "callback"):
-        for path in _spec_paths(hyperparams.get(key)):
+        for path, _ in zoo_spec_items(hyperparams.get(key), key):
+            if not isinstance(path, str):
+                continue  # an object given in Python, not named by a file (saved, it is written as its path)
             try:
                 import_object(path, role=key)
             except ValueError as err:
@@ -392,6 +431,7 @@ __all__ = [
     "HYPERPARAMS_DIR",
     "MAX_YAML_DEPTH",
     "MAX_YAML_NODES",
+    "PATH_ARGUMENTS",
     "ROLES",
     "VARIANT_SEPARATOR",
     "ZOO_KEYS",
@@ -401,6 +441,7 @@ __all__ = [
     "entry_key",
     "hyperparams_file",
     "import_object",
+    "is_allowed_module",
     "load_hyperparams",
     "bounded_data",
     "load_yaml",
@@ -408,4 +449,5 @@ __all__ = [
     "read_hyperparams_file",
     "resolve_hyperparams",
     "variants",
+    "zoo_spec_items",
 ]

@@ -36,15 +36,18 @@ from stable_baselines3.common.callbacks import CheckpointCallback
 
 
 def _filled(array: np.ndarray) -> int:
-    """The rows of ``array`` up to its last row that is not all zeros."""
-    nonzero = np.flatnonzero(array.reshape(len(array), -1).any(axis=1)) if array.size else np.empty(0, dtype=int)
+    """The rows of ``array`` up to its last row whose bytes are not all zero (so ``-0.0`` counts as written)."""
+    if not array.size:
+        return 0
+    raw = np.ascontiguousarray(array).reshape(len(array), -1).view(np.uint8)
+    nonzero = np.flatnonzero(raw.any(axis=1))
     return int(nonzero[-1]) + 1 if len(nonzero) else 0
 
 
 def _compact(value: Any, rows: int) -> tuple[Any, Any]:
-    """``value`` cut after its last non-zero row where it is an array of ``rows`` rows (or a dict of them),
-    and the full lengths to restore (None where nothing was cut)."""
-    if isinstance(value, np.ndarray) and value.ndim >= 1 and len(value) == rows:
+    """``value`` cut after its last non-zero row where it is a numeric array of ``rows`` rows (or a dict of them),
+    and the full lengths to restore (None where nothing was cut). Object arrays (HER's ``infos``) are kept whole."""
+    if isinstance(value, np.ndarray) and value.ndim >= 1 and len(value) == rows and value.dtype != object:
         n = _filled(value)
         return (value[:n], rows) if n < rows else (value, None)
     if isinstance(value, dict) and value and all(isinstance(v, np.ndarray) for v in value.values()):

@@ -22,7 +22,7 @@ from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.env_util import make_vec_env
 from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
 
-from sb3_fair.common.hyperparams import import_object
+from sb3_fair.common.hyperparams import import_object, zoo_spec_items
 
 #: algorithm name -> "module:Class" (imported on first use)
 ALGOS: dict[str, str] = {
@@ -73,6 +73,8 @@ MULTIAGENT_ENVS: dict[str, Callable[..., Any]] = {
     "sb3_fair/DisparityGame-v0": _disparity,
 }
 
+#: registered Gymnasium ids whose ``env_kwargs`` name a module to import (Shimmy's old-gym envs): refused without ``trusted``
+IMPORTING_ENV_IDS = ("GymV21Environment-v0", "GymV26Environment-v0")
 #: ``env_kwargs`` key of a game that pairs it with its counterfactual twin (``"flip"`` or ``"swap"``)
 COUNTERFACTUAL_PAIR = "counterfactual_pair"
 
@@ -160,17 +162,18 @@ def check_env_id(env_id: str, trusted: bool = False) -> str:
     :raises ValueError: naming the nearest ids, or the module that is not allowed.
     """
     import sb3_fair.envs  # noqa: F401  (registers sb3-fair's envs)
-    from sb3_fair.common.hyperparams import ALLOWED_PACKAGES, DENIED_MODULES, TRUST_HINT
+    from sb3_fair.common.hyperparams import ALLOWED_PACKAGES, TRUST_HINT, is_allowed_module
 
     if not isinstance(env_id, str) or not env_id:
         raise ValueError(f"env must be a Gymnasium id or one of {sorted(MULTIAGENT_ENVS)}, got {env_id!r}")
+    if env_id in IMPORTING_ENV_IDS and not trusted:
+        raise ValueError(f"env {env_id!r} imports the old-gym env its env_kwargs name (Shimmy's compatibility env); "
+                         + TRUST_HINT.format(packages=", ".join(ALLOWED_PACKAGES)))
     if env_id in MULTIAGENT_ENVS or env_id in gym.registry:
         return env_id
     if ":" in env_id:  # Gymnasium's "module:Env-v0" imports the module first
         module = env_id.partition(":")[0]
-        allowed = any(module == p or module.startswith(p + ".") for p in ALLOWED_PACKAGES) and not any(
-            module == p or module.startswith(p + ".") for p in DENIED_MODULES)
-        if not trusted and not allowed:
+        if not trusted and not is_allowed_module(module):
             raise ValueError(f"env {env_id!r} would import the module {module!r}; "
                              + TRUST_HINT.format(packages=", ".join(ALLOWED_PACKAGES)))
         return env_id
@@ -192,19 +195,8 @@ def wrapper_chain(spec: Any, key: str = "env_wrapper", trusted: bool = False) ->
     """
     if spec is None:
         return None
-    items = spec if isinstance(spec, list) else [spec]
-    chain: list[tuple[Any, dict[str, Any]]] = []
-    for item in items:
-        if isinstance(item, dict):
-            if len(item) != 1:
-                raise ValueError(f"{key}: each entry is a dotted path or {{path: kwargs}} with one path, got {item!r}")
-            path, kwargs = next(iter(item.items()))
-        else:
-            path, kwargs = item, {}
-        if not isinstance(kwargs, dict):
-            raise ValueError(f"{key}: the arguments of {path!r} must be a mapping, got {kwargs!r}")
-        cls = path if callable(path) else import_object(path, trusted=trusted, role=key)
-        chain.append((cls, dict(kwargs or {})))
+    chain = [(path if callable(path) else import_object(path, trusted=trusted, role=key), kwargs)
+             for path, kwargs in zoo_spec_items(spec, key, trusted=trusted)]
 
     def wrap(env: Any) -> Any:
         for cls, kwargs in chain:

@@ -23,7 +23,7 @@ from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.vec_env import VecEnv, VecNormalize
 
-from sb3_fair.common.hyperparams import algo_kwargs, import_object, resolve_hyperparams
+from sb3_fair.common.hyperparams import LinearSchedule, algo_kwargs, import_object, resolve_hyperparams, zoo_spec_items
 from sb3_fair.experiment.checkpoints import CompactCheckpointCallback
 from sb3_fair.experiment.config import ExperimentConfig
 from sb3_fair.experiment.registry import (
@@ -121,18 +121,13 @@ def _zoo_callbacks(spec: Any, trusted: bool = False) -> list[BaseCallback]:
     if spec is None:
         return []
     out = []
-    for item in spec if isinstance(spec, list) else [spec]:
-        if isinstance(item, dict) and len(item) != 1:
-            raise ValueError(f"hyper-parameter 'callback': each entry is a dotted path or {{path: kwargs}} with one path, got {item!r}")
-        path, kwargs = next(iter(item.items())) if isinstance(item, dict) else (item, {})
-        if kwargs is not None and not isinstance(kwargs, dict):
-            raise ValueError(f"hyper-parameter 'callback': the arguments of {path!r} must be a mapping, got {kwargs!r}")
+    for path, kwargs in zoo_spec_items(spec, "callback", trusted=trusted):
         try:
-            cls = import_object(path, trusted=trusted, role="callback")
+            cls = path if callable(path) else import_object(path, trusted=trusted, role="callback")
         except ValueError as err:
             raise ValueError(f"hyper-parameter 'callback': {err}") from None
         try:
-            out.append(cls(**(kwargs or {})))
+            out.append(cls(**kwargs))
         except TypeError as err:
             raise ValueError(f"hyper-parameter 'callback': {path!r} refused its arguments {kwargs}: {err}") from None
     return out
@@ -184,8 +179,9 @@ SB3_RANGES: dict[str, tuple[float, float, bool, bool]] = {
 
 
 def _check_ranges(kwargs: dict[str, Any]) -> None:
-    """Refuse, before any env or model is built, a number outside :data:`SB3_RANGES` and a ``policy_kwargs.net_arch``
-    layer that is not a positive int (schedules, strings such as SAC's ``ent_coef="auto"`` and None pass).
+    """Refuse, before any env or model is built, a number outside :data:`SB3_RANGES` (for ``lin_<x>``, its ``x``) and a
+    ``policy_kwargs.net_arch`` layer that is not a positive int (other schedules, strings such as SAC's
+    ``ent_coef="auto"`` and None pass).
 
     :raises ValueError: naming the hyper-parameter and its range.
     """
@@ -193,6 +189,8 @@ def _check_ranges(kwargs: dict[str, Any]) -> None:
         value = kwargs.get(key)
         if key == "train_freq" and isinstance(value, tuple) and value:
             value = value[0]  # (n, "step" | "episode")
+        if isinstance(value, LinearSchedule):
+            value = value.initial_value  # lin_<x>: x at the start, falling to 0
         if value is None or isinstance(value, (str, bool)) or callable(value) or not isinstance(value, (int, float)):
             continue
         bad = not math.isfinite(value) and not (key == "max_grad_norm" and value == math.inf)  # no clipping: SB3's idiom
@@ -256,6 +254,10 @@ def build_model(config: ExperimentConfig, env: VecEnv | None = None) -> BaseAlgo
     except (TypeError, AssertionError) as err:  # SB3 asserts on some values; a policy_kwargs entry the policy does not take
         where = f"the hyper-parameters of {config.env!r}{' @' + config.variant if config.variant else ''}"
         raise ValueError(f"{cls.__name__} could not be built from {where}: {err}") from None
+    except MemoryError as err:  # a buffer allocated for buffer_size or n_steps * n_envs rows
+        sizes = {k: kwargs[k] for k in ("buffer_size", "n_steps", "batch_size") if k in kwargs}
+        raise ValueError(f"{cls.__name__}'s buffers do not fit in memory ({err}); lower the hyper-parameters that size them "
+                         f"({sizes or 'buffer_size / n_steps'}, n_envs {env.num_envs})") from None
 
 
 class _NormalizedPredictor:

@@ -25,6 +25,7 @@ same ``name`` (re-running failed trials).
 from __future__ import annotations
 
 import csv
+import json
 import os
 import re
 from dataclasses import dataclass, field
@@ -36,6 +37,8 @@ import numpy as np
 from sb3_fair.experiment.config import MAX_NAME_LENGTH, ExperimentConfig, check_name, parse_value
 from sb3_fair.experiment.registry import check_keys
 
+#: the file in a sweep's folder that records whether it was started with trusted=True (a resume must match it)
+TRUST_FILE = "sb3_fair_trust.json"
 #: figures used for the Pareto plot when none is named: utility (higher is better) and unfairness (lower is better)
 UTILITY_KEYS = ("episode_reward", "episode_return", "utilitarian")
 UNFAIRNESS_KEYS = ("dp_normalized", "dp_abs", "long_term_final", "long_term_mean", "team_fairness", "gini", "max_unfairness", "group_gap")
@@ -224,10 +227,11 @@ def sweep(base: ExperimentConfig, grid: dict[str, list[Any]] | None = None, seed
         if isinstance(samples, bool) or not isinstance(samples, int) or samples < 1:
             raise ValueError(f"samples must be an int >= 1, got {samples!r}")
     check_keys(base.algo, [*grid, *space])  # a key the algorithm does not take fails here, not in every trial
-    for key, values in grid.items():  # and so does a dotted key into something that is not a mapping
+    for key, values in grid.items():  # and so does a dotted key into something that is not a mapping, or a refused value
         if not isinstance(values, list) or not values:
             raise ValueError(f"grid[{key!r}] must be a non-empty list of values, got {values!r}")
-        base.replace(hyperparams={key: values[0]})
+        for value in values:
+            base.replace(hyperparams={key: value})
     if name is None:
         name = base.algo + "-" + re.sub(r"[/\\]", "_", base.env)
     check_name(name, "name", MAX_NAME_LENGTH // 2)
@@ -239,6 +243,12 @@ def sweep(base: ExperimentConfig, grid: dict[str, list[Any]] | None = None, seed
         raise ValueError(f"no sweep {name!r} in {root} to resume")
     if path.exists() and not resume:
         raise ValueError(f"a sweep {name!r} exists in {root}: resume=True (--resume) goes on with it, or give another name")
+    trust_file = path / TRUST_FILE  # Ray restores the trials' configs, the opt-in included: a resume must give the same
+    if resume and trust_file.is_file():
+        started = json.loads(trust_file.read_text()).get("trusted", False)
+        if started != base.trusted:
+            raise ValueError(f"sweep {name!r} was started {'with' if started else 'without'} trusted=True (--trust-config), and "
+                             f"its trials go on that way: resume it {'with' if started else 'without'} it")
     base = base.replace(group=name, eval_episodes=base.eval_episodes or 1)
     if isinstance(base.wandb, dict) or base.wandb:
         wandb_kwargs = dict(base.wandb) if isinstance(base.wandb, dict) else {}
@@ -271,7 +281,11 @@ def sweep(base: ExperimentConfig, grid: dict[str, list[Any]] | None = None, seed
             run_config = tune.RunConfig(name=name, storage_path=str(root), verbose=0,
                                         failure_config=tune.FailureConfig(max_failures=0, fail_fast=False))
             tuner = tune.Tuner(trainable, param_space=param_space, tune_config=tune_config, run_config=run_config)
-        grid_result = _fit_keeping_signal_handlers(tuner)
+        try:
+            grid_result = _fit_keeping_signal_handlers(tuner)
+        finally:  # also when interrupted: the sweep's folder then exists, and a resume checks the opt-in against it
+            if not resume and path.is_dir():
+                trust_file.write_text(json.dumps({"trusted": base.trusted}))
     finally:
         if started:
             ray.shutdown()
