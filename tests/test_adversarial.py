@@ -9,6 +9,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 import torch as th
+from nan_after import NanAfter
 
 from sb3_fair import FairDQN, FairPPO, FairTD3
 from sb3_fair import metrics as M
@@ -154,19 +155,6 @@ def test_monitor_metrics_that_are_not_names(metrics: Any) -> None:
 
 
 # ---------------------------------------------------------------- values that pass validation, then break training
-class _NanRewardAfter(gym.Wrapper):
-    """The wrapped env's reward, except NaN from step ``after`` on."""
-
-    def __init__(self, env: gym.Env, after: int) -> None:
-        super().__init__(env)
-        self.after, self.t = after, 0
-
-    def step(self, action: Any) -> Any:
-        obs, reward, terminated, truncated, info = self.env.step(action)
-        self.t += 1
-        return obs, (float("nan") if self.t >= self.after else reward), terminated, truncated, info
-
-
 @pytest.mark.parametrize("weight", ["fairness_coef", "task_coef"])
 def test_huge_reward_weight_is_refused(weight: str) -> None:
     with pytest.raises(ValueError, match=rf"{weight} must be a number in \[0, 1e\+06\], got 1e\+18"):
@@ -191,7 +179,7 @@ def test_huge_equivariance_weight_is_refused() -> None:
 def test_a_non_finite_reward_stops_training_at_its_step_naming_the_cause(algo: str) -> None:
     """A NaN reward is refused at the step that returned it (it used to reach the network, and FairDQN could train on
     NaN targets for up to FINITE_CHECK_EVERY updates before the network check saw it)."""
-    env = _NanRewardAfter(gym.make("CartPole-v1"), after=5)
+    env = NanAfter(gym.make("CartPole-v1"), after=5, what="reward")
     cls = {"FairPPO": FairPPO, "FairDQN": FairDQN}[algo]
     kwargs = {"n_steps": 64, "batch_size": 32, "n_epochs": 1, "fairness_coef": 0.0} if algo == "FairPPO" else {
         "learning_starts": 0, "train_freq": 1, "batch_size": 16, "buffer_size": 1000}

@@ -11,6 +11,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 import pytest
+from nan_after import NanAfter
 from stable_baselines3 import PPO
 
 from sb3_fair import FairDQN, FairPPO, Stakeholders
@@ -74,20 +75,9 @@ def test_schedule_parameters_that_would_leave_the_range_are_refused(call, messag
 
 
 # ---------------------------------------------------------------- B: diagnostics that point at the cause
-class _NanObsAfter(gym.Wrapper):
-    def __init__(self, env: gym.Env, after: int) -> None:
-        super().__init__(env)
-        self.after, self.t = after, 0
-
-    def step(self, action: Any) -> Any:
-        obs, reward, terminated, truncated, info = self.env.step(action)
-        self.t += 1
-        return (np.full_like(obs, np.nan) if self.t >= self.after else obs), reward, terminated, truncated, info
-
-
 @pytest.mark.parametrize("algo", ["FairPPO", "FairDQN"])
 def test_nan_observation_is_named_at_the_step_not_inside_torch(algo) -> None:
-    env = _NanObsAfter(gym.make("CartPole-v1"), after=5)
+    env = NanAfter(gym.make("CartPole-v1"), after=5)
     if algo == "FairPPO":
         model = FairPPO("MlpPolicy", env, seed=0, n_steps=64, batch_size=32, n_epochs=1, fairness_coef=0.0)
     else:
