@@ -10,6 +10,7 @@ unfairness 0.378; FairPPO 343.4 and 356.2, 0.022; price of fairness -68 % (unimp
 The settings are the tuned entry of ``sb3_fair/hyperparams/fair_ppo.yml`` (its comment gives the sweeps that found them).
 """
 
+import torch
 from stable_baselines3 import PPO
 
 from sb3_fair import FairPPO
@@ -17,6 +18,7 @@ from sb3_fair.common.evaluation import evaluate_group_fairness, price_of_fairnes
 from sb3_fair.envs import AllelopathicHarvestEnv
 from sb3_fair.wrappers import make_multiagent_vec_env
 
+torch.set_num_threads(1)  # small networks train faster on one thread (README, "Threads and parallel runs")
 STEPS = 500_000  # agent-steps (208 games of 8 agents); the paper trains 1000 games of 40 agents x 3000 steps
 KW = dict(n_steps=150, batch_size=600, n_epochs=10, learning_rate=1e-3, ent_coef=0.01, seed=0)
 

@@ -18,6 +18,7 @@ paper 002's I(R;Z)").
 
 import gymnasium as gym
 import numpy as np
+import torch
 from stable_baselines3 import TD3
 from stable_baselines3.common.noise import NormalActionNoise
 
@@ -26,6 +27,7 @@ from sb3_fair import FairTD3
 from sb3_fair.common.evaluation import evaluate_team_fairness
 from sb3_fair.envs import GreedyPursuitPolicy, SpeedCurriculum
 
+torch.set_num_threads(1)  # small networks train faster on one thread (README, "Threads and parallel runs")
 ENV = "sb3_fair/PursuitEvasion-v0"
 ARENA = dict(size=4, max_steps=200)  # paper 002: a 6 x 6 torus and 500 steps
 STEPS = 50_000  # paper 002 trains 125,000 episodes

@@ -5,10 +5,13 @@
 
 import gymnasium as gym
 import numpy as np
+import torch
 from gymnasium import spaces
 
 from sb3_fair import FairDQN, Stakeholders
 from sb3_fair.wrappers import FairnessMonitor, FairnessReward, MemoryAugmentation
+
+torch.set_num_threads(1)  # small networks train faster on one thread (README, "Threads and parallel runs")
 
 
 class WaterTanks(gym.Env):

@@ -79,7 +79,7 @@ def _config_from_args(args: argparse.Namespace) -> Any:
     fields: dict[str, Any] = {}  # only what the command line gives: the rest comes from the file (or the defaults)
     if args.eval_env_kwargs:
         fields["eval_env_kwargs"] = _parse_kv(args.eval_env_kwargs, "--eval-env-kwargs")
-    for name in ("save", "checkpoint_every", "checkpoint_buffers", "seed", "eval_episodes", "eval_seed", "name", "group", "tensorboard_log", "verbose"):
+    for name in ("save", "checkpoint_every", "checkpoint_buffers", "num_threads", "seed", "eval_episodes", "eval_seed", "name", "group", "tensorboard_log", "verbose"):
         if getattr(args, name, None) is not None:
             fields["save_path" if name == "save" else name] = getattr(args, name)
     if args.timesteps is not None:
@@ -198,6 +198,8 @@ def _task_configs(args: argparse.Namespace, seed: int) -> dict[str, Any]:
 
     common: dict[str, Any] = dict(seed=seed, eval_episodes=args.eval_episodes, wandb=bool(args.wandb), tensorboard_log=args.tensorboard_log,
                                   group=f"compare-{args.task}")
+    if args.num_threads is not None:
+        common["num_threads"] = args.num_threads
     overrides = [f"learning_rate={args.learning_rate!r}"] if args.learning_rate is not None else []
     if args.task == "harvest":
         from sb3_fair.common.hyperparams import hyperparams_file, load_hyperparams
@@ -377,6 +379,9 @@ def build_parser() -> argparse.ArgumentParser:
                             "gymnasium.wrappers): they are imported and called. Only for configs you trust")
 
     def common(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--num-threads", type=int_at_least(1), default=None, metavar="N",
+                       help="torch threads of each training process (default 1: small networks lose time to a pool of "
+                            "threads as soon as anything else uses a core; run trials side by side instead)")
         p.add_argument("--wandb", action="store_true", help="stream logs to Weights & Biases (offline without credentials)")
         p.add_argument("--tensorboard-log", default=None, help="TensorBoard log folder")
         p.add_argument("--quiet", action="store_true", help="no progress bar (shown by default for runs of 5,000 steps or more)")

@@ -36,7 +36,7 @@ from sb3_fair.experiment.registry import canonical_algo, check_env_id
 #: the keys of an experiment file (a YAML file with ``algo`` and ``env`` at the top)
 CONFIG_FIELDS = ("algo", "env", "variant", "hyperparams", "seed", "n_timesteps", "eval_episodes", "eval_env_kwargs",
                  "eval_deterministic", "eval_seed", "save_path", "tensorboard_log", "wandb", "verbose", "progress_bar", "name", "group",
-                 "checkpoint_every", "checkpoint_buffers")
+                 "checkpoint_every", "checkpoint_buffers", "num_threads")
 
 
 _INT = re.compile(r"^[+-]?\d+$")
@@ -213,6 +213,10 @@ class ExperimentConfig:
     :param checkpoint_every: save a checkpoint every this many steps (beside ``save_path``).
     :param checkpoint_buffers: how many of the newest checkpoints keep the replay buffer (each written up to its
         filled rows: :mod:`sb3_fair.experiment.checkpoints`); 0 keeps none.
+    :param num_threads: torch's intra-op threads while :func:`~sb3_fair.experiment.train` runs (RL Zoo's
+        ``--num-threads``); default 1, because the small networks of RL lose time to a pool of threads that wait for
+        each other as soon as anything else uses a core (run trials side by side instead); None leaves torch's
+        setting (one thread per core) as it is. The process's own setting comes back when ``train`` returns.
     :param trusted: let the hyper-parameters name Python objects outside sb3-fair's allow-list
         (:data:`~sb3_fair.common.hyperparams.ALLOWED_PACKAGES`) and env ids of the form ``"module:Env-v0"`` from
         any module: building the model then imports and calls the code they name. Never read from a file
@@ -238,6 +242,7 @@ class ExperimentConfig:
     group: str | None = None
     checkpoint_every: int | None = None
     checkpoint_buffers: int = 1
+    num_threads: int | None = 1
     trusted: bool = field(default=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -258,7 +263,7 @@ class ExperimentConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
                 raise ValueError(f"{name} must be an int >= {minimum}, got {value!r}")
-        for name, minimum in (("n_timesteps", 1), ("checkpoint_every", 1), ("eval_seed", 0)):
+        for name, minimum in (("n_timesteps", 1), ("checkpoint_every", 1), ("eval_seed", 0), ("num_threads", 1)):
             value = getattr(self, name)
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < minimum):
                 raise ValueError(f"{name} must be an int >= {minimum} or None, got {value!r}")

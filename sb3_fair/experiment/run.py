@@ -14,6 +14,8 @@ import os
 import re
 import time
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -442,6 +444,22 @@ def _check_model_fits(model: Any, config: ExperimentConfig) -> None:
         probe.close()
 
 
+@contextmanager
+def torch_threads(n: int | None) -> Iterator[None]:
+    """torch's intra-op thread count set to ``n`` inside the block, the previous count back after it (``None``: unchanged)."""
+    import torch as th
+
+    if n is None:
+        yield
+        return
+    previous = th.get_num_threads()
+    th.set_num_threads(n)
+    try:
+        yield
+    finally:
+        th.set_num_threads(previous)
+
+
 def train(config: ExperimentConfig, callback: BaseCallback | list[BaseCallback] | None = None,
           resume: str | Path | None = None, model: BaseAlgorithm | None = None) -> ExperimentResult:
     """Train, save, evaluate and track one run of ``config``.
@@ -461,7 +479,15 @@ def train(config: ExperimentConfig, callback: BaseCallback | list[BaseCallback] 
     :param model: a model in memory (e.g. the ``.model`` of an earlier result) to go on training, on its own
         env and with its own settings, up to ``config.n_timesteps`` steps in all; ``config`` names it for
         saving, evaluation and W&B.
+
+    Everything runs with ``config.num_threads`` torch threads (default 1), the process's own count restored after.
     """
+    with torch_threads(config.num_threads):
+        return _train(config, callback, resume, model)
+
+
+def _train(config: ExperimentConfig, callback: BaseCallback | list[BaseCallback] | None, resume: str | Path | None,
+           model: BaseAlgorithm | None) -> ExperimentResult:
     if resume is not None and model is not None:
         raise ValueError("give resume (a checkpoint on disk) or model (a model in memory), not both")
     if config.save_path:
@@ -644,4 +670,4 @@ def _resume(config: ExperimentConfig, checkpoint: Path) -> tuple[BaseAlgorithm, 
 
 
 __all__ = ["CONFIG_SUFFIX", "ExperimentResult", "build_model", "check_output_path", "checkpoint_folder", "evaluate", "load_model", "save",
-           "saved_config_path", "train"]
+           "saved_config_path", "torch_threads", "train"]

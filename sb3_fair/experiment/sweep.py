@@ -138,8 +138,8 @@ def trainable(params: dict[str, Any]) -> None:
 
     from sb3_fair.experiment.run import train
 
-    th.set_num_threads(1)  # one CPU per trial, as Ray schedules them
     base = ExperimentConfig.from_dict(params["base"], trusted=bool(params.get("trusted", False)))
+    th.set_num_threads(base.num_threads or 1)  # the CPUs Ray gave the trial (train() sets it again, for its own run)
     overrides = dict(params.get("overrides") or {})
     seeds = params["seeds"] if isinstance(params["seeds"], list) else [params["seeds"]]
     results = []
@@ -265,7 +265,8 @@ def sweep(base: ExperimentConfig, grid: dict[str, list[Any]] | None = None, seed
         started = True
     try:
         if resume:
-            tuner = tune.Tuner.restore(str(path), trainable, resume_unfinished=True, resume_errored=True)
+            tuner = tune.Tuner.restore(str(path), tune.with_resources(trainable, {"cpu": base.num_threads or 1}),
+                                       resume_unfinished=True, resume_errored=True)
         else:
             if search is None:
                 param_space: dict[str, Any] = {"base": base.to_dict(), "trusted": base.trusted, "seeds": tune.grid_search(list(range(seeds))),
@@ -280,7 +281,9 @@ def sweep(base: ExperimentConfig, grid: dict[str, list[Any]] | None = None, seed
                                               max_concurrent_trials=max_concurrent)
             run_config = tune.RunConfig(name=name, storage_path=str(root), verbose=0,
                                         failure_config=tune.FailureConfig(max_failures=0, fail_fast=False))
-            tuner = tune.Tuner(trainable, param_space=param_space, tune_config=tune_config, run_config=run_config)
+            # each trial holds as many CPUs as its torch threads, so that Ray does not run more threads than cores
+            tuner = tune.Tuner(tune.with_resources(trainable, {"cpu": base.num_threads or 1}), param_space=param_space,
+                               tune_config=tune_config, run_config=run_config)
         try:
             grid_result = _fit_keeping_signal_handlers(tuner)
         finally:  # also when interrupted: the sweep's folder then exists, and a resume checks the opt-in against it

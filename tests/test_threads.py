@@ -1,0 +1,62 @@
+"""One torch thread per training process by default (``num_threads``), the caller's own setting restored after."""
+
+from __future__ import annotations
+
+import pytest
+import torch as th
+from stable_baselines3.common.callbacks import BaseCallback
+
+from sb3_fair.experiment import ExperimentConfig, train
+from sb3_fair.experiment.run import torch_threads
+
+
+class _Threads(BaseCallback):
+    """torch's thread count at every step."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: set[int] = set()
+
+    def _on_step(self) -> bool:
+        self.seen.add(th.get_num_threads())
+        return True
+
+
+@pytest.fixture
+def two_threads():
+    previous = th.get_num_threads()
+    th.set_num_threads(2)
+    yield
+    th.set_num_threads(previous)
+
+
+@pytest.mark.parametrize("num_threads, expected", [(1, 1), (2, 2), (None, 2)])
+def test_train_runs_with_num_threads_and_restores_the_callers(two_threads, num_threads, expected) -> None:
+    cfg = ExperimentConfig(algo="dqn", env="CartPole-v1", hyperparams={"policy": "MlpPolicy", "learning_starts": 0}, n_timesteps=32,
+                           eval_episodes=1, **({} if num_threads == 1 else {"num_threads": num_threads}))
+    assert ExperimentConfig(algo="dqn", env="CartPole-v1", n_timesteps=1).num_threads == 1, "the default"
+    seen = _Threads()
+    train(cfg, callback=seen)
+    assert seen.seen == {expected}
+    assert th.get_num_threads() == 2, "the caller's setting comes back"
+
+
+def test_num_threads_is_checked_and_read_from_files_and_the_cli(tmp_path) -> None:
+    from sb3_fair import cli
+
+    with pytest.raises(ValueError, match=r"num_threads must be an int >= 1 or None, got 0"):
+        ExperimentConfig(algo="dqn", env="CartPole-v1", n_timesteps=1, num_threads=0)
+    (tmp_path / "exp.yml").write_text("algo: dqn\nenv: CartPole-v1\nn_timesteps: 8\nnum_threads: 2\n")
+    assert ExperimentConfig.from_file(tmp_path / "exp.yml").num_threads == 2
+    args = cli.build_parser().parse_args(["train", "--algo", "dqn", "--env", "CartPole-v1", "--timesteps", "8", "--num-threads", "3"])
+    assert cli._config_from_args(args).num_threads == 3
+    with pytest.raises(SystemExit):
+        cli.build_parser().parse_args(["compare", "--num-threads", "0"])
+
+
+def test_torch_threads_restores_after_an_error(two_threads) -> None:
+    with pytest.raises(RuntimeError):
+        with torch_threads(1):
+            assert th.get_num_threads() == 1
+            raise RuntimeError
+    assert th.get_num_threads() == 2
