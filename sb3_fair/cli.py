@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -270,29 +271,44 @@ def baseline_of(config: Any) -> Any:
 
 def cmd_compare(args: argparse.Namespace) -> None:
     from sb3_fair.common.evaluation import price_of_fairness_table
-    from sb3_fair.experiment import train
+    from sb3_fair.experiment.run import train_all
 
     figures = HARVEST_FIGURES if args.task == "harvest" else TASKS[args.task][1]
     per_seed: dict[str, list[dict[str, Any]]] = {}
     t0 = time.perf_counter()
+    runs = [(seed, name, config) for seed in range(args.seeds) for name, config in _task_configs(args, seed).items()]
+    configs = {name: config for _, name, config in runs}
+    jobs = min(args.jobs or os.cpu_count() or 1, len(runs))
+    for _, _, config in runs:  # bars of runs side by side would overwrite each other
+        config.progress_bar = jobs == 1 and not args.quiet and config.n_timesteps >= PROGRESS_BAR_STEPS
+    unit = "agent-steps" if args.task == "harvest" else "steps"
+
+    def start(i: int, config: Any) -> None:
+        seed, name, _ = runs[i]
+        if jobs == 1:
+            print(f"training {name}, seed {seed}: {config.n_timesteps:,} {unit} of {config.env}", flush=True)
+
+    def done(i: int, result: Any) -> None:
+        seed, name, _ = runs[i]
+        if jobs > 1:
+            print(f"trained {name}, seed {seed}: {result.n_timesteps:,} {unit} of {result.config.env} in {result.train_time_s:.0f} s",
+                  flush=True)
+
+    if jobs > 1:
+        print(f"training {len(runs)} runs ({len(configs)} agents x {args.seeds} seeds), {jobs} at a time", flush=True)
+    results = train_all([config for _, _, config in runs], jobs=jobs, on_start=start, on_done=done)
     for seed in range(args.seeds):
-        configs = _task_configs(args, seed)
-        results = {}
-        for name, config in configs.items():
-            config.progress_bar = not args.quiet and config.n_timesteps >= PROGRESS_BAR_STEPS
-            what = f"{config.n_timesteps:,} agent-steps" if args.task == "harvest" else f"{config.n_timesteps:,} steps"
-            print(f"training {name}, seed {seed}: {what} of {config.env}", flush=True)
-            results[name] = train(config)
+        seed_results = {name: res for (s, name, _), res in zip(runs, results) if s == seed}
         if args.task == "harvest":
-            base, fair = list(results.values())
+            base, fair = list(seed_results.values())
             pof = price_of_fairness_table({"table": fair.table}, {"table": base.table})
-            for name, res in results.items():
+            for name, res in seed_results.items():
                 row = dict(res.evaluation)
                 row["dp_normalized"] = abs(row.get("dp_normalized", float("nan")))
                 row.update({f"pof_group_{g}": (pof.get(g, float("nan")) if res is fair else 0.0) for g in (0, 1)})
                 per_seed.setdefault(name, []).append(row)
         else:
-            for name, res in results.items():
+            for name, res in seed_results.items():
                 per_seed.setdefault(name, []).append(res.evaluation)
     table = {name: {k: float(np.mean([r.get(k, float("nan")) for r in runs])) for k in figures} for name, runs in per_seed.items()}
     spread = {name: {k: float(np.std([r.get(k, float("nan")) for r in runs])) for k in figures} for name, runs in per_seed.items()}
@@ -486,6 +502,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--beta", type=number_in(0.0, MAX_COEF), default=0.5, help="harvest: weight of the prospective part")
     p.add_argument("--preset", choices=["tiny", "small", "medium", "paper"], default="small", help="harvest: game size")
     p.add_argument("--plot", default="sb3_fair_compare.png", help="PNG path for the fairness-utility plot ('' for none)")
+    p.add_argument("--jobs", type=int_at_least(1), default=None, metavar="N",
+                   help="trainings at a time, each in its own process with --num-threads threads (default: one per core); "
+                        "the table is the same, seed for seed, as with --jobs 1")
     common(p)
     p.set_defaults(func=cmd_compare)
 

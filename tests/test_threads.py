@@ -60,3 +60,46 @@ def test_torch_threads_restores_after_an_error(two_threads) -> None:
             assert th.get_num_threads() == 1
             raise RuntimeError
     assert th.get_num_threads() == 2
+
+
+def test_runs_side_by_side_give_the_serial_results_seed_for_seed() -> None:
+    """train_all with 2 worker processes: the same figures as one run after another in this process."""
+    from sb3_fair.experiment.run import train_all
+
+    base = ExperimentConfig.from_hyperparams("fair_dqn", "sb3_fair/DonutAllocation-v0", n_timesteps=300, eval_episodes=2)
+    configs = [base.replace(seed=0), base.replace(seed=1, hyperparams={"counterfactual": False}),
+               ExperimentConfig(algo="dqn", env="CartPole-v1", hyperparams={"policy": "MlpPolicy", "learning_starts": 0}, n_timesteps=200,
+                                eval_episodes=2)]
+    started, finished = [], []
+    serial = train_all(configs, jobs=1)
+    parallel = train_all(configs, jobs=2, on_start=lambda i, c: started.append(i), on_done=lambda i, r: finished.append(i))
+    assert [r.evaluation for r in parallel] == [r.evaluation for r in serial]
+    assert [r.config for r in parallel] == configs and all(r.model is None for r in parallel) and serial[0].model is not None
+    assert started == [0, 1, 2] and sorted(finished) == [0, 1, 2]
+    with pytest.raises(ValueError, match="jobs must be an int >= 1, got 0"):
+        train_all(configs, jobs=0)
+
+
+def test_a_failed_run_is_raised_after_the_others_finish() -> None:
+    from sb3_fair.experiment.run import train_all
+
+    good = ExperimentConfig(algo="dqn", env="CartPole-v1", hyperparams={"policy": "MlpPolicy", "learning_starts": 0}, n_timesteps=50,
+                            eval_episodes=1)
+    bad = good.replace(hyperparams={"env_kwargs": {"colour": 1}})
+    done = []
+    with pytest.raises(ValueError, match=r"refused env_kwargs \{'colour': 1\}"):
+        train_all([bad, good], jobs=2, on_done=lambda i, r: done.append(i))
+    assert done == [1]
+
+
+def test_compare_jobs_prints_the_serial_table(capsys) -> None:
+    from sb3_fair import cli
+
+    argv = ["compare", "--task", "donut", "--seeds", "1", "--episodes", "3", "--eval-episodes", "1", "--plot", "", "--quiet"]
+    cli.main([*argv, "--jobs", "1"])
+    serial = capsys.readouterr().out
+    cli.main([*argv, "--jobs", "2"])
+    parallel = capsys.readouterr().out
+    assert "4 runs (4 agents x 1 seeds), 2 at a time" in parallel and "trained FairDQN (FairQCM + shaping), seed 0" in parallel
+    rows = lambda out: [line for line in out.splitlines() if line.startswith("│")]  # noqa: E731
+    assert rows(parallel) == rows(serial) and len(rows(serial)) == 4

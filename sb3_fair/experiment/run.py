@@ -10,7 +10,6 @@ the evaluation figures in its summary.
 from __future__ import annotations
 
 import math
-import os
 import re
 import time
 import warnings
@@ -576,6 +575,62 @@ def _eval_env_kwargs(config: ExperimentConfig) -> dict[str, Any]:
     return {**(config.hyperparams.get("env_kwargs") or {}), **config.eval_env_kwargs}
 
 
+def _train_in_worker(data: dict[str, Any], trusted: bool) -> ExperimentResult:
+    """:func:`train` of a config sent to a worker process as plain data; the result without its model."""
+    result = train(ExperimentConfig.from_dict(data, trusted=trusted))
+    result.model = None  # models hold their envs: they stay in the worker
+    return result
+
+
+def train_all(configs: list[ExperimentConfig], jobs: int = 1, on_start: Any = None, on_done: Any = None) -> list[ExperimentResult]:
+    """:func:`train` of every config, ``jobs`` at a time in worker processes; the results in the order of ``configs``.
+
+    Each training runs with its config's ``num_threads`` (default 1) in a fresh process (``spawn``), so the results are
+    those of a serial run, seed for seed (a run depends only on its config). With ``jobs=1`` the trainings run one
+    after another in this process and keep their models.
+
+    :param configs: the runs.
+    :param jobs: how many at a time (>= 1).
+    :param on_start: called with ``(index, config)`` when a run is handed out.
+    :param on_done: called with ``(index, result)`` when a run has finished.
+    :raises ValueError: for ``jobs`` < 1; the first error of a run, after the others have finished.
+    """
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise ValueError(f"jobs must be an int >= 1, got {jobs!r}")
+    results: list[ExperimentResult | None] = [None] * len(configs)
+    if jobs == 1 or len(configs) <= 1:
+        for i, config in enumerate(configs):
+            if on_start is not None:
+                on_start(i, config)
+            results[i] = train(config)
+            if on_done is not None:
+                on_done(i, results[i])
+        return [r for r in results if r is not None]
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    with ProcessPoolExecutor(max_workers=min(jobs, len(configs)), mp_context=mp.get_context("spawn")) as pool:
+        futures = {}
+        for i, config in enumerate(configs):
+            if on_start is not None:
+                on_start(i, config)
+            futures[pool.submit(_train_in_worker, config.to_dict(), config.trusted)] = i
+        errors = []
+        for future in as_completed(futures):
+            i = futures[future]
+            try:
+                results[i] = future.result()
+            except Exception as err:  # noqa: BLE001 - reported after the other runs finish
+                errors.append((i, err))
+                continue
+            if on_done is not None:
+                on_done(i, results[i])
+    if errors:
+        i, err = min(errors, key=lambda e: e[0])
+        raise err
+    return [r for r in results if r is not None]
+
+
 def _log_evaluation(run: Any, result: ExperimentResult) -> None:
     """The evaluation figures into the run's summary (``eval/*``) and, as W&B tables, the figures and the per-group table."""
     from sb3_fair.common.logging import log_results
@@ -670,4 +725,4 @@ def _resume(config: ExperimentConfig, checkpoint: Path) -> tuple[BaseAlgorithm, 
 
 
 __all__ = ["CONFIG_SUFFIX", "ExperimentResult", "build_model", "check_output_path", "checkpoint_folder", "evaluate", "load_model", "save",
-           "saved_config_path", "torch_threads", "train"]
+           "saved_config_path", "torch_threads", "train", "train_all"]
