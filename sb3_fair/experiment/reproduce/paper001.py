@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing as mp
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -182,7 +183,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seeds", type=int_at_least(1), default=3)
     parser.add_argument("--steps", type=int_at_least(1), default=1_000_000, help="agent-steps per training run")
     parser.add_argument("--eval-episodes", type=int_at_least(1), default=10)
-    parser.add_argument("--workers", type=int_at_least(1), default=2)
+    parser.add_argument("--jobs", "--workers", dest="workers", metavar="N", type=int_at_least(1), default=os.cpu_count() or 1,
+                        help="runs at a time, each in its own process with one torch thread (default: one per core)")
     parser.add_argument("--throughput-steps", type=int_at_least(1), default=20_000)
     parser.add_argument("--quick", action="store_true",
                         help="smoke run: 1 seed, 4,800 agent-steps (one rollout), 2 evaluation games, each metric's first setting only")

@@ -30,6 +30,7 @@ from __future__ import annotations
 import functools
 import json
 import multiprocessing as mp
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -184,7 +185,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--steps", type=int_at_least(1), default=50_000)
     parser.add_argument("--max-steps", type=int_at_least(1), default=200)
     parser.add_argument("--eval-episodes", type=int_at_least(1), default=30)
-    parser.add_argument("--workers", type=int_at_least(1), default=2)
+    parser.add_argument("--jobs", "--workers", dest="workers", metavar="N", type=int_at_least(1), default=os.cpu_count() or 1,
+                        help="runs at a time, each in its own process with one torch thread (default: one per core)")
     parser.add_argument("--throughput-steps", type=int_at_least(1), default=3000)
     parser.add_argument("--curriculum", type=number_in(0.0, strict=True), nargs=2, default=PAPER_CURRICULUM, metavar=("START", "END"),
                         help="pursuer speed at the start and end of training (paper: 1.2 0.4)")

@@ -42,6 +42,7 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing as mp
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -434,7 +435,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--tasks", nargs="+", default=["donut", "lending"], choices=["donut", "lending"])
     parser.add_argument("--methods", nargs="+", default=None, choices=sorted({*DONUT_METHODS, *LENDING_METHODS}),
                         help="only these methods (default: all of the task)")
-    parser.add_argument("--workers", type=int_at_least(1), default=2)
+    parser.add_argument("--jobs", "--workers", dest="workers", metavar="N", type=int_at_least(1), default=os.cpu_count() or 1,
+                        help="runs at a time, each in its own process with one torch thread (default: one per core)")
     parser.add_argument("--learning-rate", type=number_in(0.0, strict=True), default=None,
                         help="for every method (default: the preset's, paper 003's 1e-4)")
     parser.add_argument("--throughput-steps", type=int_at_least(1), default=5000)

@@ -49,6 +49,7 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing as mp
+import os
 import time
 import zipfile
 from pathlib import Path
@@ -591,7 +592,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--seeds", type=int_at_least(1), default=3)
     p.add_argument("--timesteps", type=int_at_least(1), default=None, help="training steps per run (default: BUDGETS)")
     p.add_argument("--methods", nargs="+", default=[*METHODS, "reference"], choices=[*METHODS, "reference"])
-    p.add_argument("--workers", type=int_at_least(1), default=2, help="parallel runs (1: in this process)")
+    p.add_argument("--jobs", "--workers", dest="workers", metavar="N", type=int_at_least(1), default=os.cpu_count() or 1,
+                        help="runs at a time, each in its own process with one torch thread (default: one per core)")
     p.add_argument("--chunk", type=int_at_least(1), default=50_000, help="steps between checkpoints")
     p.add_argument("--deadline-s", type=number_in(0.0, strict=True), default=float("inf"), help="stop training (after a chunk) after this many seconds")
     p.add_argument("--eval-episodes", type=int_at_least(1), default=None, help="override the protocol's episode count")
