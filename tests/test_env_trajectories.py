@@ -310,6 +310,28 @@ def test_encoding_is_exact():
     assert encode([1, 2]) != encode((1, 2))
 
 
+# ------------------------------------------------------------------------------------------ the envs' exact shortcuts
+def test_delayed_impact_shortcuts_match_metrics():
+    """The lending env's closed-form W1 and smoothed pmfs equal sb3_fair.metrics' functions bit for bit."""
+    from sb3_fair.envs.delayed_impact import _SUPPORT, _w1_unit_support
+    from sb3_fair.metrics import smoothed_distribution, true_positive_rates, wasserstein_1
+
+    rng = np.random.default_rng(27)
+    for i in range(3000):
+        p = rng.random(7) ** rng.uniform(1.0, 6.0) * 10.0 ** rng.uniform(-3.0, 3.0, 7)
+        q = rng.dirichlet(np.ones(7)) if i % 2 else rng.integers(0, 40, 7) + rng.random(7)
+        p[rng.integers(7)] = 0.0
+        assert _w1_unit_support(p.tolist(), q.tolist()) == wasserstein_1(_SUPPORT, p, q)
+    env = DelayedImpactLendingEnv(window=40, prior_weight=7.3, cluster_shift_increment=0.037)
+    env.reset(seed=5)
+    for t in range(400):
+        env.step(int(rng.integers(2)))
+        for g in range(2):
+            expected = smoothed_distribution(env._counts[g], env.credit_pmfs[g], env.prior_weight)
+            assert encode(np.array(env._smoothed(g))) == encode(expected)
+        assert encode(np.array(env._rates())) == encode(true_positive_rates(env._tp, env._pos))
+
+
 def _print_goldens() -> None:
     golden, trace = {}, {}
     for case in CASES:

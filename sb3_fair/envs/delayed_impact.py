@@ -9,6 +9,7 @@ Balance in Fairness for Dynamic Systems Through Reinforcement Learning*, arXiv:2
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections import deque
 from typing import Any
 
@@ -37,7 +38,6 @@ from sb3_fair.metrics import (
     count_vector_distance,
     equal_opportunity_gap,
     l2_distribution_gap,
-    smoothed_distribution,
     true_positive_rates,
     wasserstein_1,
 )
@@ -50,6 +50,35 @@ SUCCESS_PROBS = (0.1, 0.2, 0.45, 0.6, 0.65, 0.7, 0.7)
 LONG_TERM_MEASURES = ("wasserstein", "pmf_wasserstein", "pmf_l2", "counts_sinkhorn")
 OBS_SIZE = 3 * N_CLUSTERS + 4  # 7 + 2 + 2 + 7 + 7 = 25
 _SUPPORT = np.arange(N_CLUSTERS, dtype=np.float64)
+
+
+def _cumsum(values: list[float]) -> list[float]:
+    """``np.cumsum(values)`` as Python floats: the same additions in the same order (left to right)."""
+    out = []
+    acc = 0.0
+    for i, v in enumerate(values):
+        acc = v if i == 0 else acc + v
+        out.append(acc)
+    return out
+
+
+def _w1_unit_support(p: list[float], q: list[float]) -> float:
+    """:func:`~sb3_fair.metrics.wasserstein_1` of ``p`` and ``q`` on the support 0, 1, .., n - 1, bit for bit.
+
+    The closed form of W1 on an ordered support, the sum over the gaps of ``|CDF_p - CDF_q| * gap``, in the
+    arithmetic of :func:`scipy.stats.wasserstein_distance`: the CDFs are the cumulative sums divided by the total
+    (``np.cumsum``, left to right), the gaps are 1 (between the n support points; the zero gaps between the two
+    copies of each point add 0), and the terms are summed left to right from 0.0, as its dot product of the
+    ``2n - 1`` terms does (a BLAS ``ddot`` of fewer than 16 terms sums them in order). Weights: >= 0, positive
+    totals (the env's smoothed or true pmfs). ``tests/test_env_trajectories.py`` checks the equality on random
+    weights; it is many times faster than the general function, which sorts and validates.
+    """
+    cp, cq = _cumsum(p), _cumsum(q)
+    tp, tq = cp[-1], cq[-1]
+    w = 0.0
+    for k in range(len(p) - 1):
+        w += abs(cp[k] / tp - cq[k] / tq)
+    return w
 
 
 class DelayedImpactLendingEnv(gym.Env):
@@ -234,8 +263,19 @@ class DelayedImpactLendingEnv(gym.Env):
         self._would_repay = False
         self._entries: deque[tuple[int, int, bool, bool]] = deque()
         self._counts = np.zeros((2, N_CLUSTERS), dtype=np.int64)  # applicants per group and cluster
-        self._pos = np.zeros(2, dtype=np.int64)  # would-repay applicants per group
-        self._tp = np.zeros(2, dtype=np.int64)  # accepted would-repay applicants per group
+        # the window's counters, as Python ints (read at every step): applicants per group and cluster, applicants
+        # per group, would-repay applicants per group (pos) and accepted ones among them (tp)
+        self._count_lists = [[0] * N_CLUSTERS for _ in range(2)]
+        self._n = [0, 0]
+        self._pos = [0, 0]
+        self._tp = [0, 0]
+        # per group, derived from self._pmfs (refreshed whenever a pmf changes): the cumulative pmf that draws the
+        # applicant's cluster, and the prior part of the smoothed distribution, k * pmf / sum(pmf)
+        self._cdfs: list[list[float]] = [[], []]
+        self._priors: list[list[float] | None] = [None, None]
+        self._prior_k = self.prior_weight
+        self._pmf_long_term: float | None = None  # Δl of "pmf_wasserstein" / "pmf_l2", until a pmf changes
+        self._pmfs_changed()
 
     # ---------------------------------------------------------------- state read-outs
     @property
@@ -249,51 +289,86 @@ class DelayedImpactLendingEnv(gym.Env):
         return true_positive_rates(self._tp, self._pos)
 
     @staticmethod
-    def _short_term(tp: np.ndarray, pos: np.ndarray) -> float:
+    def _short_term(tp: Any, pos: Any) -> float:
         return equal_opportunity_gap(float(tp[0]), float(pos[0]), float(tp[1]), float(pos[1]))
 
+    def _rates(self) -> tuple[float, float]:
+        """The windowed TPRs as Python floats: :func:`~sb3_fair.metrics.true_positive_rates`' arithmetic
+        (``tp / pos``, 0 for ``pos == 0``) on the window's int counters, without its checks."""
+        (tp0, tp1), (pos0, pos1) = self._tp, self._pos
+        return (tp0 / pos0 if pos0 > 0 else 0.0), (tp1 / pos1 if pos1 > 0 else 0.0)
+
+    def _pmfs_changed(self) -> None:
+        """Refresh what is derived from ``self._pmfs`` (call after every change of a pmf)."""
+        self._cdfs = [_cumsum(row) for row in self._pmfs.tolist()]
+        self._priors = [None, None]
+        self._pmf_long_term = None
+
+    def _prior(self, g: int) -> list[float]:
+        """``k * pmf_g / sum(pmf_g)`` as :func:`~sb3_fair.metrics.smoothed_distribution` computes it (cached)."""
+        if self._prior_k != self.prior_weight:
+            self._priors, self._prior_k = [None, None], self.prior_weight
+        prior = self._priors[g]
+        if prior is None:
+            q = self._pmfs[g]
+            prior = self._priors[g] = (self.prior_weight * q / q.sum()).tolist()
+        return prior
+
+    def _smoothed(self, g: int) -> list[float]:
+        """:func:`~sb3_fair.metrics.smoothed_distribution` of group g's window counts and pmf, in its arithmetic
+        (``(count + k * pmf / sum(pmf)) / (n_g + k)`` element by element), as Python floats."""
+        total = self._n[g] + self.prior_weight
+        return [(c + p) / total for c, p in zip(self._count_lists[g], self._prior(g))]
+
     def _long_term(self) -> float:
-        if self.long_term == "pmf_l2":
-            return l2_distribution_gap(self._pmfs[0], self._pmfs[1])
-        if self.long_term == "pmf_wasserstein":
-            return wasserstein_1(_SUPPORT, self._pmfs[0], self._pmfs[1])
+        if self.long_term == "wasserstein":
+            if self.prior_weight == 0 and (self._n[0] == 0 or self._n[1] == 0):
+                return 0.0
+            return _w1_unit_support(self._smoothed(0), self._smoothed(1))
         if self.long_term == "counts_sinkhorn":
             return count_vector_distance(self._counts[0], self._counts[1])
-        if self.prior_weight == 0 and np.any(self._counts.sum(axis=1) == 0):
-            return 0.0
-        p, q = (smoothed_distribution(self._counts[g], self._pmfs[g], self.prior_weight) for g in range(2))
-        return wasserstein_1(_SUPPORT, p, q)
+        if self._pmf_long_term is None:  # "pmf_l2" and "pmf_wasserstein" change only with the pmfs
+            if self.long_term == "pmf_l2":
+                self._pmf_long_term = l2_distribution_gap(self._pmfs[0], self._pmfs[1])
+            else:
+                self._pmf_long_term = wasserstein_1(_SUPPORT, self._pmfs[0], self._pmfs[1])
+        return self._pmf_long_term
 
-    def _obs(self) -> np.ndarray:
+    def _obs(self, rates: tuple[float, float]) -> np.ndarray:
         obs = np.zeros(OBS_SIZE, dtype=np.float32)
         obs[self.applicant_cluster] = 1.0
         obs[N_CLUSTERS + self.applicant_group] = 1.0
-        obs[N_CLUSTERS + 2 : N_CLUSTERS + 4] = self.tpr
-        obs[N_CLUSTERS + 4 :] = (self._counts / (len(self._entries) + 1.0)).ravel()
+        obs[N_CLUSTERS + 2 : N_CLUSTERS + 4] = rates
+        d = len(self._entries) + 1.0
+        c0, c1 = self._count_lists
+        obs[N_CLUSTERS + 4 :] = [c / d for c in c0] + [c / d for c in c1]
         return obs
 
-    def _info(self) -> dict[str, Any]:
+    def _info(self, rates: tuple[float, float]) -> dict[str, Any]:
         return {
-            SHORT_TERM_FAIRNESS: self._short_term(self._tp, self._pos),
+            # equal_opportunity_gap of the window's counters: |TPR_0 - TPR_1|
+            SHORT_TERM_FAIRNESS: abs(rates[0] - rates[1]),
             LONG_TERM_FAIRNESS: self._long_term(),
-            "credit_pmfs": self.credit_pmfs,
-            "tpr": self.tpr,
+            "credit_pmfs": self._pmfs.copy(),
+            "tpr": np.array(rates),
             "bank_cash": self.bank_cash,
         }
 
     # ---------------------------------------------------------------- dynamics
     def _draw_applicant(self) -> None:
-        rng = self.np_random
-        g = 0 if rng.random() < self.group_0_prob else 1
-        cdf = np.cumsum(self._pmfs[g])
-        c = int(min(np.searchsorted(cdf, rng.random() * cdf[-1], side="right"), N_CLUSTERS - 1))
+        # three uniforms, as three rng.random() calls would draw them: group, cluster (inverse CDF of the group's
+        # pmf, np.searchsorted(cdf, u * cdf[-1], "right") on the sorted cumulative sums) and repayment
+        u_group, u_cluster, u_repay = self.np_random.random(3).tolist()
+        g = 0 if u_group < self.group_0_prob else 1
+        cdf = self._cdfs[g]
+        c = min(bisect_right(cdf, u_cluster * cdf[-1]), N_CLUSTERS - 1)
         self.applicant_group, self.applicant_cluster = g, c
-        self._would_repay = bool(rng.random() < self.success_probs[c])
+        self._would_repay = bool(u_repay < self.success_probs[c])
 
-    def _window_after(self, accept: bool) -> tuple[np.ndarray, np.ndarray, tuple[int, int, bool, bool] | None]:
+    def _window_after(self, accept: bool) -> tuple[list[int], list[int], tuple[int, int, bool, bool] | None]:
         """``(tp, pos, dropped)``: the TPR counters once the current applicant, decided by ``accept``, joins
         the window, and the entry that leaves it then (``None`` while the window is not full)."""
-        tp, pos = self._tp.copy(), self._pos.copy()
+        tp, pos = list(self._tp), list(self._pos)
         g, repay = self.applicant_group, self._would_repay
         pos[g] += repay
         tp[g] += repay and accept
@@ -330,13 +405,17 @@ class DelayedImpactLendingEnv(gym.Env):
         self.t = 0
         self._entries = deque()
         self._counts[:] = 0
-        self._pos[:] = 0
-        self._tp[:] = 0
+        self._count_lists = [[0] * N_CLUSTERS for _ in range(2)]
+        self._n = [0, 0]
+        self._pos = [0, 0]
+        self._tp = [0, 0]
+        self._pmfs_changed()
         self._draw_applicant()
-        return self._obs(), self._info()
+        rates = self._rates()
+        return self._obs(rates), self._info(rates)
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
-        a = check_discrete_action(action, 2)
+        a = action if type(action) is int and 0 <= action < 2 else check_discrete_action(action, 2)
         g, c, repay, accept = self.applicant_group, self.applicant_cluster, self._would_repay, a == 1
         reward = 0.0
         benefits = np.zeros(2, dtype=np.float64)
@@ -349,23 +428,35 @@ class DelayedImpactLendingEnv(gym.Env):
                 mass = min(self.cluster_shift_increment, self._pmfs[g, c])
                 self._pmfs[g, c] -= mass
                 self._pmfs[g, target] += mass
+                self._pmfs_changed()
         # the decided applicant joins the window (the oldest entry leaves once it is full)
-        self._tp, self._pos, dropped = self._window_after(accept)
-        if dropped is not None:
-            self._entries.popleft()
-            self._counts[dropped[0], dropped[1]] -= 1
-        self._entries.append((g, c, repay, accept))
+        entries, tp, pos, n, counts = self._entries, self._tp, self._pos, self._n, self._count_lists
+        if len(entries) >= self.window:
+            dg, dc, d_repay, d_accept = entries.popleft()
+            pos[dg] -= d_repay
+            tp[dg] -= d_repay and d_accept
+            n[dg] -= 1
+            counts[dg][dc] -= 1
+            self._counts[dg, dc] -= 1
+        entries.append((g, c, repay, accept))
+        pos[g] += repay
+        tp[g] += repay and accept
+        n[g] += 1
+        counts[g][c] += 1
         self._counts[g, c] += 1
         self.t += 1
         terminated, truncated = horizon_end(self.t, self.horizon, self.horizon_terminates)
         if self.bank_cash < self.loan_amount:  # the bank cannot fund the next loan
             terminated, truncated = True, False
         self._draw_applicant()
-        info = self._info()
-        info.update(
-            {BENEFITS: benefits, "applicant_group": g, "applicant_cluster": c, "would_repay": repay, "accepted": accept}
-        )
-        return self._obs(), float(reward), bool(terminated), bool(truncated), info
+        rates = self._rates()
+        info = self._info(rates)
+        info[BENEFITS] = benefits
+        info["applicant_group"] = g
+        info["applicant_cluster"] = c
+        info["would_repay"] = repay
+        info["accepted"] = accept
+        return self._obs(rates), float(reward), bool(terminated), bool(truncated), info
 
     def render(self) -> str | np.ndarray | None:
         if self.render_mode == "ansi":
