@@ -332,6 +332,57 @@ def test_delayed_impact_shortcuts_match_metrics():
         assert encode(np.array(env._rates())) == encode(true_positive_rates(env._tp, env._pos))
 
 
+def test_pairwise_sum_is_numpys():
+    from sb3_fair.envs._exact import pairwise_sum
+
+    rng = np.random.default_rng(28)
+    for n in [*range(40), 64, 127, 128, 129, 255, 256, 257, 1000, 1031]:
+        for _ in range(40):
+            a = rng.standard_normal(n) * 10.0 ** rng.uniform(-8.0, 8.0, n)
+            assert encode(pairwise_sum(a.tolist())) == encode(float(np.sum(a)))
+    assert encode(pairwise_sum([-0.0])) == encode(float(np.sum(np.array([-0.0]))))
+
+
+def _old_logits_to_allocation(logits: np.ndarray, n: int) -> np.ndarray:
+    """logits_to_allocation before the throughput work (the reference)."""
+    z = logits - logits.max()
+    e = np.exp(z)
+    p = e / e.sum()
+    alloc = np.zeros(logits.size, dtype=np.int64)
+    for _ in range(n):
+        k = int(np.argmax(p))
+        alloc[k] += 1
+        p[k] -= 1.0 / n
+    return alloc
+
+
+def test_attention_shortcuts_match_metrics():
+    """The attention env's allocation, share gap and rate spread equal the reference / metrics bit for bit."""
+    from sb3_fair.envs.attention import logits_to_allocation
+    from sb3_fair.metrics import allocation_share_gap, max_mean_deviation
+
+    rng = np.random.default_rng(29)
+    for i in range(3000):
+        k = int(rng.integers(2, 12))
+        z = rng.normal(0.0, float(rng.choice([0.01, 1.0, 5.0, 30.0])), k)
+        if i % 3 == 0:
+            z = np.round(z)  # ties
+        n = int(rng.integers(1, 40))
+        assert encode(logits_to_allocation(z, n)) == encode(_old_logits_to_allocation(z, n))
+        counts = rng.integers(0, 10 ** int(rng.integers(1, 12)), k)
+        assert encode(AttentionAllocationEnv._share_gap(counts.tolist())) == encode(allocation_share_gap(counts))
+        rates = rng.random(k) * 10.0 ** rng.uniform(-3.0, 6.0)
+        assert encode(AttentionAllocationEnv._max_mean_deviation(rates.tolist(), False)) == encode(max_mean_deviation(rates))
+        expected = max_mean_deviation(counts.astype(np.float64), normalize=True)
+        assert encode(AttentionAllocationEnv._max_mean_deviation([float(c) for c in counts], True)) == encode(expected)
+    # one poisson draw per site, in order, is poisson(rates)
+    a, b = np.random.default_rng(3), np.random.default_rng(3)
+    for _ in range(2000):
+        lam = rng.uniform(0.0, 40.0, 5) * (rng.random(5) < 0.9)
+        assert a.poisson(lam).tolist() == [int(b.poisson(r)) for r in lam.tolist()]
+    assert a.bit_generator.state == b.bit_generator.state
+
+
 def _print_goldens() -> None:
     golden, trace = {}, {}
     for case in CASES:

@@ -22,9 +22,10 @@ from stable_baselines3.common.vec_env import VecEnv
 from sb3_fair.common.protocol import BENEFITS, LONG_TERM_FAIRNESS, SHORT_TERM_FAIRNESS
 from sb3_fair.common.stakeholders import Stakeholders
 from sb3_fair.common.validation import check_bool, check_choice, check_coef, check_int, check_weights
+from sb3_fair.envs._exact import pairwise_sum
 from sb3_fair.envs.horizon import check_horizon, horizon_end
 from sb3_fair.envs.rendering import RENDER_MODES, bars_rgb, check_render_mode
-from sb3_fair.metrics import allocation_share_gap, max_mean_deviation
+from sb3_fair.metrics import allocation_share_gap
 
 #: the action space's bound: every logit lies in ``[-LOGIT_BOUND, LOGIT_BOUND]``
 LOGIT_BOUND = 10.0
@@ -75,6 +76,26 @@ def _softmax(logits: np.ndarray) -> np.ndarray:
     return e / e.sum()
 
 
+def _softmax_list(z: list[float]) -> list[float]:
+    """:func:`_softmax` of the finite floats ``z``, bit for bit, as Python floats (one NumPy call: the exp)."""
+    top = max(z)
+    e = np.exp([v - top for v in z]).tolist()
+    total = pairwise_sum(e)
+    return [v / total for v in e]
+
+
+def _greedy_allocation(p: list[float], n: int) -> list[int]:
+    """The paper's greedy procedure on the probabilities ``p`` (changed in place): n times, one unit to the
+    first largest entry, which loses 1/n."""
+    alloc = [0] * len(p)
+    unit = 1.0 / n
+    for _ in range(n):
+        k = p.index(max(p))  # first maximum: lowest index wins a tie (max keeps the first of equal values)
+        alloc[k] += 1
+        p[k] -= unit
+    return alloc
+
+
 def _bounded(logits: np.ndarray) -> np.ndarray:
     """``logits`` lowered by their excess over ``LOGIT_BOUND`` (if any), clipped at ``-LOGIT_BOUND``, as float32."""
     z = logits - max(0.0, float(logits.max()) - LOGIT_BOUND)
@@ -98,13 +119,7 @@ def logits_to_allocation(logits: Any, n_units: int) -> np.ndarray:
     n = int(n_units)
     if n < 1:
         raise ValueError(f"n_units must be an int >= 1, got {n_units!r}")
-    p = _softmax(z)
-    alloc = np.zeros(z.size, dtype=np.int64)
-    for _ in range(n):
-        k = int(np.argmax(p))  # first maximum: lowest index wins a tie
-        alloc[k] += 1
-        p[k] -= 1.0 / n
-    return alloc
+    return np.array(_greedy_allocation(_softmax_list(z.tolist()), n), dtype=np.int64)
 
 
 def allocation_to_logits(allocation: Any) -> np.ndarray:
@@ -281,24 +296,51 @@ class AttentionAllocationEnv(gym.Env):
         self.rates = rates.copy()
         self.t = 0
         self._history = np.zeros((self.history_len, 4 * k), dtype=np.float32)
-        # ring buffers over the last `window` steps: allocation, discovered, occurred
-        self._win = np.zeros((3, self.window, k), dtype=np.int64)
-        self._win_sum = np.zeros((3, k), dtype=np.int64)
+        # ring buffer over the last `window` steps: per slot (allocation, discovered, occurred) as lists of Python
+        # ints, None for a slot not yet written in this episode; and their totals over the window
+        self._win: list[tuple[list[int], list[int], list[int]] | None] = [None] * self.window
+        self._win_sum = [[0] * k for _ in range(3)]
         self._last_allocation = np.zeros(k, dtype=np.int64)
 
     # ------------------------------------------------------------------ fairness signals
     def _short_term(self, alloc_sum: np.ndarray) -> float:
         return allocation_share_gap(alloc_sum)
 
+    @staticmethod
+    def _share_gap(alloc_sum: list[int]) -> float:
+        """:func:`~sb3_fair.metrics.allocation_share_gap` of the window's allocation totals (ints), in its arithmetic
+        (``max |t / total - 1 / K|`` in float64), without its checks. Its float64 sum of the totals is exact in any
+        order (at most MAX_UNITS * MAX_WINDOW = 1e9 units, far below 2^53), so it is the int sum."""
+        total = float(sum(alloc_sum))
+        if total <= 0:
+            return 0.0
+        even = 1.0 / len(alloc_sum)
+        return max([abs(v / total - even) for v in alloc_sum])
+
+    @staticmethod
+    def _max_mean_deviation(values: list[float], normalize: bool) -> float:
+        """:func:`~sb3_fair.metrics.max_mean_deviation` of finite floats (>= 0 with ``normalize``), in its arithmetic
+        (NumPy's mean: its sum divided by K), without its checks."""
+        mean = pairwise_sum(values) / len(values)
+        dev = max([abs(v - mean) for v in values])
+        if not normalize:
+            return dev
+        top = max(values)
+        return dev / top if top > 0 else 0.0
+
     def _long_term(self) -> float:
         if self.long_term == "rates":
-            return max_mean_deviation(self.rates)
-        return max_mean_deviation(self._win_sum[2], normalize=True)
+            return self._max_mean_deviation(self.rates.tolist(), False)
+        return self._max_mean_deviation([float(v) for v in self._win_sum[2]], True)
 
     def _alloc_sum_if(self, allocation: np.ndarray) -> np.ndarray:
         """The window's allocation totals if ``allocation`` were executed now (no side effect)."""
         # the slot this step would overwrite holds the oldest allocation once the window is full, zeros before
-        return self._win_sum[0] - self._win[0, self.t % self.window] + allocation
+        oldest = self._win[self.t % self.window]
+        totals = np.array(self._win_sum[0], dtype=np.int64)
+        if oldest is not None:
+            totals -= np.array(oldest[0], dtype=np.int64)
+        return totals + allocation
 
     # ------------------------------------------------------------------ gym API
     def _obs(self) -> np.ndarray:
@@ -309,8 +351,8 @@ class AttentionAllocationEnv(gym.Env):
         self.rates = self.initial_rates.copy()
         self.t = 0
         self._history[:] = 0.0
-        self._win[:] = 0
-        self._win_sum[:] = 0
+        self._win = [None] * self.window
+        self._win_sum = [[0] * self.n_sites for _ in range(3)]
         self._last_allocation = np.zeros(self.n_sites, dtype=np.int64)
         info = {"rates": self.rates.copy(), SHORT_TERM_FAIRNESS: 0.0, LONG_TERM_FAIRNESS: self._long_term()}
         return self._obs(), info
@@ -329,33 +371,65 @@ class AttentionAllocationEnv(gym.Env):
         """The allocation that :meth:`step` executes for ``action``."""
         return logits_to_allocation(self._clipped_logits(action), self.n_units)
 
+    def _clipped_list(self, action: Any) -> list[float]:
+        """:meth:`_clipped_logits` as a list of Python floats (the same values; the same error)."""
+        try:
+            z = np.asarray(action, dtype=np.float64).tolist()
+        except (TypeError, ValueError):
+            z = None
+        if type(z) is not list or len(z) != self.n_sites:
+            self._clipped_logits(action)  # raises
+        total = 0.0
+        for v in z:
+            total += v
+        if total - total != 0.0 and not all(-np.inf < v < np.inf for v in z):  # a NaN or an infinity (or an overflow)
+            self._clipped_logits(action)  # raises
+        bound = LOGIT_BOUND
+        return [-bound if v < -bound else min(v, bound) for v in z]
+
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
-        alloc = self._executed(action)
-        occurred = self.np_random.poisson(self.rates).astype(np.int64)  # from the rates before the update
-        discovered = np.minimum(alloc, occurred)
-        missed = occurred - discovered
-        reward = self.discovered_weight * float(discovered.sum()) - self.missed_weight * float(missed.sum())
-        self.rates = np.where(
-            alloc == 0, self.rates + self.increase_rates, np.maximum(0.0, self.rates - self.decrease_rate * alloc)
-        )
+        # the numbers as lists of Python ints and floats: the same arithmetic as on NumPy arrays of five entries,
+        # at a fraction of the cost (sums in NumPy's order, sb3_fair.envs._exact)
+        alloc = _greedy_allocation(_softmax_list(self._clipped_list(action)), self.n_units)
+        # incidents from the rates before the update: one draw per site, in order, as poisson(self.rates) draws them
+        # (the same numbers and generator state, without the array call's Python-level checks of the rates)
+        poisson = self.np_random.poisson
+        occurred = [int(poisson(r)) for r in self.rates.tolist()]
+        discovered = [min(a, y) for a, y in zip(alloc, occurred)]
+        n_discovered = sum(discovered)
+        reward = self.discovered_weight * float(n_discovered) - self.missed_weight * float(sum(occurred) - n_discovered)
+        decrease = self.decrease_rate
+        self.rates = np.array([
+            r + up if a == 0 else max(0.0, r - decrease * a)
+            for r, up, a in zip(self.rates.tolist(), self.increase_rates.tolist(), alloc)
+        ])
 
         slot = self.t % self.window
-        new = np.stack([alloc, discovered, occurred])
-        self._win_sum += new - self._win[:, slot]
-        self._win[:, slot] = new
-        ratio = self._win_sum[1] / (self._win_sum[2] + 1.0)
-        self._history[:-1] = self._history[1:]
-        self._history[-1] = np.concatenate([discovered, occurred, alloc, ratio])
-        self._last_allocation = alloc.copy()
+        oldest = self._win[slot]
+        self._win[slot] = (alloc, discovered, occurred)
+        sums = self._win_sum
+        for row, new in enumerate((alloc, discovered, occurred)):
+            if oldest is None:
+                sums[row] = [s + v for s, v in zip(sums[row], new)]
+            else:
+                sums[row] = [s + v - o for s, v, o in zip(sums[row], new, oldest[row])]
+        ratio = [d / (o + 1.0) for d, o in zip(sums[1], sums[2])]
+        history = self._history
+        history[:-1] = history[1:]
+        # the counts go to float32 as the old float64 concatenation did: ints below 2^53 are exact in float64, so
+        # one rounding either way (a Poisson draw stays far below 2^53: rates are at most MAX_RATE = 1e12)
+        history[-1] = discovered + occurred + alloc + ratio
+        allocation = np.array(alloc, dtype=np.int64)
+        self._last_allocation = allocation.copy()
         self.t += 1
 
         info = {
-            BENEFITS: alloc.astype(np.float64),
-            "allocation": alloc,
-            "occurred": occurred,
-            "discovered": discovered,
+            BENEFITS: allocation.astype(np.float64),
+            "allocation": allocation,
+            "occurred": np.array(occurred, dtype=np.int64),
+            "discovered": np.array(discovered, dtype=np.int64),
             "rates": self.rates.copy(),
-            SHORT_TERM_FAIRNESS: self._short_term(self._win_sum[0]),
+            SHORT_TERM_FAIRNESS: self._share_gap(sums[0]),
             LONG_TERM_FAIRNESS: self._long_term(),
         }
         terminated, truncated = horizon_end(self.t, self.horizon, self.horizon_terminates)
