@@ -383,6 +383,71 @@ def test_attention_shortcuts_match_metrics():
     assert a.bit_generator.state == b.bit_generator.state
 
 
+class _OldEpidemic(EpidemicControlEnv):
+    """EpidemicControlEnv's step before the throughput work (the reference), on ``self.health`` directly."""
+
+    def _old_disease_step(self) -> np.ndarray:
+        infected = self.health == 1
+        n_infected_neighbours = self.adjacency @ infected.astype(np.int64)
+        p_infect = 1.0 - (1.0 - self.infection_probability) ** n_infected_neighbours
+        u = self.np_random.random(34)
+        newly = (self.health == 0) & (u < p_infect)
+        recovered = infected & (u < self.recovery_probability)
+        self.health[newly] = 1
+        self.health[recovered] = 2
+        return newly
+
+    def step(self, action: Any) -> tuple[Any, ...]:
+        from sb3_fair.metrics import health_state_gap, vaccination_gap
+
+        a = int(action)
+        benefits = np.zeros(34, dtype=np.float64)
+        if a != 34:
+            benefits[a] = 1.0
+            self.vaccination_counts[a] += 1
+            self.vaccinations[self.communities[a]] += 1
+            if self.health[a] == 0:
+                self.health[a] = 2
+        newly = self._old_disease_step()
+        self.new_infections += np.bincount(self.communities[newly], minlength=2)
+        self.t += 1
+        reward = float(np.mean(self.health != 1))
+        obs = np.zeros((34, 4), dtype=np.float32)
+        obs[np.arange(34), self.health] = 1.0
+        obs[:, 3] = np.minimum(self.vaccination_counts, self.horizon)
+        info = {
+            "health_states": self.health.copy(),
+            "vaccinations": self.vaccinations.copy(),
+            "new_infections": self.new_infections.copy(),
+            "short_term_fairness": vaccination_gap(self.vaccinations, self.new_infections),
+            "long_term_fairness": health_state_gap(self.health, self.communities, kind=self.long_term),
+            "benefits": benefits,
+        }
+        return obs.ravel(), reward, False, False, info
+
+
+@pytest.mark.parametrize("long_term", ["fractions", "counts"])
+def test_epidemic_step_matches_the_old_one_when_health_is_set_from_outside(long_term):
+    """The env's Python mirror of the health states follows changes made to ``env.health`` between steps."""
+    rng = np.random.default_rng(30)
+    for beta, rho in ((0.5, 0.005), (0.13, 0.3), (1.0, 0.0), (0.0, 1.0)):
+        new, old = (cls(infection_probability=beta, recovery_probability=rho, long_term=long_term, horizon=10**6)
+                    for cls in (EpidemicControlEnv, _OldEpidemic))
+        new.reset(seed=11)
+        old.reset(seed=11)
+        for t in range(150):
+            if t % 17 == 5:  # an outside change of some states, made in both
+                nodes = rng.choice(34, size=int(rng.integers(1, 8)), replace=False)
+                states = rng.integers(0, 3, nodes.size)
+                new.health[nodes] = states
+                old.health[nodes] = states
+            if t % 41 == 7:
+                new.health = old.health.copy()  # or a new array
+            action = int(rng.integers(35))
+            a, b = new.step(action), old.step(action)
+            assert encode((a[0], a[1], a[4])) == encode((b[0], b[1], b[4])), (beta, rho, t)
+
+
 def _print_goldens() -> None:
     golden, trace = {}, {}
     for case in CASES:

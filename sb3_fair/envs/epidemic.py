@@ -38,6 +38,11 @@ NO_OP = N_NODES
 LONG_TERM_MEASURES = ("fractions", "counts")
 #: community 0 of the first Girvan-Newman split of the karate club (the one holding node 0), as Hu et al. (2024) use it
 PAPER_COMMUNITY_0 = frozenset({0, 1, 3, 4, 5, 6, 7, 10, 11, 12, 13, 16, 17, 19, 21})
+#: the one-hot rows of the observation, by health state (the count column is filled in afterwards)
+_ONE_HOT = np.eye(3, N_FEATURES, dtype=np.float32)
+#: :func:`~sb3_fair.metrics.health_state_gap` by (kind, the two communities' S/I/R counts): it depends on nothing else,
+#: and the karate club's 15 + 19 members allow 136 x 190 count pairs per kind
+_HEALTH_GAPS: dict[tuple[str, tuple[int, ...]], float] = {}
 
 
 @lru_cache(maxsize=1)
@@ -201,23 +206,77 @@ class EpidemicControlEnv(gym.Env):
         self.vaccinations = np.zeros(2, dtype=np.int64)
         self.new_infections = np.zeros(2, dtype=np.int64)
         self.t = 0
+        # the disease step works on Python lists: the graph as neighbour lists, the communities, and a mirror of
+        # self.health with what derives from it (re-derived whenever self.health was changed from outside)
+        self._neighbours = [np.flatnonzero(row).tolist() for row in self.adjacency]
+        self._community = self.communities.tolist()
+        self._infection_table: tuple[float, list[float]] | None = None
+        self._sync(self.health.tolist())
+
+    # ---------------------------------------------------------------- the Python mirror of the state
+    def _sync(self, health: list[int]) -> None:
+        """Take ``health`` (``self.health`` as a list) as the mirror, and count from it each node's infected
+        neighbours and each community's S/I/R members (``3 * community + state``)."""
+        self._h = health
+        infected_neighbours = [0] * N_NODES
+        state_counts = [0] * 6
+        for j, state in enumerate(health):
+            if state == INFECTED:
+                for k in self._neighbours[j]:
+                    infected_neighbours[k] += 1
+            state_counts[3 * self._community[j] + state] += 1
+        self._infected_neighbours = infected_neighbours
+        self._state_counts = state_counts
+
+    def _set_state(self, node: int, state: int) -> None:
+        """Move ``node`` to ``state`` in the mirror (not in ``self.health``)."""
+        h, counts, c = self._h, self._state_counts, 3 * self._community[node]
+        old = h[node]
+        h[node] = state
+        counts[c + old] -= 1
+        counts[c + state] += 1
+        if old == INFECTED or state == INFECTED:
+            delta = 1 if state == INFECTED else -1
+            infected_neighbours = self._infected_neighbours
+            for k in self._neighbours[node]:
+                infected_neighbours[k] += delta
+
+    def _p_infect(self) -> list[float]:
+        """``1 - (1 - infection_probability) ** n`` for n = 0 .. 34 infected neighbours, computed by NumPy as the
+        per-node array used to be (the same power function, elementwise), once per probability."""
+        beta = self.infection_probability
+        if self._infection_table is None or self._infection_table[0] != beta:
+            table = 1.0 - (1.0 - beta) ** np.arange(N_NODES + 1, dtype=np.int64)
+            self._infection_table = (beta, table.tolist())
+        return self._infection_table[1]
 
     # ---------------------------------------------------------------- dynamics
-    def _disease_step(self) -> np.ndarray:
-        """One synchronous SIR update; returns the mask of nodes that became infected."""
-        infected = self.health == INFECTED
-        n_infected_neighbours = self.adjacency @ infected.astype(np.int64)
-        p_infect = 1.0 - (1.0 - self.infection_probability) ** n_infected_neighbours
-        u = self.np_random.random(N_NODES)
-        newly = (self.health == SUSCEPTIBLE) & (u < p_infect)
-        recovered = infected & (u < self.recovery_probability)
-        self.health[newly] = INFECTED
-        self.health[recovered] = RECOVERED
+    def _disease_step(self) -> list[int]:
+        """One synchronous SIR update (of the mirror and of ``self.health``); returns the nodes that became infected.
+
+        Node i, susceptible with n infected neighbours, becomes infected when its uniform draw u_i is below
+        ``1 - (1 - infection_probability) ** n`` (never for n = 0: that probability is 0); an infected node recovers
+        when u_i is below ``recovery_probability``. One draw per node, all from the states before the update.
+        """
+        h, infected_neighbours = self._h, self._infected_neighbours
+        u = self.np_random.random(N_NODES).tolist()
+        p_infect = self._p_infect()
+        rho = self.recovery_probability
+        newly = [i for i in range(N_NODES) if h[i] == SUSCEPTIBLE and infected_neighbours[i]
+                 and u[i] < p_infect[infected_neighbours[i]]]
+        recovered = [i for i in range(N_NODES) if h[i] == INFECTED and u[i] < rho]
+        for i in newly:
+            self._set_state(i, INFECTED)
+        for i in recovered:
+            self._set_state(i, RECOVERED)
+        if newly:
+            self.health[newly] = INFECTED
+        if recovered:
+            self.health[recovered] = RECOVERED
         return newly
 
     def _obs(self) -> np.ndarray:
-        obs = np.zeros((N_NODES, N_FEATURES), dtype=np.float32)
-        obs[np.arange(N_NODES), self.health] = 1.0
+        obs = _ONE_HOT[self.health]
         # clipped at the horizon (the Box's bound): only stepping past the horizon without reset exceeds it
         obs[:, 3] = np.minimum(self.vaccination_counts, self.horizon)
         return obs.ravel()
@@ -226,14 +285,23 @@ class EpidemicControlEnv(gym.Env):
         return vaccination_gap(vaccinations, self.new_infections)
 
     def _long_term(self) -> float:
-        return health_state_gap(self.health, self.communities, kind=self.long_term)
+        key = (self.long_term, tuple(self._state_counts))
+        gap = _HEALTH_GAPS.get(key)
+        if gap is None:
+            if len(_HEALTH_GAPS) > 200_000:
+                _HEALTH_GAPS.clear()
+            gap = _HEALTH_GAPS[key] = health_state_gap(self.health, self.communities, kind=self.long_term)
+        return gap
 
     def _info(self) -> dict[str, Any]:
+        (v0, v1), (n0, n1) = self.vaccinations.tolist(), self.new_infections.tolist()
+        # vaccination_gap of the two communities, in its arithmetic (v / (n + 1.0), largest minus smallest)
+        r0, r1 = v0 / (n0 + 1.0), v1 / (n1 + 1.0)
         return {
             "health_states": self.health.copy(),
             "vaccinations": self.vaccinations.copy(),
             "new_infections": self.new_infections.copy(),
-            SHORT_TERM_FAIRNESS: self._short_term(self.vaccinations),
+            SHORT_TERM_FAIRNESS: max(r0, r1) - min(r0, r1),
             LONG_TERM_FAIRNESS: self._long_term(),
         }
 
@@ -245,23 +313,32 @@ class EpidemicControlEnv(gym.Env):
         self.vaccinations = np.zeros(2, dtype=np.int64)
         self.new_infections = np.zeros(2, dtype=np.int64)
         self.t = 0
+        self._sync(self.health.tolist())
         for _ in range(self.burn_in):
             self._disease_step()
         return self._obs(), self._info()
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
-        a = check_discrete_action(action, N_NODES + 1)
+        a = action if type(action) is int and 0 <= action <= NO_OP else check_discrete_action(action, N_NODES + 1)
+        health = self.health.tolist()
+        if health != self._h:  # self.health was changed from outside since the last step
+            self._sync(health)
         benefits = np.zeros(N_NODES, dtype=np.float64)
         if a != NO_OP:
             benefits[a] = 1.0
             self.vaccination_counts[a] += 1
-            self.vaccinations[self.communities[a]] += 1
-            if self.health[a] == SUSCEPTIBLE:
+            self.vaccinations[self._community[a]] += 1
+            if self._h[a] == SUSCEPTIBLE:
+                self._set_state(a, RECOVERED)
                 self.health[a] = RECOVERED
         newly = self._disease_step()
-        self.new_infections += np.bincount(self.communities[newly], minlength=2)
+        if newly:
+            in_1 = sum(self._community[i] for i in newly)
+            self.new_infections += (len(newly) - in_1, in_1)
         self.t += 1
-        reward = float(np.mean(self.health != INFECTED))
+        counts = self._state_counts
+        # np.mean(health != INFECTED): the count of the others (exact in float64) divided by the 34 nodes
+        reward = (N_NODES - counts[INFECTED] - counts[3 + INFECTED]) / N_NODES
         terminated, truncated = horizon_end(self.t, self.horizon, self.horizon_terminates)
         info = self._info()
         info[BENEFITS] = benefits
