@@ -141,6 +141,24 @@ def _loan_dict() -> gym.Env:
     return FairnessReward(env, welfare="parity", aggregate="group", scheme="bounded", filter="benefit", task_coef=1.0)
 
 
+class _WildPursuit:
+    """Pursuit actions of every kind: unit and huge headings, zero vectors, NaN and infinite entries (seeded)."""
+
+    def __init__(self, env: gym.Env) -> None:
+        self.shape = env.action_space.shape
+        self.rng = np.random.default_rng(31)
+
+    def predict(self, obs: Any) -> tuple[np.ndarray, None]:
+        a = self.rng.normal(0.0, 10.0 ** self.rng.uniform(-9.0, 3.0), self.shape)
+        kind = self.rng.random()
+        if kind < 0.1:
+            a[self.rng.integers(a.size)] = 0.0
+            a[: a.size // 2] = 0.0
+        elif kind < 0.12:
+            a[self.rng.integers(a.size)] = self.rng.choice([np.nan, np.inf, -np.inf])
+        return a, None
+
+
 #: case id -> (factory, steps, policy factory or None)
 CASES: dict[str, tuple[Callable[[], gym.Env], int, Callable[[gym.Env], Any] | None]] = {
     # every registered id, through gym.make (OrderEnforcing, PassiveEnvChecker and the ids' own wrappers)
@@ -168,6 +186,10 @@ CASES: dict[str, tuple[Callable[[], gym.Env], int, Callable[[gym.Env], Any] | No
     "pursuit:greedy_captures": (
         lambda: PursuitEvasionEnv(n_pursuers=4, size=3.0, capture_radius=0.3, evader_speed=0.5, render_mode="ansi"),
         300, GreedyPursuitPolicy),
+    "pursuit:wild_actions_9": (lambda: PursuitEvasionEnv(n_pursuers=9, max_steps=40, size=2.5, capture_radius=0.3), 300,
+                               _WildPursuit),
+    "pursuit:wild_actions_absolute": (
+        lambda: PursuitEvasionEnv(n_pursuers=2, max_steps=30, observation="absolute", evader_speed=0.0), 200, _WildPursuit),
     "delayed:wasserstein_w25_h120_ansi": (
         lambda: DelayedImpactLendingEnv(window=25, horizon=120, render_mode="ansi"), 400, None),
     "delayed:wasserstein_prior0_w25": (
@@ -487,6 +509,8 @@ GOLDEN: dict[str, str] = {
     'loan:gaussian_ansi': '1f221cd51c2fa9e25f0bb519fcb203076fc752b18350c02cc9968ed342017222',
     'pursuit:absolute': 'c826d010ba654a4741f9ad013c5fddf6b439e2f52402837ca0e5ed7eec335b0b',
     'pursuit:greedy_captures': '1235ed933bc616307fad3c559762d458da51e1e6cd1584bdda44acb2db91e176',
+    'pursuit:wild_actions_9': '25188c32724aa3eee5c54376e0d4269789cb407e130b6645e3393792b867bff3',
+    'pursuit:wild_actions_absolute': '9a9234d9dc1a8c1f03dc19dd2ab4b8aed9c5c4e933ecacb8a492da04df34cec3',
     'delayed:wasserstein_w25_h120_ansi': '601ee5ed820d654c344e08541092b65155bf2ff9d8bc1ccf9c05e299b9fd1bb3',
     'delayed:wasserstein_prior0_w25': 'ac5cfdf4002c1e47bac05e2dab0b7b428723d3ad19d5383bef76e7131f793831',
     'delayed:pmf_wasserstein_w25': '8beaad32dd897767ba6d11ae383480ae00fc150ab2ded14de40a5f0e2c91258c',
@@ -839,6 +863,32 @@ TRACE: dict[str, dict[str, str]] = {
         'state': 'b69c2fe0cf63104a0c4ad038',
         'terminated': '3e69a3ffb922fa14451ffc3e',
         'truncated': '6ff32a61c34fd466e3d90571',
+    },
+    'pursuit:wild_actions_9': {
+        'action': '7610827ebbf9e3c649fe8139',
+        'info/benefits': '3fb13f1f8a7ba6f81cc58dc6',
+        'info/captured': '6ff32a61e7dcd466e3d90571',
+        'obs': '9ee81465d209ecbe03b9a24e',
+        'reset/info': '3bb6186cbc2cfa0548139bd2',
+        'reset/obs': '51bd7081edcbbb572f1eb158',
+        'reward': '33cce03946b10df7b9f012fa',
+        'rng': '0a79b93f7631ac750a14dbd9',
+        'state': 'b7f7a00751787c5dc7520e5d',
+        'terminated': '6ff32a61e7dcd466e3d90571',
+        'truncated': '199c1ef5c34f37ebca6cbf4b',
+    },
+    'pursuit:wild_actions_absolute': {
+        'action': 'd4ee47d40900cd0c',
+        'info/benefits': '6ef986d01d253814',
+        'info/captured': '6ff32a61c34fd466',
+        'obs': '0d5b77491d2ccf83',
+        'reset/info': '630173718ec8c66d',
+        'reset/obs': 'f9caabfc50efd2c7',
+        'reward': '33cce0394a690df7',
+        'rng': 'e7b2d5d5e440b965',
+        'state': '1fc09d645539c35c',
+        'terminated': '6ff32a61c34fd466',
+        'truncated': '2d17e7809b705e4d',
     },
     'delayed:wasserstein_w25_h120_ansi': {
         'action': 'd4599ef96765bc3631509d3b315f36b4',
