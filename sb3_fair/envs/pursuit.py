@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import gymnasium as gym
@@ -144,16 +145,35 @@ class PursuitEvasionEnv(gym.Env):
         return np.concatenate([np.arange(p * view, (p + 1) * view) for p in perm])
 
     # ---------------------------------------------------------------- dynamics
+    # The step and the observation work on Python floats: a few 2-D vectors, for which NumPy's per-call cost
+    # dominates. The arithmetic is NumPy's, operation by operation: x % size is np.remainder (fmod, then the
+    # divisor's sign), a row's x*x + y*y is np.sum over two entries, sums over the pursuers run from 0.0 in order
+    # (np.sum over axis 0), and np.linalg.norm of a 2-vector is kept as NumPy's dot (tests/test_env_trajectories.py).
     def _obs(self) -> np.ndarray:
+        return self._obs_from(self.pursuers.tolist(), self.evader.tolist())
+
+    def _obs_from(self, pursuers: list[list[float]], evader: list[float]) -> np.ndarray:
+        size = self.size
         if self.observation == "absolute":
-            return (np.concatenate([self.pursuers.ravel(), self.evader]) / self.size).astype(np.float32)
-        half = self.size / 2.0
-        views = []
-        for i in range(self.n):
-            others = torus_delta(self.pursuers[i][None, :], np.delete(self.pursuers, i, axis=0), self.size)
-            order = np.argsort(np.sum(others * others, axis=1), kind="stable")
-            views.append(np.concatenate([torus_delta(self.pursuers[i], self.evader, self.size), others[order].ravel()]))
-        return np.clip(np.concatenate(views) / half, -1.0, 1.0).astype(np.float32)
+            return np.array([v / size for p in pursuers for v in p] + [v / size for v in evader], dtype=np.float32)
+        half = size / 2.0
+        ex, ey = evader
+        values = []
+        for i, (px, py) in enumerate(pursuers):
+            # torus_delta(p_i, q) = ((q - p_i) + size / 2) % size - size / 2
+            values.append((ex - px + half) % size - half)
+            values.append((ey - py + half) % size - half)
+            others = [((qx - px + half) % size - half, (qy - py + half) % size - half)
+                      for j, (qx, qy) in enumerate(pursuers) if j != i]
+            keys = [dx * dx + dy * dy for dx, dy in others]
+            if any(math.isnan(k) for k in keys):  # NaN positions: np.argsort puts NaN keys last (stable)
+                order = sorted(range(len(others)), key=lambda j: (math.isnan(keys[j]), 0.0 if math.isnan(keys[j]) else keys[j]))
+            else:
+                order = sorted(range(len(others)), key=keys.__getitem__)  # stable, as argsort(kind="stable")
+            for j in order:
+                values.extend(others[j])
+        # np.clip(values / half, -1, 1): NaN stays NaN
+        return np.array([min(max(v / half, -1.0), 1.0) for v in values], dtype=np.float32)
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
         super().reset(seed=seed)
@@ -169,20 +189,48 @@ class PursuitEvasionEnv(gym.Env):
         return self._obs(), {}
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
-        a = np.asarray(action, dtype=np.float64).reshape(self.n, 2)
-        norms = np.linalg.norm(a, axis=1, keepdims=True)
-        headings = np.where(norms > 1e-8, a / np.maximum(norms, 1e-8), 0.0)
-        e_heading = evader_heading(self.evader, self.pursuers, self.size)
-        self.pursuers = (self.pursuers + self.pursuer_speed * self.dt * headings) % self.size
-        self.evader = (self.evader + self.evader_speed * self.dt * e_heading) % self.size
+        moves = np.asarray(action, dtype=np.float64).reshape(self.n, 2).tolist()
+        size = self.size
+        half = size / 2.0
+        pursuers = self.pursuers.tolist()
+        ex, ey = self.evader.tolist()
+        # the evader's heading (evader_heading) from the positions at the start of the step
+        zx = zy = 0.0
+        for px, py in pursuers:
+            dx = (px - ex + half) % size - half
+            dy = (py - ey + half) % size - half
+            r2 = max(dx * dx + dy * dy, 1e-12)
+            zx += dx / r2
+            zy += dy / r2
+        z = np.array([zx, zy])
+        norm = math.sqrt(z.dot(z))  # np.linalg.norm(z)
+        hx, hy = (-zx / norm, -zy / norm) if norm > 1e-12 else (0.0, 0.0)
+        # the pursuers move along their normalised headings (a zero vector stands still)
+        step = self.pursuer_speed * self.dt
+        moved = []
+        for (px, py), (ax, ay) in zip(pursuers, moves):
+            length = math.sqrt(ax * ax + ay * ay)
+            if length > 1e-8:
+                ax, ay = ax / length, ay / length
+            else:
+                ax = ay = 0.0
+            moved.append([(px + step * ax) % size, (py + step * ay) % size])
+        step = self.evader_speed * self.dt
+        ex, ey = (ex + step * hx) % size, (ey + step * hy) % size
+        self.pursuers = np.array(moved)
+        self.evader = np.array([ex, ey])
         self.t += 1
-        dist = np.linalg.norm(torus_delta(self.pursuers, self.evader[None, :], self.size), axis=1)
-        captured = dist < self.capture_radius
-        benefits = captured.astype(np.float64)
-        terminated = bool(captured.any())
+        radius = self.capture_radius
+        captured = []
+        for px, py in moved:  # torus_delta(pursuer, evader), its length against the capture radius
+            dx = (ex - px + half) % size - half
+            dy = (ey - py + half) % size - half
+            captured.append(math.sqrt(dx * dx + dy * dy) < radius)
+        benefits = np.array(captured, dtype=np.float64)
+        terminated = any(captured)
         reward = -0.1 + (50.0 if terminated else 0.0)
         truncated = (not terminated) and self.t >= self.max_steps
-        return self._obs(), reward, terminated, truncated, {BENEFITS: benefits, "captured": terminated}
+        return self._obs_from(moved, [ex, ey]), reward, terminated, truncated, {BENEFITS: benefits, "captured": terminated}
 
     def render(self) -> str | np.ndarray | None:
         if self.render_mode == "ansi":
