@@ -157,7 +157,7 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
     if env_id is None:
         raise ValueError(f"{args.model} has no saved config: say which env to evaluate on (--env)")
     same_env = config is not None and env_id == config.env
-    env_kwargs = {**(config.hyperparams.get("env_kwargs") or {}), **config.eval_env_kwargs} if same_env else {}
+    env_kwargs = config.evaluation_env_kwargs if same_env else {}
     env_kwargs.update(_parse_kv(args.env_kwargs))  # as train's own evaluation, then the command line's
     wrapper = config.hyperparams.get("env_wrapper") if same_env else None
     seed = args.seed
@@ -283,20 +283,19 @@ def cmd_compare(args: argparse.Namespace) -> None:
         config.progress_bar = jobs == 1 and not args.quiet and config.n_timesteps >= PROGRESS_BAR_STEPS
     unit = "agent-steps" if args.task == "harvest" else "steps"
 
-    def start(i: int, config: Any) -> None:
+    def start(i: int, config: Any) -> None:  # one run at a time: say what starts
         seed, name, _ = runs[i]
-        if jobs == 1:
-            print(f"training {name}, seed {seed}: {config.n_timesteps:,} {unit} of {config.env}", flush=True)
+        print(f"training {name}, seed {seed}: {config.n_timesteps:,} {unit} of {config.env}", flush=True)
 
-    def done(i: int, result: Any) -> None:
+    def done(i: int, result: Any) -> None:  # runs side by side: say what finished
         seed, name, _ = runs[i]
-        if jobs > 1:
-            print(f"trained {name}, seed {seed}: {result.n_timesteps:,} {unit} of {result.config.env} in {result.train_time_s:.0f} s",
-                  flush=True)
+        print(f"trained {name}, seed {seed}: {result.n_timesteps:,} {unit} of {result.config.env} in {result.train_time_s:.0f} s",
+              flush=True)
 
     if jobs > 1:
         print(f"training {len(runs)} runs ({len(configs)} agents x {args.seeds} seeds), {jobs} at a time", flush=True)
-    results = train_all([config for _, _, config in runs], jobs=jobs, on_start=start, on_done=done)
+    results = train_all([config for _, _, config in runs], jobs=jobs, on_start=start if jobs == 1 else None,
+                        on_done=done if jobs > 1 else None)
     for seed in range(args.seeds):
         seed_results = {name: res for (s, name, _), res in zip(runs, results) if s == seed}
         if args.task == "harvest":

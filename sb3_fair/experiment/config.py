@@ -289,10 +289,20 @@ class ExperimentConfig:
         return 10_000 + self.seed if self.eval_seed is None else self.eval_seed
 
     @property
+    def evaluation_env_kwargs(self) -> dict[str, Any]:
+        """The evaluation env's arguments: the training env's ``env_kwargs``, updated by ``eval_env_kwargs``."""
+        return {**(self.hyperparams.get("env_kwargs") or {}), **self.eval_env_kwargs}
+
+    @property
+    def default_group(self) -> str:
+        """``<algo>-<env>``, a plain name (path separators in the env id become ``_``): the W&B group of a run without
+        ``group``, and the name of a sweep without one."""
+        return self.algo + "-" + re.sub(r"[/\\]", "_", self.env)
+
+    @property
     def run_name(self) -> str:
-        """``name``, or ``<algo>-<env>[@<variant>]-seed<seed>`` (a plain name: path separators in the env id become ``_``)."""
-        env = re.sub(r"[/\\]", "_", self.env)
-        return self.name or f"{self.algo}-{env}{'@' + self.variant if self.variant else ''}-seed{self.seed}"
+        """``name``, or ``<algo>-<env>[@<variant>]-seed<seed>`` (:attr:`default_group`, then the variant and seed)."""
+        return self.name or f"{self.default_group}{'@' + self.variant if self.variant else ''}-seed{self.seed}"
 
     @classmethod
     def from_hyperparams(cls, algo: str, env: str, variant: str | None = None, file: str | Path | None = None,

@@ -493,7 +493,7 @@ def _train(config: ExperimentConfig, callback: BaseCallback | list[BaseCallback]
         check_output_path(config.save_path, "save_path")  # before training: a model trained for nothing is lost otherwise
     if config.eval_episodes and config.eval_env_kwargs:  # the evaluation env's own arguments, checked before training too
         try:
-            make_eval_env(config.env, _eval_env_kwargs(config), config.hyperparams.get("env_wrapper"), trusted=config.trusted).close()
+            make_eval_env(config.env, config.evaluation_env_kwargs, config.hyperparams.get("env_wrapper"), trusted=config.trusted).close()
         except TypeError as err:
             raise ValueError(f"env {config.env!r} refused eval_env_kwargs {config.eval_env_kwargs}: {err}") from None
     if model is not None:
@@ -508,7 +508,7 @@ def _train(config: ExperimentConfig, callback: BaseCallback | list[BaseCallback]
 
         init = dict(config.wandb) if isinstance(config.wandb, dict) else {}
         init.setdefault("name", config.run_name)
-        init.setdefault("group", config.group or f"{config.algo}-{config.env.replace('/', '_')}")
+        init.setdefault("group", config.group or config.default_group)
         init.setdefault("tags", [config.algo, config.env, *([config.variant] if config.variant else [])])
         owns_run = active_wandb_run() is None  # a run you started yourself is joined and left open for you
         run = start_wandb_run({"experiment": config.to_plain_dict()}, **init)  # the model adds its own flat settings beside it
@@ -559,7 +559,7 @@ def _train(config: ExperimentConfig, callback: BaseCallback | list[BaseCallback]
             save(model, config, config.save_path)
             result.save_path = str(config.save_path)
         if config.eval_episodes:
-            result.evaluation, result.table = evaluate(model, config.env, config.eval_episodes, _eval_env_kwargs(config),
+            result.evaluation, result.table = evaluate(model, config.env, config.eval_episodes, config.evaluation_env_kwargs,
                                                        config.hyperparams.get("env_wrapper"), config.eval_deterministic,
                                                        seed=config.evaluation_seed, trusted=config.trusted)
         if run is not None:
@@ -568,11 +568,6 @@ def _train(config: ExperimentConfig, callback: BaseCallback | list[BaseCallback]
     finally:
         if run is not None and owns_run:
             finish_wandb_run(run)
-
-
-def _eval_env_kwargs(config: ExperimentConfig) -> dict[str, Any]:
-    """The evaluation env's arguments: the training env's, updated by ``eval_env_kwargs``."""
-    return {**(config.hyperparams.get("env_kwargs") or {}), **config.eval_env_kwargs}
 
 
 def _train_in_worker(data: dict[str, Any], trusted: bool) -> ExperimentResult:

@@ -27,7 +27,6 @@ from __future__ import annotations
 import csv
 import json
 import os
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -232,8 +231,7 @@ def sweep(base: ExperimentConfig, grid: dict[str, list[Any]] | None = None, seed
             raise ValueError(f"grid[{key!r}] must be a non-empty list of values, got {values!r}")
         for value in values:
             base.replace(hyperparams={key: value})
-    if name is None:
-        name = base.algo + "-" + re.sub(r"[/\\]", "_", base.env)
+    name = base.default_group if name is None else name
     check_name(name, "name", MAX_NAME_LENGTH // 2)
     root = Path(storage).resolve()
     path = root / name
