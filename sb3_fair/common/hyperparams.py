@@ -401,6 +401,22 @@ def zoo_spec_items(spec: Any, key: str, trusted: bool = False) -> list[tuple[Any
     return items
 
 
+def zoo_spec_objects(spec: Any, key: str, trusted: bool = False) -> list[tuple[Any, Any, dict[str, Any]]]:
+    """:func:`zoo_spec_items` as ``(path, object, kwargs)``, each path imported by :func:`import_object` (the key as
+    its role); an object given in Python instead of a path is its own object.
+
+    :raises ValueError: prefixed with ``hyper-parameter '<key>'``.
+    """
+    out = []
+    for path, kwargs in zoo_spec_items(spec, key, trusted=trusted):
+        try:
+            obj = import_object(path, trusted=trusted, role=key) if isinstance(path, str) else path
+        except ValueError as err:
+            raise ValueError(f"hyper-parameter {key!r}: {err}") from None
+        out.append((path, obj, kwargs))
+    return out
+
+
 def check_objects(hyperparams: dict[str, Any]) -> None:
     """Check, without importing anything outside :data:`ALLOWED_PACKAGES`, that every object an entry names is on the
     allow-list: the values :func:`resolve_hyperparams` resolves, the ``dict(...)`` strings, and the paths of
@@ -410,13 +426,7 @@ def check_objects(hyperparams: dict[str, Any]) -> None:
     """
     resolve_hyperparams({k: v for k, v in hyperparams.items() if k not in ZOO_KEYS or k == "normalize"})
     for key in ("env_wrapper", "vec_env_wrapper", "callback"):
-        for path, _ in zoo_spec_items(hyperparams.get(key), key):
-            if not isinstance(path, str):
-                continue  # an object given in Python, not named by a file (saved, it is written as its path)
-            try:
-                import_object(path, role=key)
-            except ValueError as err:
-                raise ValueError(f"hyper-parameter {key!r}: {err}") from None
+        zoo_spec_objects(hyperparams.get(key), key)
 
 
 def algo_kwargs(hyperparams: dict[str, Any], trusted: bool = False) -> dict[str, Any]:
@@ -450,4 +460,5 @@ __all__ = [
     "resolve_hyperparams",
     "variants",
     "zoo_spec_items",
+    "zoo_spec_objects",
 ]

@@ -22,7 +22,7 @@ from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.env_util import make_vec_env
 from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
 
-from sb3_fair.common.hyperparams import import_object, zoo_spec_items
+from sb3_fair.common.hyperparams import import_object, zoo_spec_objects
 
 #: algorithm name -> "module:Class" (imported on first use)
 ALGOS: dict[str, str] = {
@@ -195,8 +195,7 @@ def wrapper_chain(spec: Any, key: str = "env_wrapper", trusted: bool = False) ->
     """
     if spec is None:
         return None
-    chain = [(path if callable(path) else import_object(path, trusted=trusted, role=key), kwargs)
-             for path, kwargs in zoo_spec_items(spec, key, trusted=trusted)]
+    chain = [(cls, kwargs) for _, cls, kwargs in zoo_spec_objects(spec, key, trusted=trusted)]
 
     def wrap(env: Any) -> Any:
         for cls, kwargs in chain:

@@ -24,7 +24,7 @@ from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.vec_env import VecEnv, VecNormalize
 
-from sb3_fair.common.hyperparams import LinearSchedule, algo_kwargs, import_object, resolve_hyperparams, zoo_spec_items
+from sb3_fair.common.hyperparams import LinearSchedule, algo_kwargs, resolve_hyperparams, zoo_spec_objects
 from sb3_fair.experiment.checkpoints import CompactCheckpointCallback
 from sb3_fair.experiment.config import ExperimentConfig
 from sb3_fair.experiment.registry import (
@@ -119,14 +119,8 @@ def _action_noise(hyperparams: dict[str, Any], env: VecEnv) -> Any:
 def _zoo_callbacks(spec: Any, trusted: bool = False) -> list[BaseCallback]:
     """RL Zoo's ``callback``: a dotted path, ``{path: kwargs}``, or a list of either; each names a ``BaseCallback``
     (a class of the allow-list unless ``trusted``)."""
-    if spec is None:
-        return []
     out = []
-    for path, kwargs in zoo_spec_items(spec, "callback", trusted=trusted):
-        try:
-            cls = path if callable(path) else import_object(path, trusted=trusted, role="callback")
-        except ValueError as err:
-            raise ValueError(f"hyper-parameter 'callback': {err}") from None
+    for path, cls, kwargs in zoo_spec_objects(spec, "callback", trusted=trusted):
         try:
             out.append(cls(**kwargs))
         except TypeError as err:
