@@ -25,7 +25,6 @@ from sb3_fair.common.validation import (
     check_bool,
     check_choice,
     check_discrete_action,
-    check_int,
     check_probability,
     check_weights,
 )

@@ -10,7 +10,7 @@ from gymnasium import spaces
 
 from sb3_fair.common.protocol import BENEFITS
 from sb3_fair.common.stakeholders import Stakeholders
-from sb3_fair.common.validation import as_float_array, check_int, check_probability
+from sb3_fair.common.validation import as_float_array, check_probability
 from sb3_fair.envs.horizon import check_horizon
 from sb3_fair.envs.rendering import RENDER_MODES, bars_rgb, check_render_mode
 
