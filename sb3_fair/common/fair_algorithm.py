@@ -9,15 +9,14 @@ then a check that the network is still finite). No Fair class overrides ``learn`
 
 from __future__ import annotations
 
-import base64
 import io
+import json
 import logging
 import pathlib
+import warnings
 import zipfile
 from collections import deque
 from typing import Any
-
-import cloudpickle
 
 import numpy as np
 import torch as th
@@ -25,7 +24,7 @@ from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.callbacks import BaseCallback, ConvertCallback
 from stable_baselines3.common.env_util import is_wrapped
 from stable_baselines3.common.on_policy_algorithm import OnPolicyAlgorithm
-from stable_baselines3.common.save_util import open_path
+from stable_baselines3.common.save_util import json_to_data, open_path
 from stable_baselines3.common.type_aliases import GymEnv, MaybeCallback
 from stable_baselines3.common.vec_env import VecEnv
 
@@ -366,14 +365,9 @@ def _check_saved_class(cls: type, path: Any, custom_objects: dict[str, Any] | No
     data = _saved_data(path)
     if data is None or "policy_class" not in data:
         return
-    if custom_objects and "policy_class" in custom_objects:
-        saved_policy = custom_objects["policy_class"]
-    else:
-        item = data["policy_class"]
-        try:
-            saved_policy = cloudpickle.loads(base64.b64decode(item[":serialized:"].encode()))
-        except Exception:  # noqa: BLE001 - SB3 warns about what it cannot deserialize
-            return
+    with warnings.catch_warnings():  # SB3's own load warns about what it cannot deserialize
+        warnings.simplefilter("ignore")
+        saved_policy = json_to_data(json.dumps({"policy_class": data["policy_class"]}), custom_objects).get("policy_class")
     saved_family = _policy_family(saved_policy)
     families = {_policy_family(p) for p in getattr(cls, "policy_aliases", {}).values()} - {None}
     if saved_family is None or not families or saved_family in families:
