@@ -663,6 +663,14 @@ def checkpoint_folder(config: ExperimentConfig) -> Path:
     return folder
 
 
+def existing_ancestor(path: str | Path) -> Path:
+    """``path`` itself if it exists, else its nearest ancestor that does (the folder a new path would be made in)."""
+    ancestor = Path(path)
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    return ancestor
+
+
 def check_output_path(path: str | Path, what: str = "save_path") -> None:
     """Check, before anything trains, that a file can be written at ``path``: not a folder, and its folder made (if
     needed) and written to (a file is created and removed there, which also holds for root, whom ``os.access``
@@ -675,9 +683,7 @@ def check_output_path(path: str | Path, what: str = "save_path") -> None:
     target = Path(path)
     if target.is_dir():
         raise ValueError(f"{what}: {str(path)!r} is a directory; give a file path")
-    ancestor = target.parent
-    while not ancestor.exists() and ancestor != ancestor.parent:
-        ancestor = ancestor.parent
+    ancestor = existing_ancestor(target.parent)
     if not ancestor.is_dir():
         raise ValueError(f"{what}: cannot write {str(path)!r} ({ancestor} is a file, not a folder)")
     try:
@@ -713,5 +719,5 @@ def _resume(config: ExperimentConfig, checkpoint: Path) -> tuple[BaseAlgorithm, 
     return model, None
 
 
-__all__ = ["CONFIG_SUFFIX", "ExperimentResult", "build_model", "check_output_path", "checkpoint_folder", "evaluate", "load_model", "save",
-           "saved_config_path", "torch_threads", "train", "train_all"]
+__all__ = ["CONFIG_SUFFIX", "ExperimentResult", "build_model", "check_output_path", "checkpoint_folder", "evaluate", "existing_ancestor",
+           "load_model", "save", "saved_config_path", "torch_threads", "train", "train_all"]

@@ -262,9 +262,10 @@ def sweep(base: ExperimentConfig, grid: dict[str, list[Any]] | None = None, seed
         ray.init(log_to_driver=False, configure_logging=False, **init)
         started = True
     try:
+        # each trial holds as many CPUs as its torch threads, so that Ray does not run more threads than cores
+        trial = tune.with_resources(trainable, {"cpu": base.num_threads or 1})
         if resume:
-            tuner = tune.Tuner.restore(str(path), tune.with_resources(trainable, {"cpu": base.num_threads or 1}),
-                                       resume_unfinished=True, resume_errored=True)
+            tuner = tune.Tuner.restore(str(path), trial, resume_unfinished=True, resume_errored=True)
         else:
             if search is None:
                 param_space: dict[str, Any] = {"base": base.to_dict(), "trusted": base.trusted, "seeds": tune.grid_search(list(range(seeds))),
@@ -279,9 +280,7 @@ def sweep(base: ExperimentConfig, grid: dict[str, list[Any]] | None = None, seed
                                               max_concurrent_trials=max_concurrent)
             run_config = tune.RunConfig(name=name, storage_path=str(root), verbose=0,
                                         failure_config=tune.FailureConfig(max_failures=0, fail_fast=False))
-            # each trial holds as many CPUs as its torch threads, so that Ray does not run more threads than cores
-            tuner = tune.Tuner(tune.with_resources(trainable, {"cpu": base.num_threads or 1}), param_space=param_space,
-                               tune_config=tune_config, run_config=run_config)
+            tuner = tune.Tuner(trial, param_space=param_space, tune_config=tune_config, run_config=run_config)
         try:
             grid_result = _fit_keeping_signal_handlers(tuner)
         finally:  # also when interrupted: the sweep's folder then exists, and a resume checks the opt-in against it

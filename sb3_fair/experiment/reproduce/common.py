@@ -47,10 +47,9 @@ class Output:
 
 def _folder(text: str) -> str:
     """An argparse ``type``: a folder path (made when needed); an existing file is refused."""
-    path = Path(text)
-    ancestor = path
-    while not ancestor.exists() and ancestor != ancestor.parent:
-        ancestor = ancestor.parent
+    from sb3_fair.experiment.run import existing_ancestor
+
+    ancestor = existing_ancestor(text)
     if ancestor.exists() and not ancestor.is_dir():
         raise argparse.ArgumentTypeError(f"{text!r} is not a folder ({ancestor} is a file)")
     return text
