@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import warnings
 from typing import Any, ClassVar, TypeVar
 
@@ -196,9 +197,6 @@ class FairDQN(FairAlgorithmMixin, DQN):
         super().__init__(policy, env, *args, **kwargs)
 
     # ------------------------------------------------------------------ set-up and checks
-    #: the defaults of the arguments that only counterfactual replay uses
-    COUNTERFACTUAL_DEFAULTS: ClassVar[dict[str, Any]] = {"counterfactual_offsets": (1.0, 2.0), "max_counterfactuals": 32}
-
     @classmethod
     def from_preset(cls: type[SelfFairDQN], name: str, env: GymEnv | str, counterfactual: bool = True, **overrides: Any) -> SelfFairDQN:
         """A FairDQN with Alamdari et al.'s (2024) hyperparameters (Tables 1-2) for ``"donut"`` or ``"lending"``.
@@ -442,11 +440,17 @@ def _warn_unused(counterfactual: Any, offsets: Any, max_counterfactuals: Any, ex
     if not counterfactual:
         given = {"counterfactual_offsets": offsets, "max_counterfactuals": max_counterfactuals}
         unused += [f"{name}={value!r} (only counterfactual=True uses it)" for name, value in given.items()
-                   if not is_default(value, FairDQN.COUNTERFACTUAL_DEFAULTS[name])]
+                   if not is_default(value, COUNTERFACTUAL_DEFAULTS[name])]
     if exploration_decay is not None and "exploration_fraction" in kwargs:
         unused.append(f"exploration_fraction={kwargs['exploration_fraction']!r} (exploration_decay replaces SB3's linear schedule)")
     if unused:
         warnings.warn(f"FairDQN does not use {'; '.join(unused)}", UserWarning, stacklevel=3)
 
+
+#: the defaults of the arguments that only counterfactual replay uses (FairDQN's own)
+COUNTERFACTUAL_DEFAULTS: dict[str, Any] = {
+    name: p.default for name, p in inspect.signature(FairDQN.__init__).parameters.items()
+    if name in ("counterfactual_offsets", "max_counterfactuals")
+}
 
 __all__ = ["FairDQN"]
