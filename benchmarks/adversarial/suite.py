@@ -639,7 +639,7 @@ def ign(cid: str, what: str, body: str, names: tuple) -> None:
     add(cid, C6, what, "py", body, names=names, **IGN)
 
 
-ign("6.01", "FairPPO(fairness='long_term', alpha=0.7, beta=0.2) (alpha/beta are DP/CSP/CF weights)", EPI + f"""
+ign("6.01", "FairPPO(fairness='long_term', alpha=0.7, beta=0.2) (alpha/beta are DP/CSP/CF weights)", EPI + """
 phase("construct"); m = FairPPO("MlpPolicy", epi(), fairness="long_term", alpha=0.7, beta=0.2, n_steps=16, batch_size=16, n_epochs=1)
 phase("learn"); m.learn(16)
 """, ("alpha", "beta"))
@@ -1507,7 +1507,6 @@ def classify(c: Case, o: dict) -> tuple[str, str]:
     if o["timeout"]:
         return "BAD", f"hang: killed at the {c.timeout} s timeout"
     err = o["err"]
-    warn = " | ".join(o.get("warnings") or [])
     if c.expect == "accept":
         if err:
             return "BAD", "legitimate input refused/failed: " + o["err_line"][:200]
