@@ -83,6 +83,7 @@ def test_each_minibatch_gets_its_own_regularised_advantages():
     buf = model.rollout_buffer  # flattened by the training pass; sample fixed rows as PPO's minibatches do
     raw = buf.advantages.copy()
     idx = np.array([0, 3, 4, 7, 9])
+    buf.set_terms(model._fairness_terms(buf))  # as train() sets them (the whole rollout's rows)
     buf.regularize = model._regularize
     got = buf._get_samples(idx).advantages.numpy()
     buf.regularize = None
@@ -92,6 +93,7 @@ def test_each_minibatch_gets_its_own_regularised_advantages():
     np.testing.assert_array_equal(buf.advantages, raw)  # the buffer's own advantages are untouched
     # A-PPO's terms through the same path
     model.fairness, model._long_term = "a_ppo", "a_ppo"
+    buf.set_terms(model._fairness_terms(buf))
     buf.regularize = model._regularize
     got = buf._get_samples(idx).advantages.numpy()
     buf.regularize = None

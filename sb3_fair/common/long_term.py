@@ -96,8 +96,13 @@ def min_max_scale(x: Any, eps: float = 1e-8) -> np.ndarray:
     a = np.asarray(x, dtype=np.float64)
     if a.size == 0:
         return a.copy()
-    lo = a.min()
-    return (a - lo) / (a.max() - lo + eps)
+    return _min_max_rows(a.reshape(1, -1), eps).reshape(a.shape)
+
+
+def _min_max_rows(rows: np.ndarray, eps: float = 1e-8) -> np.ndarray:
+    """:func:`min_max_scale` of each row of a 2-D float64 array with at least one column (one pass for all rows)."""
+    lo = rows.min(axis=1, keepdims=True)
+    return (rows - lo) / (rows.max(axis=1, keepdims=True) - lo + eps)
 
 
 def regularized_advantages(advantages: Any, terms: Sequence[Any], weights: Sequence[float], mode: str = "scaled",
@@ -125,21 +130,42 @@ def regularized_advantages(advantages: Any, terms: Sequence[Any], weights: Seque
         raise ValueError(f"mode must be one of {list(MODES)}, got {mode!r}")
     if len(terms) != len(weights):
         raise ValueError(f"one weight per term: got {len(terms)} terms and {len(weights)} weights")
-    for w in weights:
-        check_coef(w, "weights")
+    weights = [check_coef(w, "weights") for w in weights]
     adv = np.asarray(advantages, dtype=np.float64)
     arrays = [np.asarray(term, dtype=np.float64) for term in terms]
     for t in arrays:
         if t.shape != adv.shape:
             raise ValueError(f"each term must have the advantages' shape {adv.shape}, got {t.shape}")
-    if mode == "scaled" and adv.size == 1:
-        # one row has no range to scale by (min-max would zero it): keep its (weighted) advantage
-        return advantage_weight * adv
-    scale = min_max_scale if mode == "scaled" else np.asarray
-    out = advantage_weight * scale(adv)
-    for t, w in zip(arrays, weights):
+    rows = np.empty((1 + len(arrays), adv.size))
+    rows[0] = adv.reshape(-1)
+    for k, t in enumerate(arrays, 1):
+        rows[k] = t.reshape(-1)
+    return weighted_rows(rows, weights, mode, advantage_weight).reshape(adv.shape)
+
+
+def weighted_rows(rows: np.ndarray, weights: Sequence[float], mode: str = "scaled",
+                  advantage_weight: float = 1.0) -> np.ndarray:
+    """:func:`regularized_advantages` of checked inputs stacked as rows: the advantages first, then one row per term.
+
+    The one implementation of the regularisation: :func:`regularized_advantages` checks its inputs and
+    calls it; :class:`~sb3_fair.common.long_term_penalty.LongTermPenaltyMixin` calls it directly for
+    every minibatch (its weights were checked at construction, its rows come from its own buffer).
+
+    :param rows: a float64 array of shape ``(1 + len(weights), batch)``.
+    :param weights: one weight >= 0 per term row.
+    :param mode: ``"scaled"`` or ``"literal"``.
+    :param advantage_weight: the advantage's own weight.
+    :return: the regularised advantages, shape ``(batch,)``.
+    """
+    if mode == "scaled":
+        if rows.shape[1] <= 1:
+            # one row has no range to scale by (min-max would zero it): keep its (weighted) advantage
+            return advantage_weight * rows[0]
+        rows = _min_max_rows(rows)
+    out = advantage_weight * rows[0]
+    for k, w in enumerate(weights, 1):
         if w:
-            out = out + w * scale(t)
+            out = out + w * rows[k]
     return out
 
 
@@ -170,12 +196,21 @@ def massaging_choice(probabilities: Any, short_term: Any, tau: float) -> int:
         if bad.size:
             raise ValueError(f"{name} must be numbers (+inf only for a candidate that cannot be executed): candidate "
                              f"{int(bad[0])} has {values[bad[0]]}")
+    return int(_choices(p[:, None], ds[:, None], tau)[0])
+
+
+def _choices(p: np.ndarray, ds: np.ndarray, tau: float) -> np.ndarray:
+    """:func:`massaging_choice` of each column of ``(candidates, batch)`` arrays of checked probabilities and Δs
+    (the one implementation of Eq. 6's choice; :func:`~sb3_fair.common.massaging.massage_actions` calls it once for
+    a batch of sub-envs)."""
     allowed = np.abs(p - p[0]) < tau
     allowed[0] = True
     fairest = np.where(allowed, ds, np.inf)
-    ties = np.flatnonzero(fairest == fairest.min())
-    best = int(ties[np.argmax(p[ties])])  # the most probable of the fairest (the first of equal ones)
-    return best if ds[best] < ds[0] else 0
+    ties = fairest == fairest.min(axis=0)
+    # the most probable of the fairest (argmax: the first of equal ones); probabilities are >= 0
+    best = np.where(ties, p, -np.inf).argmax(axis=0)
+    columns = np.arange(p.shape[1])
+    return np.where(ds[best, columns] < ds[0], best, 0)
 
 
 def _iteration(iteration: Any) -> int:
@@ -274,4 +309,5 @@ __all__ = [
     "massaging_choice",
     "min_max_scale",
     "regularized_advantages",
+    "weighted_rows",
 ]

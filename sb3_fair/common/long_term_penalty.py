@@ -14,7 +14,7 @@ Three parts, each at one of SB3's seams:
   that puts no signals in its reset info gives that step changes of 0.
 * :class:`LongTermBufferMixin`, mixed into the parent's own rollout-buffer class (whichever it
   chose: SB3's, MaskablePPO's, RecurrentPPO's), which keeps those four arrays and hands PPO, for
-  every minibatch, the advantages regularised by :func:`~sb3_fair.common.long_term.regularized_advantages`
+  every minibatch, the advantages regularised as :func:`~sb3_fair.common.long_term.regularized_advantages` computes them
   (per minibatch, as the authors' code does; PPO then standardises them as usual). The value
   targets (returns) are never touched.
 * :class:`LongTermPenaltyMixin`, which owns the keyword arguments and wires the two in.
@@ -23,6 +23,7 @@ Three parts, each at one of SB3's seams:
 from __future__ import annotations
 
 import inspect
+from collections.abc import Sequence
 from typing import Any, Callable
 
 import numpy as np
@@ -32,7 +33,7 @@ from stable_baselines3.common.vec_env import VecEnv
 
 from sb3_fair.common.group_penalty import GROUP_PENALTY_DEFAULTS
 from sb3_fair.common.group_penalty import METRICS as GROUP_METRICS
-from sb3_fair.common.long_term import MODES, a_ppo_terms, long_term_terms, regularized_advantages
+from sb3_fair.common.long_term import MODES, a_ppo_terms, long_term_terms, weighted_rows
 from sb3_fair.common.protocol import get_fairness_signals, is_fairness_signals_supported
 from sb3_fair.common.validation import check_choice, check_coef, check_unused, check_weights
 
@@ -41,24 +42,37 @@ LONG_TERM_METRICS = ("long_term", "a_ppo")
 #: the per-step arrays the tracker writes into the rollout buffer
 SIGNALS = ("short_term", "short_term_change", "long_term", "long_term_change")
 
-Regularizer = Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray]
+#: ``regularize(rows)``: a minibatch's advantages regularised, from its rows stacked (advantages first, then each
+#: fairness term's)
+Regularizer = Callable[[np.ndarray], np.ndarray]
 
 
 class LongTermBufferMixin:
     """Adds the four per-step signal arrays of :data:`SIGNALS` to an on-policy rollout buffer, and
     regularises the advantages of each minibatch it hands out when :attr:`regularize` is set.
 
-    ``regularize(advantages, short_term, short_term_change, long_term, long_term_change)`` gets the
-    minibatch's rows; the buffer's own advantages are left as they are.
+    Before an update, the algorithm gives the fairness terms of every row (:meth:`set_terms`, computed
+    once per rollout) and sets ``regularize(rows)``, which gets the minibatch's rows stacked (its
+    advantages first, then each term's) and returns its regularised advantages; the buffer's own
+    advantages are left as they are.
     """
 
     regularize: Regularizer | None = None
+    _term_rows: np.ndarray | None = None
 
     def reset(self) -> None:
         super().reset()  # type: ignore[misc]
         shape = (self.buffer_size, self.n_envs)  # type: ignore[attr-defined]
         for name in SIGNALS:  # float64: a Δs exactly at δ must compare as the env reported it
             setattr(self, name, np.zeros(shape, dtype=np.float64))
+        self._term_rows = None
+
+    def set_terms(self, terms: Sequence[np.ndarray]) -> None:
+        """The fairness terms of every row of the rollout, each of the signals' shape (before or after :meth:`get`
+        flattened them); kept stacked, one row per term, in the order :meth:`get` hands the rows out."""
+        flat = [(self.swap_and_flatten(t) if not self.generator_ready else t).reshape(-1)  # type: ignore[attr-defined]
+                for t in terms]
+        self._term_rows = np.stack(flat).astype(np.float64, copy=False)
 
     def get(self, batch_size: int | None = None) -> Any:
         if not self.generator_ready:  # type: ignore[attr-defined]
@@ -69,10 +83,15 @@ class LongTermBufferMixin:
     def _get_samples(self, batch_inds: np.ndarray, *args: Any, **kwargs: Any) -> Any:
         if self.regularize is None:
             return super()._get_samples(batch_inds, *args, **kwargs)  # type: ignore[misc]
+        if self._term_rows is None:
+            raise RuntimeError("set_terms() must give the fairness terms before a regularised minibatch is sampled")
         advantages = self.advantages  # type: ignore[has-type]
         raw = advantages[batch_inds]  # a copy (fancy indexing): the rows are put back after sampling
-        rows = [getattr(self, name)[batch_inds] for name in SIGNALS]
-        advantages[batch_inds] = self.regularize(raw, *rows).astype(advantages.dtype).reshape(raw.shape)
+        # one (1 + terms, batch) array: the regularisation scales all its rows in one pass
+        rows = np.empty((1 + len(self._term_rows), raw.size))
+        rows[0] = raw.reshape(-1)
+        rows[1:] = self._term_rows[:, np.asarray(batch_inds).reshape(-1)]
+        advantages[batch_inds] = self.regularize(rows).astype(advantages.dtype).reshape(raw.shape)
         try:
             return super()._get_samples(batch_inds, *args, **kwargs)  # type: ignore[misc]
         finally:
@@ -103,6 +122,7 @@ class LongTermTracker(BaseCallback):
         super().__init__()
         self._t = 0
         self._before: tuple[np.ndarray, np.ndarray] | None = None
+        self._unknown_before = True  # some sub-env's "before" values are NaN (filled from its first step)
 
     def restart(self) -> None:
         """Forget the running episodes (the env was reset): the next training start reads the reset infos."""
@@ -119,6 +139,7 @@ class LongTermTracker(BaseCallback):
                 before[0][i], before[1][i] = ds[0], dl[0]
             else:
                 before[0][i] = before[1][i] = np.nan
+                self._unknown_before = True
 
     def _on_training_start(self) -> None:
         if self._before is None:
@@ -136,15 +157,20 @@ class LongTermTracker(BaseCallback):
             return True
         ds, dl = get_fairness_signals(self.locals["infos"])
         ds_before, dl_before = before
-        # no reset value: no change on the episode's first step
-        ds_before = np.where(np.isnan(ds_before), ds, ds_before)
-        dl_before = np.where(np.isnan(dl_before), dl, dl_before)
-        buf.short_term[t], buf.short_term_change[t] = ds, ds - ds_before
-        buf.long_term[t], buf.long_term_change[t] = dl, dl - dl_before
-        self._before = (ds.copy(), dl.copy())
-        done = np.flatnonzero(np.asarray(self.locals["dones"], dtype=bool))
-        if done.size:
-            self._reset_values(done, self._before)
+        if self._unknown_before:  # no reset value: no change on the episode's first step
+            np.copyto(ds_before, ds, where=np.isnan(ds_before))
+            np.copyto(dl_before, dl, where=np.isnan(dl_before))
+        # written in place: this runs at every rollout step
+        buf.short_term[t] = ds
+        np.subtract(ds, ds_before, out=buf.short_term_change[t])
+        buf.long_term[t] = dl
+        np.subtract(dl, dl_before, out=buf.long_term_change[t])
+        ds_before[:] = ds
+        dl_before[:] = dl
+        self._unknown_before = False
+        dones = np.asarray(self.locals["dones"], dtype=bool)
+        if dones.any():
+            self._reset_values(np.flatnonzero(dones), before)
         self._t = t + 1
         return True
 
@@ -237,7 +263,7 @@ class LongTermPenaltyMixin:
 
     def _setup_fairness(self, env: VecEnv) -> None:
         super()._setup_fairness(env)  # type: ignore[misc]
-        self._long_term_coef = tuple(self._long_term_coef)  # a list after loading
+        self._long_term_coef = check_coef_pair(self._long_term_coef)  # a list after loading (checked again: the file could be edited)
         if self._long_term is not None:
             self.fairness_coef = self._long_term_coef
         self._long_term_tracker = None  # a new env: the next training start reads its reset infos
@@ -277,31 +303,36 @@ class LongTermPenaltyMixin:
         return {"fairness": self._long_term, "fairness_coef": list(self._long_term_coef), "delta": self.delta,
                 "omega": self.omega, "regularization": self.regularization}
 
-    def _regularize(self, advantages: np.ndarray, short_term: np.ndarray, short_term_change: np.ndarray,
-                    long_term: np.ndarray, long_term_change: np.ndarray) -> np.ndarray:
+    def _fairness_terms(self, buf: LongTermBufferMixin) -> tuple[np.ndarray, np.ndarray]:
+        """The two terms of every row of the rollout: Eq. 7's ``(penalty, reward)``, or A-PPO's
+        ``(value threshold, decrease in violation)``."""
         if self._long_term == "long_term":
-            terms = long_term_terms(short_term, long_term_change, self.delta)
-        else:
-            terms = a_ppo_terms(short_term, short_term_change, self.omega)
-        return regularized_advantages(advantages, terms, self._long_term_coef, mode=self.regularization)
+            return long_term_terms(buf.short_term, buf.long_term_change, self.delta)
+        return a_ppo_terms(buf.short_term, buf.short_term_change, self.omega)
+
+    def _regularize(self, rows: np.ndarray) -> np.ndarray:
+        """A minibatch's advantages regularised by its rows of the fairness terms (``rows``: advantages first, then
+        each term), by :func:`~sb3_fair.common.long_term.weighted_rows`: the computation of
+        :func:`~sb3_fair.common.long_term.regularized_advantages`, whose checks the weights passed at construction."""
+        return weighted_rows(rows, self._long_term_coef, mode=self.regularization)
 
     def train(self) -> None:
         """Log the rollout's mean terms, regularise every minibatch's advantages, then the parent's update.
 
-        (The rollout's mean Δs and Δl are logged by :class:`~sb3_fair.common.callbacks.FairnessCallback`,
+        The terms are computed once for the whole rollout (they are row by row); each minibatch's
+        advantages are then regularised with its rows (min-max scaling is per minibatch). (The
+        rollout's mean Δs and Δl are logged by :class:`~sb3_fair.common.callbacks.FairnessCallback`,
         with or without the regularisation.)
         """
         buf = self.rollout_buffer  # type: ignore[attr-defined]
         if self.long_term_regularized and isinstance(buf, LongTermBufferMixin):
+            first, second = self._fairness_terms(buf)
+            buf.set_terms((first, second))
+            names = ("long_term_penalty", "long_term_reward") if self._long_term == "long_term" else (
+                "a_ppo_value_threshold", "a_ppo_decrease")
             logger = self.logger  # type: ignore[attr-defined]
-            if self._long_term == "long_term":
-                penalty, reward = long_term_terms(buf.short_term, buf.long_term_change, self.delta)
-                logger.record("fairness/long_term_penalty", float(penalty.mean()))
-                logger.record("fairness/long_term_reward", float(reward.mean()))
-            else:
-                threshold, decrease = a_ppo_terms(buf.short_term, buf.short_term_change, self.omega)
-                logger.record("fairness/a_ppo_value_threshold", float(threshold.mean()))
-                logger.record("fairness/a_ppo_decrease", float(decrease.mean()))
+            logger.record(f"fairness/{names[0]}", float(first.mean()))
+            logger.record(f"fairness/{names[1]}", float(second.mean()))
             buf.regularize = self._regularize
             try:
                 super().train()  # type: ignore[misc]
