@@ -60,7 +60,7 @@ class FairnessCallback(BaseCallback):
         self._owns_run = False
         self._output: WandbOutputFormat | None = None
         self.wandb_report: str | None = None  # W&B failures of the last training, if any
-        self._signals = np.zeros(3)
+        self._signals = [0.0, 0.0, 0]  # sums of the per-step mean Δs and Δl, and the step count
         self._per_rollout = False  # on-policy: Δs and Δl are the rollout's mean (set when training starts)
 
     def _init_callback(self) -> None:
@@ -93,11 +93,16 @@ class FairnessCallback(BaseCallback):
         infos = self.locals.get("infos") or []
         if infos and all(is_fairness_signals_supported(info) for info in infos):
             short_term, long_term = get_fairness_signals(infos)
+            n = len(infos)  # the means over the sub-envs (as ndarray.mean computes them: sum, then divide)
+            ds_mean, dl_mean = float(short_term.sum()) / n, float(long_term.sum()) / n
             if self._per_rollout:  # recorded when the rollout ends
-                self._signals += (float(short_term.mean()), float(long_term.mean()), 1.0)
+                sums = self._signals
+                sums[0] += ds_mean
+                sums[1] += dl_mean
+                sums[2] += 1
             else:
-                self.logger.record_mean("fairness/short_term", float(short_term.mean()))
-                self.logger.record_mean("fairness/long_term", float(long_term.mean()))
+                self.logger.record_mean("fairness/short_term", ds_mean)
+                self.logger.record_mean("fairness/long_term", dl_mean)
         new = False
         for info in infos:
             fairness = info.get(FAIRNESS)
@@ -109,7 +114,7 @@ class FairnessCallback(BaseCallback):
         return True
 
     def _on_rollout_start(self) -> None:
-        self._signals = np.zeros(3)  # sums of the per-step mean Δs and Δl, and the step count
+        self._signals = [0.0, 0.0, 0]
 
     def _on_rollout_end(self) -> None:
         short_term, long_term, steps = self._signals

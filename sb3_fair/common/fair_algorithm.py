@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import torch as th
 from stable_baselines3.common.base_class import BaseAlgorithm
-from stable_baselines3.common.callbacks import BaseCallback, ConvertCallback
+from stable_baselines3.common.callbacks import BaseCallback, CallbackList, ConvertCallback
 from stable_baselines3.common.env_util import is_wrapped
 from stable_baselines3.common.on_policy_algorithm import OnPolicyAlgorithm
 from stable_baselines3.common.save_util import json_to_data, open_path
@@ -227,7 +227,7 @@ class FairAlgorithmMixin:
         else:
             user = [] if callback is None else [ConvertCallback(callback)]
         callbacks = [FiniteInputCheck(), *self._fairness_callbacks(), self.fairness_callback, *user]
-        return super()._init_callback(callbacks, progress_bar)  # type: ignore[misc]
+        return super()._init_callback(SharedLocalsCallbackList(callbacks), progress_bar)  # type: ignore[misc]
 
     def _setup_learn(self, total_timesteps: int, callback: MaybeCallback = None, reset_num_timesteps: bool = True,
                      tb_log_name: str = "run", progress_bar: bool = False) -> Any:
@@ -267,6 +267,25 @@ def _first_bad_row(values: Any) -> int:
     arr = np.asarray(values)
     bad = ~np.isfinite(arr.reshape(len(arr), -1)).all(axis=1) if arr.ndim else np.array([True])
     return int(np.flatnonzero(bad)[0]) if bad.any() else -1
+
+
+class SharedLocalsCallbackList(CallbackList):
+    """SB3's :class:`~stable_baselines3.common.callbacks.CallbackList` without a redundant copy at every step.
+
+    At training start SB3 hands every child the list's own ``locals`` dict; at every step the list
+    then updates that dict and, again, each child's, which is the same dict. This skips the second
+    update for a child that holds the list's dict and updates locals as ``BaseCallback`` does (a
+    child that overrides ``update_locals`` or ``update_child_locals``, e.g. a nested list, is
+    updated as SB3 does). What each child sees is unchanged.
+    """
+
+    def update_child_locals(self, locals_: dict[str, Any]) -> None:
+        for callback in self.callbacks:
+            cls = type(callback)
+            if callback.locals is self.locals and cls.update_locals is BaseCallback.update_locals \
+                    and cls.update_child_locals is BaseCallback.update_child_locals:
+                continue
+            callback.update_locals(locals_)
 
 
 class FiniteInputCheck(BaseCallback):
