@@ -266,8 +266,10 @@ def test_candidate_log_probs_match_one_call_per_row():
     masked.apply_masking(np.array([[True, False, True, True]] * 3))
     cases.append((masked, th.randint(0, 4, (5, 3), generator=g)))
     for dist, candidates in cases:
-        expected = th.stack([dist.log_prob(row) for row in candidates])
-        th.testing.assert_close(candidate_log_probs(dist, candidates), expected)
+        expected = th.stack([dist.log_prob(row) for row in candidates]).numpy().astype(np.float64)
+        got = candidate_log_probs(dist, candidates.numpy())
+        assert got.dtype == np.float64
+        np.testing.assert_array_equal(got, expected)  # the same float32 values, exactly
 
 
 class OffsetDial(gym.Env):
@@ -309,4 +311,6 @@ def test_a_candidate_outside_the_action_space_is_a_clear_error():
 
     dist = CategoricalDistribution(3).proba_distribution(th.zeros(1, 3))
     with pytest.raises(ValueError, match="fairness_what_if"):
-        candidate_log_probs(dist, th.tensor([[0], [3]]))
+        candidate_log_probs(dist, np.array([[0], [3]]))
+    with pytest.raises(ValueError, match="fairness_what_if"):
+        candidate_log_probs(dist, np.array([[0], [-1]]))  # not wrapped around to the last action

@@ -37,7 +37,7 @@ from sb3_contrib.common.maskable.distributions import MaskableCategoricalDistrib
 from stable_baselines3.common.distributions import CategoricalDistribution, DiagGaussianDistribution, Distribution
 from stable_baselines3.common.vec_env import VecEnv
 
-from sb3_fair.common.long_term import massaging_choice
+from sb3_fair.common.long_term import _choices
 from sb3_fair.common.protocol import WHAT_IF, get_what_if, is_what_if_supported
 from sb3_fair.common.validation import check_bool, check_weights
 
@@ -62,26 +62,35 @@ def tau_at(tau: Tau, iteration: int, name: str = "massaging_tau") -> float:
     return float(tau)
 
 
-def candidate_log_probs(distribution: Distribution, candidates: th.Tensor) -> th.Tensor:
-    """Log-probabilities of ``candidates`` (shape ``(K, n, *action shape)``) under a batch-of-``n`` distribution, ``(K, n)``.
+def candidate_log_probs(distribution: Distribution, candidates: np.ndarray, device: th.device | str = "cpu") -> np.ndarray:
+    """Log-probabilities of ``candidates`` (shape ``(K, n, *action shape)``) under a batch-of-``n`` distribution,
+    as a ``(K, n)`` float64 array.
 
-    One broadcast call for SB3's categorical (also sb3-contrib's masked) and diagonal Gaussian
-    distributions; one call per candidate row for the others.
+    SB3's categorical distribution (also sb3-contrib's masked one) is read in NumPy: its logits are
+    normalised log-probabilities, so a candidate's log-probability is its entry (torch's
+    ``Categorical.log_prob`` computes the same, with a per-call argument check, and this runs at
+    every rollout step). One broadcast call for a diagonal Gaussian; one call per candidate row for
+    the others.
+
+    :raises ValueError: when a categorical candidate is not one of the actions.
     """
     inner = getattr(distribution, "distribution", None)
     if isinstance(distribution, (CategoricalDistribution, MaskableCategoricalDistribution)) and isinstance(
-            inner, th.distributions.Categorical):
-        # torch's Categorical.log_prob without its per-call argument validation: its logits are normalised
-        n_actions = inner.logits.shape[-1]
-        index = candidates.long()
-        if index.numel() and (int(index.min()) < 0 or int(index.max()) >= n_actions):
+            inner, th.distributions.Categorical) and candidates.ndim == 2:
+        logits = inner.logits.detach().cpu().numpy()
+        n_actions = logits.shape[-1]
+        index = candidates.astype(np.int64)
+        if index.size and (index.min() < 0 or index.max() >= n_actions):
             raise ValueError(f"the what-if query (fairness_what_if) returned a candidate outside the {n_actions} actions: "
                              f"{candidates.tolist()}")
-        log_pmf = inner.logits.expand(*candidates.shape, n_actions)
-        return log_pmf.gather(-1, index.unsqueeze(-1)).squeeze(-1)
-    if type(distribution) is DiagGaussianDistribution and isinstance(inner, th.distributions.Normal):
-        return inner.log_prob(candidates).sum(dim=-1)
-    return th.stack([distribution.log_prob(row).reshape(-1) for row in candidates])
+        return logits[np.arange(index.shape[1]), index].astype(np.float64)
+    with th.no_grad():
+        rows = th.as_tensor(candidates, device=device)
+        if type(distribution) is DiagGaussianDistribution and isinstance(inner, th.distributions.Normal):
+            log_probs = inner.log_prob(rows).sum(dim=-1)
+        else:
+            log_probs = th.stack([distribution.log_prob(row).reshape(-1) for row in rows])
+    return log_probs.cpu().numpy().astype(np.float64)
 
 
 def check_what_if_answer(candidates: np.ndarray, short_term: np.ndarray, sub_env: int = 0) -> None:
@@ -134,24 +143,38 @@ def massage_actions(env: VecEnv | Any, env_actions: np.ndarray, distribution: Di
         if len(c) == 0 or len(c) != len(ds):
             raise ValueError(f"{WHAT_IF} must return as many candidates as Δs values, at least one (sub-env {i}): "
                              f"got {len(c)} and {len(ds)}")
-        check_what_if_answer(c, ds, i)
-    to_policy = to_policy or (lambda a: a)
-    candidates = [np.asarray(to_policy(np.asarray(c)), dtype=np.asarray(env_actions).dtype) for c, _ in answers]
+    dtype = np.asarray(env_actions).dtype
+    if to_policy is None:
+        candidates = [np.asarray(c, dtype=dtype) for c, _ in answers]
+    else:
+        candidates = [np.asarray(to_policy(np.asarray(c)), dtype=dtype) for c, _ in answers]
     width = max(len(c) for c in candidates)
-    # the k-th candidate of every row (a row with fewer repeats its proposal), shape (width, n, *action shape)
+    # the k-th candidate of every row (a row with fewer repeats its proposal), shape (width, n, *action shape), and
+    # the Δs of each (0 for a padding row until the check below, then +inf: never the fairest)
     stacked = np.empty((width, n, *candidates[0].shape[1:]), dtype=candidates[0].dtype)
+    short_term = np.zeros((width, n))
     for i, c in enumerate(candidates):
         stacked[: len(c), i] = c
         stacked[len(c):, i] = c[0]
-    with th.no_grad():
-        log_probs = candidate_log_probs(distribution, th.as_tensor(stacked, device=device)).cpu().numpy().astype(np.float64)
-    chosen = np.zeros(n, dtype=np.int64)
-    for i, (_, ds) in enumerate(answers):
-        m = len(candidates[i])
-        p = np.exp(log_probs[:m, i])
-        ds = np.where(p > 0, ds, np.inf)  # a candidate the policy cannot take (masked) is never executed
-        ds[0] = answers[i][1][0]  # the proposal stays the reference even where its density underflows
-        chosen[i] = massaging_choice(p, ds, tau) if tau > 0 else 0
+        short_term[: len(c), i] = answers[i][1]
+    # one test for the whole batch; check_what_if_answer names the first sub-env whose answer fails it
+    if not np.isfinite(short_term).all() or (stacked.dtype.kind == "f" and not np.isfinite(stacked).all()):
+        for i, (c, ds) in enumerate(answers):
+            check_what_if_answer(c, ds, i)
+    for i, c in enumerate(candidates):
+        short_term[len(c):, i] = np.inf
+    log_probs = candidate_log_probs(distribution, stacked, device)
+    if tau <= 0:
+        return np.zeros(n, dtype=np.int64), candidates, log_probs[0]
+    p = np.exp(log_probs)
+    nan = np.argwhere(np.isnan(p))
+    if nan.size:
+        k, i = (int(v) for v in nan[0])
+        raise ValueError(f"probabilities must be numbers: candidate {k} of sub-env {i} has probability nan under the policy")
+    proposal = short_term[0].copy()
+    short_term = np.where(p > 0, short_term, np.inf)  # a candidate the policy cannot take (masked) is never executed
+    short_term[0] = proposal  # the proposal stays the reference even where its density underflows
+    chosen = _choices(p, short_term, tau)
     return chosen, candidates, log_probs[chosen, np.arange(n)]
 
 
@@ -230,10 +253,11 @@ class ActionMassagingMixin:
         rows = np.flatnonzero(chosen)
         if rows.size == 0:
             return None
+        executed = np.stack([candidates[i][chosen[i]] for i in rows])
+        index = th.as_tensor(rows, device=actions.device)
         actions, log_probs = actions.clone(), log_probs.clone()
-        for i in rows:
-            actions[i] = th.as_tensor(candidates[i][chosen[i]], dtype=actions.dtype, device=actions.device)
-            log_probs[i] = float(new_log_probs[i])
+        actions[index] = th.as_tensor(executed, dtype=actions.dtype, device=actions.device).reshape(actions[index].shape)
+        log_probs[index] = th.as_tensor(new_log_probs[rows], dtype=log_probs.dtype, device=log_probs.device)
         return (actions, output[1], log_probs, *output[3:])
 
     def collect_rollouts(self, env: VecEnv, *args: Any, **kwargs: Any) -> bool:

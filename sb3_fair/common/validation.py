@@ -97,6 +97,11 @@ def check_discrete_action(action: Any, n: int) -> int:
 
     :raises ValueError: for a fractional, out-of-range or many-element action.
     """
+    if type(action) is int or isinstance(action, np.integer):  # the common case (a step's action) without an array
+        i = int(action)
+        if 0 <= i < n:
+            return i
+        raise ValueError(f"action must be an int in [0, {n}), got {action!r}")
     a = np.asarray(action)
     if a.size != 1 or not (np.issubdtype(a.dtype, np.integer) or (np.issubdtype(a.dtype, np.floating) and float(a.flat[0]).is_integer())):
         raise ValueError(f"action must be an int in [0, {n}), got {action!r}")

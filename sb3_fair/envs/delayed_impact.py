@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections import deque
+from collections.abc import Sequence
 from typing import Any
 
 import gymnasium as gym
@@ -35,7 +36,6 @@ FLOAT32_MAX = float(np.finfo(np.float32).max)
 from sb3_fair.envs.rendering import RENDER_MODES, bars_rgb, check_render_mode
 from sb3_fair.metrics import (
     count_vector_distance,
-    equal_opportunity_gap,
     l2_distribution_gap,
     true_positive_rates,
     wasserstein_1,
@@ -288,14 +288,17 @@ class DelayedImpactLendingEnv(gym.Env):
         return true_positive_rates(self._tp, self._pos)
 
     @staticmethod
-    def _short_term(tp: Any, pos: Any) -> float:
-        return equal_opportunity_gap(float(tp[0]), float(pos[0]), float(tp[1]), float(pos[1]))
+    def _tprs(tp: Sequence[int], pos: Sequence[int]) -> tuple[float, float]:
+        """The two groups' TPRs of the int counters ``tp`` and ``pos`` as Python floats:
+        :func:`~sb3_fair.metrics.true_positive_rates`' arithmetic (``tp / pos``, 0 for ``pos == 0``), without
+        its checks (the counters are the env's own); ``|TPR_0 - TPR_1|`` of them is
+        :func:`~sb3_fair.metrics.equal_opportunity_gap`, Δs (Eq. 8)."""
+        (tp0, tp1), (pos0, pos1) = tp, pos
+        return (tp0 / pos0 if pos0 > 0 else 0.0), (tp1 / pos1 if pos1 > 0 else 0.0)
 
     def _rates(self) -> tuple[float, float]:
-        """The windowed TPRs as Python floats: :func:`~sb3_fair.metrics.true_positive_rates`' arithmetic
-        (``tp / pos``, 0 for ``pos == 0``) on the window's int counters, without its checks."""
-        (tp0, tp1), (pos0, pos1) = self._tp, self._pos
-        return (tp0 / pos0 if pos0 > 0 else 0.0), (tp1 / pos1 if pos1 > 0 else 0.0)
+        """The windowed TPRs (:meth:`_tprs` of the window's counters)."""
+        return self._tprs(self._tp, self._pos)
 
     def _pmfs_changed(self) -> None:
         """Refresh what is derived from ``self._pmfs`` (call after every change of a pmf)."""
@@ -393,9 +396,11 @@ class DelayedImpactLendingEnv(gym.Env):
         :raises ValueError: for anything but a whole 0 or 1 (e.g. 0.7 or a 2-element array).
         """
         a = check_discrete_action(action, 2)
-        candidates = np.array([a, 1 - a], dtype=np.int64)
-        short_term = np.array([self._short_term(*self._window_after(bool(c))[:2]) for c in candidates])
-        return candidates, short_term
+        short_term = []
+        for c in (a, 1 - a):  # Δs as the step's info computes it (equal_opportunity_gap's arithmetic)
+            rate_0, rate_1 = self._tprs(*self._window_after(bool(c))[:2])
+            short_term.append(abs(rate_0 - rate_1))
+        return np.array([a, 1 - a], dtype=np.int64), np.array(short_term)
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[np.ndarray, dict]:
         super().reset(seed=seed)
