@@ -8,12 +8,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from functools import cached_property
 from typing import Any
 
 import numpy as np
 
 from sb3_fair import metrics
+from sb3_fair._exact import pairwise_sum
 from sb3_fair.common.validation import check_choice, check_coef, check_int
 
 SCHEMES = ("anytime", "long_term", "periodic", "bounded")
@@ -92,9 +94,28 @@ class RewardSpec:
         """
         u = np.asarray(status, dtype=np.float64)
         if self.aggregate == "group" and not grouped:
-            g = np.asarray(self.groups)
-            u = np.array([u[g == k].sum() for k in np.unique(g)])
+            if u.shape == (len(self.groups),):  # type: ignore[arg-type]
+                # each group's total `u[g == k].sum()`, to the bit: the same entries added in NumPy's order, on
+                # Python floats (the wrapper's step would otherwise pay two NumPy calls per group)
+                values = u.tolist()
+                u = np.array([pairwise_sum([values[i] for i in members]) for members in self._group_members])
+            else:  # not one status vector: NumPy says what that gives (an IndexError for a wrong length)
+                g = np.asarray(self.groups)
+                u = np.array([u[g == k].sum() for k in np.unique(g)])
         return metrics.welfare(u, self.welfare, **self.welfare_kwargs)
+
+    def __getstate__(self) -> dict[str, Any]:
+        """The fields only: the cached group members are rebuilt on first use, not pickled (a saved FairDQN holds the spec)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    @cached_property
+    def _group_members(self) -> tuple[list[int], ...]:
+        """The stakeholders of each group (ascending), the groups in sorted order: what ``aggregate="group"`` sums.
+
+        The spec is frozen, so this is computed once instead of at every step.
+        """
+        g = np.asarray(self.groups)
+        return tuple(np.flatnonzero(g == k).tolist() for k in np.unique(g))
 
     def welfare_of_rows(self, status: np.ndarray, grouped: bool = False) -> np.ndarray | float:
         """:meth:`welfare_of` for one status vector (a float) or each row of a batch ``(k, n)`` (an array of k)."""
@@ -115,7 +136,10 @@ def assessed(spec: RewardSpec, t: int, benefits: np.ndarray, episode_over: bool,
     if spec.scheme == "periodic" and t % int(spec.period) != 0:
         return False
     if spec.filter == "benefit":
-        return bool(np.any(np.asarray(benefits) != 0))
+        b = np.asarray(benefits)
+        if b.dtype.kind in "biufc":  # numbers: count_nonzero counts the entries != 0 (NaN too), in one cheap call
+            return bool(np.count_nonzero(b))
+        return bool(np.any(b != 0))
     if callable(spec.filter):
         return bool(spec.filter(t, np.asarray(benefits), info or {}))
     return True

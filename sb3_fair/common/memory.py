@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -20,6 +21,12 @@ from sb3_fair.common.validation import check_choice, check_int, check_weights
 
 MEMORY_KINDS = ("full", "min", "reset")
 ENCODINGS = ("raw", "scaled", "binary")
+
+#: the most memory entries that :func:`encode_memory` encodes in binary on Python ints (one memory of a wrapper's
+#: step, not a counterfactual batch): there, NumPy's fixed cost of about a microsecond per call dominates
+_SHORT = 16
+#: the largest ``max_value`` whose binary rows :class:`MemorySpec` tabulates (at most 1025 rows of ``n_bits`` floats)
+_MAX_TABLE = 1024
 
 
 @dataclass(frozen=True)
@@ -58,28 +65,56 @@ class MemorySpec:
         if self.groups is not None and len(self.groups) != self.n_stakeholders:
             raise ValueError(f"groups must have one entry per stakeholder ({self.n_stakeholders})")
 
+    def __getstate__(self) -> dict[str, Any]:
+        """The fields only: the cached layout below is rebuilt on first use, not pickled (a saved FairDQN holds the spec)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
     # ---- shapes ---------------------------------------------------------------------------
+    # The spec is frozen, so what follows from its fields is computed once (``cached_property``): the wrappers read
+    # it at every step.
     @property
     def group_ids(self) -> np.ndarray | None:
         return None if self.groups is None else np.unique(np.asarray(self.groups))
 
-    @property
+    @cached_property
     def size(self) -> int:
         """Number of memory entries (stakeholders, or groups when ``groups`` is set)."""
         return self.n_stakeholders if self.groups is None else int(self.group_ids.size)  # type: ignore[union-attr]
 
-    @property
+    @cached_property
     def n_bits(self) -> int:
         return int(math.ceil(math.log2(float(self.max_value) + 1))) if self.encoding == "binary" else 1
 
-    @property
+    @cached_property
     def encoded_size(self) -> int:
         """Length of the encoded memory in the observation (without the period counter)."""
         return self.size * self.n_bits
 
-    @property
+    @cached_property
     def counter_size(self) -> int:
         return int(self.period) if self.period else 0
+
+    @cached_property
+    def _group_onehot(self) -> np.ndarray | None:
+        """``(n_stakeholders, size)``: 1.0 where stakeholder i is in the k-th group of :attr:`group_ids`; ``None`` without groups."""
+        if self.groups is None:
+            return None
+        g = np.asarray(self.groups)
+        return (g[:, None] == self.group_ids[None, :]).astype(np.float64)  # type: ignore[index]
+
+    @cached_property
+    def _bit_shifts(self) -> np.ndarray:
+        """The shift of each bit of a binary entry, most significant first."""
+        return np.arange(self.n_bits - 1, -1, -1, dtype=np.int64)
+
+    @cached_property
+    def _bit_rows(self) -> tuple[tuple[float, ...], ...] | None:
+        """The binary encoding of each integer ``0..max_value`` (``None`` beyond :data:`_MAX_TABLE`), by the same
+        shifts as :func:`encode_memory`'s NumPy path: what its Python path looks up."""
+        if self.encoding != "binary" or float(self.max_value) > _MAX_TABLE:  # type: ignore[arg-type]
+            return None
+        values = np.arange(int(self.max_value) + 1, dtype=np.int64)  # type: ignore[arg-type]
+        return tuple(map(tuple, ((values[:, None] >> self._bit_shifts) & 1).astype(np.float32).tolist()))
 
 
 def initial_memory(spec: MemorySpec) -> np.ndarray:
@@ -92,9 +127,7 @@ def memory_increment(spec: MemorySpec, benefits: Any) -> np.ndarray:
     b = np.asarray(benefits, dtype=np.float64)
     if spec.groups is None:
         return b
-    g = np.asarray(spec.groups)
-    onehot = (g[:, None] == spec.group_ids[None, :]).astype(np.float64)  # type: ignore[index]
-    return b @ onehot
+    return b @ spec._group_onehot
 
 
 def update_memory(spec: MemorySpec, memory: Any, benefits: Any) -> np.ndarray:
@@ -114,22 +147,42 @@ def update_memory(spec: MemorySpec, memory: Any, benefits: Any) -> np.ndarray:
 
 
 def encode_memory(spec: MemorySpec, memory: Any) -> np.ndarray:
-    """Encode a memory (or a batch of memories) for the observation, as float32."""
+    """Encode a memory (or a batch of memories) for the observation, as float32.
+
+    A binary encoding of one short memory (a wrapper's step) runs on Python ints and looks each entry's bits up in
+    the spec's table, with the very same result as the NumPy computation that encodes batches (counterfactual
+    memories); a NumPy call costs about a microsecond, and this path would take a dozen of them.
+    """
     m = np.asarray(memory, dtype=np.float64)
     if spec.encoding == "raw":
         return m.astype(np.float32)
     if spec.encoding == "scaled":
         return np.clip(m / float(spec.max_value), 0.0, 1.0).astype(np.float32)  # type: ignore[arg-type]
     # binary
+    rows = spec._bit_rows
+    if rows is not None and m.ndim == 1 and m.size <= _SHORT:
+        values = m.tolist()
+        if all(map(math.isfinite, values)):  # NaN and inf take NumPy's path below, which decides what they give
+            out: list[float] = []
+            for x in values:
+                r = round(x)  # an int, rounded to nearest with ties to even, as np.rint
+                if abs(r - x) > 1e-6 or r < 0 or r > spec.max_value:  # type: ignore[operator]
+                    raise _not_binary(spec, m)
+                out += rows[r]
+            return np.array(out, dtype=np.float32)
     ints = np.rint(m)
-    if np.any(np.abs(ints - m) > 1e-6) or np.any(ints < 0) or np.any(ints > spec.max_value):  # type: ignore[operator]
-        raise ValueError(
-            f"binary memory encoding needs integer entries in [0, max_value={spec.max_value}], got {m}; "
-            "use encoding='scaled' or 'raw' for real-valued benefits, or raise max_value"
-        )
-    shifts = np.arange(spec.n_bits - 1, -1, -1, dtype=np.int64)
-    bits = (ints.astype(np.int64)[..., None] >> shifts) & 1
+    if ((np.abs(ints - m) > 1e-6) | (ints < 0) | (ints > spec.max_value)).any():  # type: ignore[operator]
+        raise _not_binary(spec, m)
+    bits = (ints.astype(np.int64)[..., None] >> spec._bit_shifts) & 1
     return bits.reshape(*m.shape[:-1], spec.encoded_size).astype(np.float32)
+
+
+def _not_binary(spec: MemorySpec, m: np.ndarray) -> ValueError:
+    """The error of a memory that the binary encoding cannot hold."""
+    return ValueError(
+        f"binary memory encoding needs integer entries in [0, max_value={spec.max_value}], got {m}; "
+        "use encoding='scaled' or 'raw' for real-valued benefits, or raise max_value"
+    )
 
 
 def decode_memory(spec: MemorySpec, encoded: Any) -> np.ndarray:

@@ -105,6 +105,10 @@ class MemoryAugmentation(gym.ObservationWrapper):
             low = np.concatenate([base.low, m_low]).astype(np.float32)
             high = np.concatenate([base.high, m_high]).astype(np.float32)
             self.observation_space = spaces.Box(low=low, high=high, dtype=np.float32)
+        #: the length of the flat observation (base, memory, counter)
+        self._flat_size = self.base_obs_size + spec.encoded_size + spec.counter_size
+        #: ``spaces.flatten`` for the env's space, looked up once (it is a single-dispatch function on the space's type)
+        self._flatten = spaces.flatten.dispatch(type(env.observation_space))
         self._memory = initial_memory(spec)
         self._t = 0
 
@@ -119,11 +123,23 @@ class MemoryAugmentation(gym.ObservationWrapper):
         return self._memory.copy()
 
     def observation(self, observation: Any) -> np.ndarray | dict[str, Any]:
-        memory = np.concatenate([encode_memory(self.memory_spec, self._memory), encode_counter(self.memory_spec, self._t)])
+        spec = self.memory_spec
         if self.dict_observation:
+            memory = np.concatenate([encode_memory(spec, self._memory), encode_counter(spec, self._t)])
             return {self.OBSERVATION_KEY: observation, self.MEMORY_KEY: memory.astype(np.float32)}
-        flat = spaces.flatten(self._base_space, observation).astype(np.float32)
-        return np.concatenate([flat, memory]).astype(np.float32)
+        flat = self._flatten(self._base_space, observation)
+        if flat.size != self.base_obs_size:  # an observation outside its space: joined as it comes
+            memory = np.concatenate([encode_memory(spec, self._memory), encode_counter(spec, self._t)])
+            return np.concatenate([flat.astype(np.float32), memory]).astype(np.float32)
+        # the parts are written into one new float32 array (casting each as astype(np.float32) does), rather than
+        # joined by two concatenations and three casts: this runs at every step
+        out = np.empty(self._flat_size, dtype=np.float32)
+        end = self.base_obs_size + spec.encoded_size
+        out[: self.base_obs_size] = flat
+        out[self.base_obs_size : end] = encode_memory(spec, self._memory)
+        if spec.counter_size:
+            out[end:] = encode_counter(spec, self._t)
+        return out
 
     def decode(self, obs: np.ndarray | dict[str, Any]) -> np.ndarray:
         """The raw memory stored in an observation of this wrapper."""

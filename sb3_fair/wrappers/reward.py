@@ -83,11 +83,12 @@ class FairnessReward(gym.RewardWrapper):
         self._status = self._status + benefits
         self._t += 1
         active = assessed(self.reward_spec, self._t, benefits, terminated or truncated, info)
-        reward = fairness_reward(self.reward_spec, self._status, active, float(task_reward))
+        task = float(task_reward)
+        reward = fairness_reward(self.reward_spec, self._status, active, task)
         info[FAIRNESS_TERMS] = {
             "status": self._status.copy(),
             "active": active,
-            "task_reward": float(task_reward),
+            "task_reward": task,
         }
         return obs, float(reward), terminated, truncated, info
 
