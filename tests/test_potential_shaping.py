@@ -9,7 +9,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv, VecNormalize
 
 import sb3_fair  # noqa: F401
 from sb3_fair import FairDQN
-from sb3_fair.common.fairness_reward import RewardSpec, potential_shaping
+from sb3_fair.common.fairness_reward import RewardSpec, potential_shaping, shaping_from_welfare
 from sb3_fair.envs import DonutAllocationEnv, make_donut_allocation
 from sb3_fair.wrappers import FairnessMonitor, FairnessReward, MemoryAugmentation
 
@@ -27,6 +27,21 @@ def test_potential_shaping_known_answers():
     np.testing.assert_allclose(batch, [2 * np.log(2), 2 * (0.5 * 4 * np.log(2) - 2 * np.log(2))])
     with pytest.raises(ValueError, match="gamma in \\[0, 1\\)"):
         potential_shaping(spec, [0, 0], [1, 0], 1.0)
+
+
+def test_shaping_from_welfare_is_potential_shapings_arithmetic_bit_for_bit():
+    """FairDQN reuses W across steps through shaping_from_welfare: one row or a batch, it must give the same bits."""
+    rng = np.random.default_rng(3)
+    spec = RewardSpec(welfare="log_nash", fairness_coef=1.7)
+    m, m_next = rng.uniform(0, 50, (20, 4)), rng.uniform(0, 50, (20, 4))
+    terminal = rng.random(20) < 0.3
+    batch = shaping_from_welfare(spec.welfare_of_rows(m), spec.welfare_of_rows(m_next), 1.7, 0.97, terminal)
+    assert np.array_equal(batch, potential_shaping(spec, m, m_next, 0.97, terminal))
+    for i in range(20):
+        one = shaping_from_welfare(spec.welfare_of(m[i]), spec.welfare_of(m_next[i]), 1.7, 0.97, bool(terminal[i]))
+        assert isinstance(one, float) and one == batch[i] == potential_shaping(spec, m[i], m_next[i], 0.97, bool(terminal[i]))
+    with pytest.raises(ValueError, match="gamma in \\[0, 1\\)"):
+        shaping_from_welfare(0.0, 1.0, 1.0, -0.1)
 
 
 def test_potential_shaping_telescopes():

@@ -181,10 +181,38 @@ def potential_shaping(
     (one flag or one per row) marks a true end of episode, whose potential is 0 (a time-limit cut bootstraps and keeps
     ``Phi(m')``). ``grouped`` says that the memory holds per-group totals (see :meth:`RewardSpec.welfare_of`).
     """
-    if not 0.0 <= float(gamma) < 1.0:
-        raise ValueError(f"potential shaping needs a discount gamma in [0, 1), got {gamma!r}")
     m, m_next = np.asarray(memory, dtype=np.float64), np.asarray(next_memory, dtype=np.float64)
-    scale = spec.fairness_coef / (1.0 - float(gamma))
+    _check_gamma(gamma)
+    return shaping_from_welfare(spec.welfare_of_rows(m, grouped), spec.welfare_of_rows(m_next, grouped), spec.fairness_coef,
+                                gamma, terminal)
+
+
+def _check_gamma(gamma: Any) -> float:
+    g = float(gamma)
+    if not 0.0 <= g < 1.0:
+        raise ValueError(f"potential shaping needs a discount gamma in [0, 1), got {gamma!r}")
+    return g
+
+
+def shaping_from_welfare(welfare: Any, next_welfare: Any, fairness_coef: float, gamma: float,
+                         terminal: Any = False) -> np.ndarray | float:
+    """:func:`potential_shaping`'s term from the welfare of the two memories: ``gamma * Phi' - Phi`` with
+    ``Phi = fairness_coef * W / (1 - gamma)``, and ``Phi' = 0`` where ``terminal``.
+
+    The arithmetic of :func:`potential_shaping` (which calls it); :class:`~sb3_fair.FairDQN` calls it
+    directly to reuse a memory's welfare across consecutive steps.
+
+    :param welfare: ``W(m)``, one value or one per row.
+    :param next_welfare: ``W(m')``, of the same shape.
+    :param fairness_coef: the reward's weight of W.
+    :param gamma: the discount, in [0, 1).
+    :param terminal: one flag or one per row: a true end of episode.
+    """
+    g = _check_gamma(gamma)
+    scale = fairness_coef / (1.0 - g)
+    if np.ndim(welfare) == 0 and np.ndim(next_welfare) == 0 and np.ndim(terminal) == 0:
+        # one transition (FairDQN's real step, at every env step): the same arithmetic on Python floats
+        return g * (1.0 - float(terminal)) * (scale * float(next_welfare)) - scale * float(welfare)
     keep = 1.0 - np.asarray(terminal, dtype=np.float64)
-    shaped = float(gamma) * keep * (scale * spec.welfare_of_rows(m_next, grouped)) - scale * spec.welfare_of_rows(m, grouped)
+    shaped = g * keep * (scale * np.asarray(next_welfare, dtype=np.float64)) - scale * np.asarray(welfare, dtype=np.float64)
     return float(shaped) if np.ndim(shaped) == 0 else shaped

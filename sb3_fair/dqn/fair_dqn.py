@@ -22,7 +22,7 @@ from sb3_fair.common.buffers import (
     ObsBatch,
 )
 from sb3_fair.common.fair_algorithm import FairAlgorithmMixin
-from sb3_fair.common.fairness_reward import RewardSpec, fairness_reward, potential_shaping
+from sb3_fair.common.fairness_reward import RewardSpec, fairness_reward, potential_shaping, shaping_from_welfare
 from sb3_fair.common.memory import MemorySpec, counterfactual_memories, decode_memory, encode_memory, update_memory
 from sb3_fair.common.protocol import BENEFITS, get_fairness_terms, get_fairqcm_spec, get_memory_key
 from sb3_fair.common.validation import check_bool, check_choice, check_int, check_weights, is_default
@@ -192,6 +192,7 @@ class FairDQN(FairAlgorithmMixin, DQN):
         self.memory_spec: MemorySpec | None = None
         self.reward_spec: RewardSpec | None = None
         self._cf_sets: list[np.ndarray] | None = None
+        self._welfare_cache: dict[int, tuple[bytes, float]] = {}  # per sub-env: the last memory's bytes and its W
         self._cf_count = 0
         self._cf_steps = 0
         super().__init__(policy, env, *args, **kwargs)
@@ -272,13 +273,14 @@ class FairDQN(FairAlgorithmMixin, DQN):
             raise ValueError(f"a binary-encoded memory needs integer counterfactual_offsets, got {self.counterfactual_offsets}")
         self.memory_spec = memory_spec
         self.reward_spec = reward_spec
+        self._welfare_cache = {}
         self._memory_slice = memory_slice
         self._memory_key = get_memory_key(env)
         if getattr(self, "_cf_rng", None) is None:  # a loaded model keeps its saved generator: resume is exact
             self._cf_rng = np.random.default_rng(self.seed)
 
     def _excluded_save_params(self) -> list[str]:
-        return [*super()._excluded_save_params(), "memory_spec", "reward_spec", "_cf_sets"]
+        return [*super()._excluded_save_params(), "memory_spec", "reward_spec", "_cf_sets", "_welfare_cache"]
 
     def fairness_config(self) -> dict[str, Any]:
         """The fairness hyperparameters (stored in the W&B run config)."""
@@ -332,8 +334,12 @@ class FairDQN(FairAlgorithmMixin, DQN):
             for i, info in enumerate(infos)
         ]
         if self.potential_shaping:
-            shaping = [self._shaping(_repeat(_row(last_obs, i), 1), _repeat(next_rows[i], 1), terminal[i])[0]  # type: ignore[arg-type]
-                       for i in range(len(infos))]
+            assert self.reward_spec is not None
+            shaping = []
+            for i in range(len(infos)):
+                # the step's memory is the previous step's next memory (unless an episode ended): its W is reused
+                w, w_next = self._row_welfare(_row(last_obs, i), i), self._row_welfare(next_rows[i], i)  # type: ignore[arg-type]
+                shaping.append(shaping_from_welfare(w, w_next, self.reward_spec.fairness_coef, self.gamma, terminal[i]))
             reward = (np.asarray(reward, dtype=np.float64) + np.asarray(shaping)).astype(np.float32)
         super()._store_transition(replay_buffer, buffer_action, new_obs, reward, dones, infos)
         if not self.counterfactual or self._cf_sets is None:
@@ -355,6 +361,23 @@ class FairDQN(FairAlgorithmMixin, DQN):
         """The memories decoded from a batch of observations (rows of a flat Box, or of the Dict's memory entry)."""
         rows = obs[self._memory_key] if self._memory_key else obs  # type: ignore[index]
         return decode_memory(self.memory_spec, np.asarray(rows)[:, self._memory_slice])  # type: ignore[arg-type]
+
+    def _row_welfare(self, obs: ObsBatch, i: int) -> float:
+        """W of the memory in one observation of sub-env ``i``, as the reward spec computes it.
+
+        The last value of each sub-env is kept with the memory's bytes in the observation: a step's
+        next memory is the next step's memory, so each real step decodes and weighs one memory, not
+        two. Equal bytes give the same decoded memory, hence the same W; anything else is computed.
+        """
+        assert self.memory_spec is not None and self.reward_spec is not None
+        raw = obs[self._memory_key] if self._memory_key else obs  # type: ignore[index]
+        key = np.asarray(raw)[self._memory_slice].tobytes()
+        cached = self._welfare_cache.get(i)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        w = float(self.reward_spec.welfare_of(self._memories(_repeat(obs, 1))[0], self.memory_spec.groups is not None))
+        self._welfare_cache[i] = (key, w)
+        return w
 
     def _shaping(self, obs: ObsBatch, next_obs: ObsBatch, terminal: bool) -> np.ndarray:
         """``potential_shaping``'s term for a batch of transitions, from the memories in their observations."""
