@@ -163,3 +163,40 @@ def test_scaled_regularisation_needs_advantage_normalisation_and_fairness_is_che
     FairPPO("MlpPolicy", Clock(), **KW, fairness="long_term", normalize_advantage=False, regularization="literal")
     with pytest.raises(ValueError, match=r"fairness must be one of \['dp', 'csp', 'cf', 'long_term', 'a_ppo'\]"):
         FairPPO("MlpPolicy", Clock(), **KW, fairness="longterm")
+
+
+def test_a_rollout_cut_short_by_a_callback_goes_on_from_its_last_step():
+    """A callback stops learn() mid-rollout; the next learn(reset_num_timesteps=False) starts its rollout from the env's
+    state there, so the first row's change is measured from the last step taken (the rows are written when a rollout
+    ends, and when training ends)."""
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class StopAfter(BaseCallback):
+        def __init__(self, n: int) -> None:
+            super().__init__()
+            self.n = n
+
+        def _on_step(self) -> bool:
+            return self.n_calls < self.n
+
+    model = FairPPO("MlpPolicy", Clock(length=20), n_steps=8, batch_size=8, n_epochs=1, seed=0, fairness="long_term")
+    model.learn(8, callback=StopAfter(3))  # t = 1, 2, 3, then stopped inside the first rollout
+    assert model.num_timesteps == 3
+    model.learn(8, reset_num_timesteps=False)  # the env goes on: t = 4 .. 11
+    t = np.arange(4, 12, dtype=np.float64)
+    buf = model.rollout_buffer
+    np.testing.assert_allclose(buf.long_term.ravel(), t**2)
+    np.testing.assert_allclose(buf.long_term_change.ravel(), t**2 - (t - 1) ** 2)  # row 0: 16 - 9, from t = 3
+
+
+def test_signal_lists_are_the_arrays_values_with_the_same_checks():
+    from sb3_fair.common.protocol import get_fairness_signal_lists, get_fairness_signals
+
+    infos = [{SHORT_TERM_FAIRNESS: 0.25, LONG_TERM_FAIRNESS: np.float32(0.5)}, {SHORT_TERM_FAIRNESS: 1, LONG_TERM_FAIRNESS: 0.0}]
+    ds, dl = get_fairness_signal_lists(infos)
+    assert ds == [0.25, 1.0] and dl == [0.5, 0.0] and all(type(v) is float for v in ds + dl)
+    arrays = get_fairness_signals(infos)
+    assert arrays[0].dtype == np.float64 and arrays[0].tolist() == ds and arrays[1].tolist() == dl
+    for bad in (float("nan"), "0.5", None, float("inf")):
+        with pytest.raises(ValueError, match="sub-env 1 must be a finite number"):
+            get_fairness_signal_lists([infos[0], {SHORT_TERM_FAIRNESS: bad, LONG_TERM_FAIRNESS: 0.0}])

@@ -13,7 +13,8 @@ from stable_baselines3.common.on_policy_algorithm import OnPolicyAlgorithm
 
 from sb3_fair.common.figures import scalar_figures
 from sb3_fair.common.logging import WandbOutputFormat, active_wandb_run, finish_wandb_run, start_wandb_run
-from sb3_fair.common.protocol import FAIRNESS, get_fairness_signals, is_fairness_signals_supported
+from sb3_fair._exact import pairwise_sum
+from sb3_fair.common.protocol import FAIRNESS, get_fairness_signal_lists, is_fairness_signals_supported
 from sb3_fair.common.validation import check_int, check_wandb
 
 
@@ -92,9 +93,9 @@ class FairnessCallback(BaseCallback):
     def _on_step(self) -> bool:
         infos = self.locals.get("infos") or []
         if infos and all(is_fairness_signals_supported(info) for info in infos):
-            short_term, long_term = get_fairness_signals(infos)
-            n = len(infos)  # the means over the sub-envs (as ndarray.mean computes them: sum, then divide)
-            ds_mean, dl_mean = float(short_term.sum()) / n, float(long_term.sum()) / n
+            short_term, long_term = get_fairness_signal_lists(infos)
+            n = len(infos)  # the means over the sub-envs, as ndarray.mean computes them (NumPy's sum, then divide)
+            ds_mean, dl_mean = pairwise_sum(short_term) / n, pairwise_sum(long_term) / n
             if self._per_rollout:  # recorded when the rollout ends
                 sums = self._signals
                 sums[0] += ds_mean

@@ -7,7 +7,7 @@ Advantage Regularization for Long-Term Fairness in Decision Systems*, NeurIPS 20
 Three parts, each at one of SB3's seams:
 
 * :class:`LongTermTracker`, a callback that reads the env's fairness signals from every step's
-  infos (:func:`~sb3_fair.common.protocol.get_fairness_signals`) and writes, for each rollout step,
+  infos (:func:`~sb3_fair.common.protocol.get_fairness_signal_lists`) and writes, for each rollout step,
   Δs after the action, its change ``Δs_t - Δs_{t-1}``, Δl after the step and its change
   ``Δl_{t+1} - Δl_t`` into the rollout buffer. After an episode ends, the "before" values of the
   next episode's first step are the reset info's (the innermost VecEnv's ``reset_infos``); an env
@@ -23,6 +23,7 @@ Three parts, each at one of SB3's seams:
 from __future__ import annotations
 
 import inspect
+import math
 from collections.abc import Sequence
 from typing import Any, Callable
 
@@ -34,7 +35,7 @@ from stable_baselines3.common.vec_env import VecEnv
 from sb3_fair.common.group_penalty import GROUP_PENALTY_DEFAULTS
 from sb3_fair.common.group_penalty import METRICS as GROUP_METRICS
 from sb3_fair.common.long_term import MODES, a_ppo_terms, long_term_terms, weighted_rows
-from sb3_fair.common.protocol import get_fairness_signals, is_fairness_signals_supported
+from sb3_fair.common.protocol import get_fairness_signal_lists, is_fairness_signals_supported
 from sb3_fair.common.validation import check_choice, check_coef, check_unused, check_weights
 
 #: the ``fairness`` values this mixin implements
@@ -115,64 +116,93 @@ class LongTermTracker(BaseCallback):
     """Writes each rollout step's fairness signals into the model's (long-term) rollout buffer.
 
     SB3 calls ``on_step`` after ``env.step`` and before adding the step to the buffer, so the step's
-    row is the number of steps since the rollout started.
+    row is the number of steps since the rollout started. Each step's Δs and Δl are read and checked
+    at that step (:func:`~sb3_fair.common.protocol.get_fairness_signal_lists`) and kept as Python
+    floats; when the rollout ends they go into the buffer as arrays, with their changes computed
+    for all rows at once (this runs at every env step, where NumPy's fixed cost per call would
+    dominate).
     """
 
     def __init__(self) -> None:
         super().__init__()
         self._t = 0
-        self._before: tuple[np.ndarray, np.ndarray] | None = None
-        self._unknown_before = True  # some sub-env's "before" values are NaN (filled from its first step)
+        self._before: tuple[np.ndarray, np.ndarray] | None = None  # each sub-env's Δs and Δl before the next row
+        self._rows: tuple[list[list[float]], list[list[float]]] = ([], [])  # Δs and Δl of each step not yet written
+        self._resets: list[tuple[int, int, float, float]] = []  # (row, sub-env, Δs, Δl): a reset state, that row's "before"
+        self._first_row = 0  # the buffer row of self._rows[0]
 
     def restart(self) -> None:
         """Forget the running episodes (the env was reset): the next training start reads the reset infos."""
         self._before = None
 
-    def _reset_values(self, indices: np.ndarray, before: tuple[np.ndarray, np.ndarray]) -> None:
-        """Δs and Δl of the reset state of the sub-envs ``indices`` (NaN where the reset info has none; a reset info
-        that reports them reports finite numbers, checked as every step's are)."""
+    def _reset_value(self, i: int) -> tuple[float, float]:
+        """Δs and Δl of sub-env ``i``'s reset state (NaN where the reset info has none; a reset info that reports
+        them reports finite numbers, checked as every step's are)."""
         reset_infos = getattr(self.training_env.unwrapped, "reset_infos", None) or []
-        for i in indices:
-            info = reset_infos[i] if i < len(reset_infos) else {}
-            if is_fairness_signals_supported(info):
-                ds, dl = get_fairness_signals([info])
-                before[0][i], before[1][i] = ds[0], dl[0]
-            else:
-                before[0][i] = before[1][i] = np.nan
-                self._unknown_before = True
+        info = reset_infos[i] if i < len(reset_infos) else {}
+        if is_fairness_signals_supported(info):
+            ds, dl = get_fairness_signal_lists([info])
+            return ds[0], dl[0]
+        return math.nan, math.nan
 
     def _on_training_start(self) -> None:
         if self._before is None:
             n = self.training_env.num_envs
-            self._before = (np.full(n, np.nan), np.full(n, np.nan))
-            self._reset_values(np.arange(n), self._before)
+            values = np.array([self._reset_value(i) for i in range(n)], dtype=np.float64).reshape(n, 2)
+            self._before = (values[:, 0].copy(), values[:, 1].copy())
 
     def _on_rollout_start(self) -> None:
         self._t = 0
+        self._first_row = 0
 
     def _on_step(self) -> bool:
-        buf, t, before = self.model.rollout_buffer, self._t, self._before
-        assert before is not None
-        if t >= buf.buffer_size:
+        if self._t >= self.model.rollout_buffer.buffer_size:
             return True
-        ds, dl = get_fairness_signals(self.locals["infos"])
-        ds_before, dl_before = before
-        if self._unknown_before:  # no reset value: no change on the episode's first step
-            np.copyto(ds_before, ds, where=np.isnan(ds_before))
-            np.copyto(dl_before, dl, where=np.isnan(dl_before))
-        # written in place: this runs at every rollout step
-        buf.short_term[t] = ds
-        np.subtract(ds, ds_before, out=buf.short_term_change[t])
-        buf.long_term[t] = dl
-        np.subtract(dl, dl_before, out=buf.long_term_change[t])
-        ds_before[:] = ds
-        dl_before[:] = dl
-        self._unknown_before = False
+        ds, dl = get_fairness_signal_lists(self.locals["infos"])
+        self._rows[0].append(ds)
+        self._rows[1].append(dl)
         dones = np.asarray(self.locals["dones"], dtype=bool)
         if dones.any():
-            self._reset_values(np.flatnonzero(dones), before)
-        self._t = t + 1
+            for i in np.flatnonzero(dones).tolist():
+                self._resets.append((self._t + 1, i, *self._reset_value(i)))
+        self._t += 1
         return True
+
+    def _on_rollout_end(self) -> None:
+        self._write()
+
+    def _on_training_end(self) -> None:
+        self._write()  # a rollout that a callback cut short: the next learn() goes on from its last step
+
+    def _write(self) -> None:
+        """Put the collected rows into the buffer: Δs and Δl, and their changes over each step.
+
+        A row's "before" value is the previous row's, or the reset state's after an episode ended
+        (NaN where the reset info has none: that row's change is then 0), or the last rollout's for
+        the first row.
+        """
+        if not self._rows[0] or self._before is None:
+            return
+        buf, start = self.model.rollout_buffer, self._first_row
+        end = start + len(self._rows[0])
+        for k, (name, change) in enumerate((("short_term", "short_term_change"), ("long_term", "long_term_change"))):
+            x = np.array(self._rows[k], dtype=np.float64)
+            before = np.empty_like(x)
+            before[0] = self._before[k]
+            before[1:] = x[:-1]
+            carry = x[-1].copy()
+            for row, i, *reset in self._resets:
+                if row - start < len(x):
+                    before[row - start, i] = reset[k]
+                else:  # the reset after the last row: the next rollout's "before"
+                    carry[i] = reset[k]
+            np.copyto(before, x, where=np.isnan(before))  # no reset value: no change on the episode's first step
+            getattr(buf, name)[start:end] = x
+            getattr(buf, change)[start:end] = x - before
+            self._before[k][:] = carry
+        self._rows = ([], [])
+        self._resets = []
+        self._first_row = end
 
 
 def check_coef_pair(value: Any, name: str = "fairness_coef") -> tuple[float, float]:

@@ -274,6 +274,16 @@ def get_fairness_signals(infos: list[dict[str, Any]] | tuple[dict[str, Any], ...
     :raises ValueError: naming the info keys when a sub-env does not report them, and naming the
         info key and the sub-env when a value is not a finite number.
     """
+    short_term, long_term = get_fairness_signal_lists(infos)
+    return np.array(short_term, dtype=np.float64), np.array(long_term, dtype=np.float64)
+
+
+def get_fairness_signal_lists(infos: list[dict[str, Any]] | tuple[dict[str, Any], ...]) -> tuple[list[float], list[float]]:
+    """:func:`get_fairness_signals` as two lists of Python floats (the same values, the same checks), for a caller
+    that collects a rollout's steps and builds one array at its end.
+
+    :raises ValueError: as :func:`get_fairness_signals`.
+    """
     missing = [i for i, info in enumerate(infos) if not is_fairness_signals_supported(info)]
     if missing:
         raise ValueError(
@@ -283,20 +293,24 @@ def get_fairness_signals(infos: list[dict[str, Any]] | tuple[dict[str, Any], ...
     return _signal(infos, SHORT_TERM_FAIRNESS), _signal(infos, LONG_TERM_FAIRNESS)
 
 
-def _signal(infos: list[dict[str, Any]] | tuple[dict[str, Any], ...], key: str) -> np.ndarray:
-    """``info[key]`` of every sub-env as a float64 array, each checked to be one finite number."""
-    out = np.empty(len(infos), dtype=np.float64)
+def _signal(infos: list[dict[str, Any]] | tuple[dict[str, Any], ...], key: str) -> list[float]:
+    """``info[key]`` of every sub-env as a Python float, each checked to be one finite number."""
+    out = []
     for i, info in enumerate(infos):
         value = info[key]
+        if type(value) is float and math.isfinite(value):  # what the shipped envs report, without a conversion
+            out.append(value)
+            continue
         try:
-            out[i] = float(value) if not isinstance(value, (str, bytes)) else np.nan
+            x = float(value) if not isinstance(value, (str, bytes)) else math.nan
         except (TypeError, ValueError):
-            out[i] = np.nan
-        if not math.isfinite(out[i]):
+            x = math.nan
+        if not math.isfinite(x):
             raise ValueError(
                 f"info[{key!r}] of sub-env {i} must be a finite number (a fairness gap, lower is fairer), got {value!r}: "
                 "the env reported it at this step"
             )
+        out.append(x)
     return out
 
 
@@ -352,6 +366,7 @@ __all__ = [
     "TWIN",
     "WHAT_IF",
     "get_benefits",
+    "get_fairness_signal_lists",
     "get_fairness_signals",
     "get_fairness_terms",
     "get_fairqcm_spec",
