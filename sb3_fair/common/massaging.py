@@ -167,9 +167,8 @@ def massage_actions(env: VecEnv | Any, env_actions: np.ndarray, distribution: Di
     if tau <= 0:
         return np.zeros(n, dtype=np.int64), candidates, log_probs[0]
     p = np.exp(log_probs)
-    nan = np.argwhere(np.isnan(p))
-    if nan.size:
-        k, i = (int(v) for v in nan[0])
+    if np.isnan(p).any():
+        k, i = (int(v) for v in np.argwhere(np.isnan(p))[0])
         raise ValueError(f"probabilities must be numbers: candidate {k} of sub-env {i} has probability nan under the policy")
     proposal = short_term[0].copy()
     short_term = np.where(p > 0, short_term, np.inf)  # a candidate the policy cannot take (masked) is never executed
@@ -200,7 +199,7 @@ class ActionMassagingMixin:
     def __init__(self, *args: Any, massaging: bool = False, massaging_tau: Tau = 0.1, **kwargs: Any) -> None:
         self.massaging = check_bool(massaging, "massaging")
         self.massaging_tau = check_tau(massaging_tau)
-        self._massaged = np.zeros(2, dtype=np.int64)  # (replaced, proposed) in the last rollout
+        self._massaged = [0, 0]  # (replaced, proposed) in the last rollout
         super().__init__(*args, **kwargs)
 
     def _setup_fairness(self, env: VecEnv) -> None:
@@ -249,8 +248,9 @@ class ActionMassagingMixin:
             return None
         chosen, candidates, new_log_probs = massage_actions(env, self._policy_to_env(raw), module.action_dist, tau,
                                                             to_policy=self._env_to_policy(), device=actions.device)
-        self._massaged += (int(np.count_nonzero(chosen)), len(chosen))
         rows = np.flatnonzero(chosen)
+        self._massaged[0] += len(rows)
+        self._massaged[1] += len(chosen)
         if rows.size == 0:
             return None
         executed = np.stack([candidates[i][chosen[i]] for i in rows])
@@ -262,7 +262,7 @@ class ActionMassagingMixin:
 
     def collect_rollouts(self, env: VecEnv, *args: Any, **kwargs: Any) -> bool:
         """The parent's rollout, with the policy's sampled actions massaged when ``massaging`` is on."""
-        self._massaged[:] = 0
+        self._massaged = [0, 0]
         tau = self.current_massaging_tau() if self.massaging else 0.0
         if tau <= 0:
             collected = super().collect_rollouts(env, *args, **kwargs)  # type: ignore[misc]

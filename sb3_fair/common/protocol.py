@@ -40,6 +40,7 @@ fairness reward that do not depend on memory, by :class:`~sb3_fair.wrappers.Fair
 from __future__ import annotations
 
 import math
+import weakref
 from typing import TYPE_CHECKING, Any
 
 import gymnasium as gym
@@ -324,6 +325,11 @@ def is_what_if_supported(env: gym.Env | VecEnv | Any) -> bool:
     return callable(getattr(getattr(env, "unwrapped", env), WHAT_IF, None))
 
 
+#: the VecEnvs that have answered a what-if query: a sub-env's method does not go away, so they are not asked again
+#: whether they support it (a VecEnv's ``has_attr`` walks every sub-env's wrappers, and massaging asks at every step)
+_ANSWERING: weakref.WeakSet[VecEnv] = weakref.WeakSet()
+
+
 def get_what_if(env: gym.Env | VecEnv | Any, actions: Any) -> list[tuple[np.ndarray, np.ndarray]]:
     """For each sub-env and its proposed action, ``(candidates, short_term)``: the candidate actions
     (the proposed one first, one row each) and the Δs each would leave if executed now.
@@ -333,7 +339,7 @@ def get_what_if(env: gym.Env | VecEnv | Any, actions: Any) -> list[tuple[np.ndar
 
     :raises ValueError: when the env does not answer what-if queries.
     """
-    if not is_what_if_supported(env):
+    if not (isinstance(env, VecEnv) and env in _ANSWERING) and not is_what_if_supported(env):
         base = getattr(env, "unwrapped", env)
         raise ValueError(
             f"env {type(base).__name__} has no {WHAT_IF}(action) method: action massaging needs the env to list "
@@ -343,6 +349,7 @@ def get_what_if(env: gym.Env | VecEnv | Any, actions: Any) -> list[tuple[np.ndar
         if len(actions) != env.num_envs:
             raise ValueError(f"actions must have one row per sub-env ({env.num_envs}), got {len(actions)}")
         answers = [env.env_method(WHAT_IF, actions[i], indices=[i])[0] for i in range(env.num_envs)]
+        _ANSWERING.add(env)
     else:
         answers = [getattr(getattr(env, "unwrapped", env), WHAT_IF)(actions)]
     return [(np.asarray(c), np.asarray(d, dtype=np.float64)) for c, d in answers]
