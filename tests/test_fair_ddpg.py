@@ -1,6 +1,8 @@
-"""FairDDPG / FairTD3 (paper 002): Fair-E exact equivariance, Fair-ER gradient, equivalence at lambda = 0."""
+"""FairDDPG / FairTD3 (paper 002): Fair-E equivariance, Fair-ER gradient and its one-forward loss, lambda = 0 is SB3."""
 
 from __future__ import annotations
+
+import csv
 
 import gymnasium as gym
 import numpy as np
@@ -8,6 +10,7 @@ import pytest
 import torch as th
 from gymnasium import spaces
 from stable_baselines3 import DDPG, TD3
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 
 import sb3_fair  # noqa: F401
 from sb3_fair import FairDDPG, FairTD3, Stakeholders
@@ -96,6 +99,75 @@ def test_fair_er_changes_training_and_logs(tmp_path):
     assert any(not th.equal(p, q) for p, q in zip(base.actor.parameters(), reg.actor.parameters()))
     text = (tmp_path / "progress.csv").read_text()
     assert "fairness/equivariance_error" in text and "fairness/equivariance_reg" in text
+    with open(tmp_path / "progress.csv") as f:
+        rows = [r for r in csv.DictReader(f) if r["fairness/equivariance_error"]]
+    error = np.array([float(r["fairness/equivariance_error"]) for r in rows])
+    reg = np.array([float(r["fairness/equivariance_reg"]) for r in rows])
+    assert len(error) > 0 and np.all((error >= 0) & (error <= 2))  # 1 - cos lies in [0, 2]
+    np.testing.assert_allclose(reg, 0.9 * error, rtol=1e-6)
+
+
+@pytest.mark.parametrize("policy", ["MlpPolicy", "FairEPolicy"])
+@pytest.mark.parametrize("algo", [FairDDPG, FairTD3])
+@pytest.mark.parametrize("distance", ["cosine", "mse"])
+def test_actor_loss_is_td3s_plus_lambda_times_the_mean_distance(algo, policy, distance):
+    """TD3's actor loss plus lambda times the mean distance of mu(sigma . s) to the detached sigma . mu(s), with sigma
+    drawn from _perm_rng; the logged error is that mean (kept as a detached tensor until train() averages)."""
+    model = algo(policy, pursuit(), equivariance_coef=0.5, equivariance_distance=distance, **KW)
+    obs = th.as_tensor(random_obs(64))
+    model._perm_rng = np.random.default_rng(7)
+    errors = []
+    loss = model._actor_loss(obs, errors)
+    model._perm_rng = np.random.default_rng(7)
+    k = model._perm_rng.integers(0, 6, size=64)
+    with th.no_grad():
+        actions = model.actor(obs)
+        obs_sigma = th.gather(obs, 1, model._obs_perm[k])
+        target = th.gather(actions, 1, model._act_perm[k])
+        expected_eqv = equivariance_distance(model.actor(obs_sigma), target, 3, distance).mean()
+        expected = -model.critic.q1_forward(obs, actions).mean() + 0.5 * expected_eqv
+    assert th.equal(loss.detach(), expected) and th.equal(errors[0], expected_eqv) and not errors[0].requires_grad
+
+
+def test_actor_backward_gives_backward_gradients_exactly():
+    """_actor_backward asks autograd for the actor's gradients only; they are backward()'s, bit for bit."""
+    model = FairTD3("MlpPolicy", pursuit(), equivariance_coef=0.5, **KW)
+    obs = th.as_tensor(random_obs(64))
+    model._perm_rng = np.random.default_rng(3)
+    loss = model._actor_loss(obs, [])
+    model.actor.optimizer.zero_grad()
+    loss.backward(retain_graph=True)
+    expected = [p.grad.clone() for p in model.actor.parameters()]
+    model.actor.optimizer.zero_grad()
+    model.critic.optimizer.zero_grad()
+    model._actor_backward(loss)
+    for p, g in zip(model.actor.parameters(), expected):
+        assert th.equal(p.grad, g)
+    assert all(p.grad is None for p in model.critic.parameters())  # the critic's unused gradients are not computed
+
+
+class BatchNormExtractor(BaseFeaturesExtractor):
+    def __init__(self, observation_space):
+        super().__init__(observation_space, features_dim=18)
+        self.norm = th.nn.BatchNorm1d(18)
+
+    def forward(self, obs):
+        return self.norm(obs)
+
+
+def test_an_actor_with_batch_norm_trains():
+    model = FairTD3("MlpPolicy", pursuit(), equivariance_coef=0.5,
+                    policy_kwargs={"features_extractor_class": BatchNormExtractor}, **KW)
+    model.learn(80)
+    assert all(th.isfinite(p).all() for p in model.actor.parameters())
+
+
+@pytest.mark.parametrize("algo", [FairDDPG, FairTD3])
+def test_fair_er_is_reproducible_seed_for_seed(algo):
+    a = algo("MlpPolicy", pursuit(), equivariance_coef=0.5, **KW).learn(150)
+    b = algo("MlpPolicy", pursuit(), equivariance_coef=0.5, **KW).learn(150)
+    for p, q in zip(a.policy.parameters(), b.policy.parameters()):
+        assert th.equal(p, q)
 
 
 def test_equivariance_distance_values():
