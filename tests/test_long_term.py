@@ -133,6 +133,25 @@ def test_massaging_choice_eq6():
         massaging_choice([0.5], [0.1, 0.2], tau=0.1)
 
 
+def test_the_batch_choice_gives_each_columns_choice_in_both_of_its_paths():
+    """_choices compares a small batch on Python floats and a large one in NumPy: the same choices, ties and
+    impossible (+inf) candidates included."""
+    from sb3_fair.common.long_term import _SHORT, _choices
+
+    rng = np.random.default_rng(0)
+    k, n = 4, 60
+    assert k * n > _SHORT  # the NumPy path
+    p = rng.choice([0.0, 0.1, 0.25, 0.3, 0.5], size=(k, n))  # coarse values: many equal probabilities
+    ds = rng.choice([0.0, 0.1, 0.2, np.inf], size=(k, n))
+    ds[0] = rng.choice([0.0, 0.1, 0.2], size=n)  # the proposal's Δs is finite
+    for tau in (0.0, 0.1, 0.2, 1.0):
+        batch = _choices(p, ds, tau)
+        one_by_one = [int(_choices(p[:, j : j + 1], ds[:, j : j + 1], tau)[0]) for j in range(n)]  # k x 1: Python
+        assert batch.tolist() == one_by_one
+        assert one_by_one == [massaging_choice(p[:, j], ds[:, j], tau) for j in range(n)]
+    assert len(set(_choices(p, ds, 1.0).tolist())) > 2  # the cases exercise several candidates
+
+
 def test_massaging_schedules_of_the_paper():
     # bank loans: τ = 1 - 2 τ(i), τ(i) = 0.5 * 0.985^(i - 17) from i = 17, else 0.5
     assert lending_massaging_threshold(0) == 0.0 and lending_massaging_threshold(17) == 0.0

@@ -199,17 +199,41 @@ def massaging_choice(probabilities: Any, short_term: Any, tau: float) -> int:
     return int(_choices(p[:, None], ds[:, None], tau)[0])
 
 
+#: the most entries (candidates x sub-envs) that :func:`_choices` compares on Python floats: at every rollout step a
+#: NumPy call costs about a microsecond of fixed overhead, more than the comparisons themselves
+_SHORT = 16
+
+
 def _choices(p: np.ndarray, ds: np.ndarray, tau: float) -> np.ndarray:
     """:func:`massaging_choice` of each column of ``(candidates, batch)`` arrays of checked probabilities and Δs
     (the one implementation of Eq. 6's choice; :func:`~sb3_fair.common.massaging.massage_actions` calls it once for
-    a batch of sub-envs)."""
+    a batch of sub-envs).
+
+    Per column: the candidates within ``tau`` of candidate 0's probability (candidate 0 always), the
+    fairest of them, the most probable among equally fair ones (the first of equal ones), kept only
+    if strictly fairer than candidate 0. A small batch is compared on Python floats, a large one in
+    NumPy: comparisons and ``abs(p - p0)`` are exact in both, so both give the same choices.
+    """
+    k, n = p.shape
+    if k * n <= _SHORT:
+        probs, gaps = p.tolist(), ds.tolist()
+        out = []
+        for j in range(n):
+            p0, d0 = probs[0][j], gaps[0][j]
+            best, best_d, best_p = 0, d0, p0
+            for c in range(1, k):
+                pc, dc = probs[c][j], gaps[c][j]
+                if abs(pc - p0) < tau and (dc < best_d or (dc == best_d and pc > best_p)):
+                    best, best_d, best_p = c, dc, pc
+            out.append(best if best_d < d0 else 0)
+        return np.array(out, dtype=np.int64)
     allowed = np.abs(p - p[0]) < tau
     allowed[0] = True
     fairest = np.where(allowed, ds, np.inf)
     ties = fairest == fairest.min(axis=0)
     # the most probable of the fairest (argmax: the first of equal ones); probabilities are >= 0
     best = np.where(ties, p, -np.inf).argmax(axis=0)
-    columns = np.arange(p.shape[1])
+    columns = np.arange(n)
     return np.where(ds[best, columns] < ds[0], best, 0)
 
 
