@@ -1,14 +1,14 @@
 """Every speed ratio of sb3-fair in one run, written to RESULTS.md with this command.
 
-* each Fair class against its SB3 / sb3-contrib parent on the same env, seed and settings (median
-  steps/s of interleaved repeats, one torch thread, in this process);
+* each Fair class against its parent on the same env, seed and settings (median steps per CPU second of
+  interleaved repeats, one torch thread, in this process);
 * each single-agent env against CartPole-v1 (random actions, interleaved);
 * torch's default threads against one thread, alone and beside a busy process (whole processes);
 * the README's main job (``sb3-fair compare --task donut --seeds 5``), idle and beside a busy process.
 
 Usage::
 
-    python benchmarks/speed.py                 # everything, about 15 minutes on 2 cores
+    python benchmarks/speed.py                 # everything, about 20 minutes on 2 cores
     python benchmarks/speed.py --part algos    # one part: algos, envs, threads, main
     python benchmarks/speed.py --quick         # tiny budgets (a smoke run; not written to RESULTS.md)
 """
@@ -33,7 +33,9 @@ BUSY = "import time\nt = time.time()\nwhile time.time() - t < 3600: pass\n"
 def _median_steps_per_s(makers: dict[str, Callable[[], Any]], steps: int, repeats: int) -> dict[str, float]:
     from sb3_fair.experiment.reproduce.common import median_steps_per_s
 
-    return median_steps_per_s(makers, steps, repeats)
+    # steps per CPU second: each model trains on one thread in this process, so this is its steps/s on an idle
+    # core, and a busy neighbour (other work on a shared machine) disturbs it less than wall time
+    return median_steps_per_s(makers, steps, repeats, clock=time.process_time)
 
 
 def algos(steps: int, repeats: int) -> list[tuple[str, str, float, float]]:
@@ -194,11 +196,11 @@ def main() -> None:
     sections = []
     cmd = "python benchmarks/speed.py" + ("" if args.part == "all" else f" --part {args.part}")
     if args.part in ("all", "algos"):
-        rows = algos(256 if quick else 4096, 1 if quick else 3)
+        rows = algos(256 if quick else 4096, 1 if quick else 5)
         table = ["| Fair class (setting) | env | parent steps/s | Fair steps/s | ratio |", "|---|---|---|---|---|"]
         table += [f"| {w} | {e} | {a:,.0f} | {b:,.0f} | {b / a:.2f}x |" for w, e, a, b in rows]
-        sections.append("Each Fair class against its parent, same env, seed and settings (median steps/s of 3 interleaved "
-                        "repeats of `learn`, one torch thread, in one process):\n\n" + "\n".join(table))
+        sections.append("Each Fair class against its parent, same env, seed and settings (median steps per CPU second of 5 "
+                        "interleaved repeats of `learn`, one torch thread, in one process):\n\n" + "\n".join(table))
     if args.part in ("all", "envs"):
         rows_e = envs(500 if quick else 20_000, 1 if quick else 3)
         base = rows_e[0][1]

@@ -69,16 +69,22 @@ def reproduce_parser(paper: str, doc: str | None) -> argparse.ArgumentParser:
     return parser
 
 
-def median_steps_per_s(makers: dict[str, Callable[[], Any]], steps: int, repeats: int = 3) -> dict[str, float]:
+def median_steps_per_s(makers: dict[str, Callable[[], Any]], steps: int, repeats: int = 3,
+                       clock: Callable[[], float] = time.perf_counter) -> dict[str, float]:
     """Median ``learn(steps)`` steps/s of each model built by ``makers``, the repeats interleaved so
-    that every model sees the same machine noise."""
+    that every model sees the same machine noise.
+
+    :param clock: wall time by default; ``time.process_time`` gives steps per CPU second, which
+        other processes on the machine disturb less (for one-thread training, the same figure on
+        an idle machine).
+    """
     runs: dict[str, list[float]] = {name: [] for name in makers}
     for _ in range(repeats):
         for name, make in makers.items():
             model = make()
-            t0 = time.perf_counter()
+            t0 = clock()
             model.learn(steps)
-            runs[name].append(steps / (time.perf_counter() - t0))
+            runs[name].append(steps / (clock() - t0))
     return {name: float(np.median(v)) for name, v in runs.items()}
 
 
