@@ -220,3 +220,12 @@ def test_bad_input_fails_at_construction():
     with pytest.raises(ValueError, match="agent"):
         FairDDPG("FairEPolicy", pursuit(observation="absolute"))
     FairDDPG("MlpPolicy", gym.make("Pendulum-v1"))  # at zero weight: the parent, without figures (a log notice, no warning)
+
+
+def test_a_frozen_actor_still_trains_the_critic():
+    model = FairTD3("MlpPolicy", pursuit(), equivariance_coef=0.5, **KW)
+    for p in model.actor.parameters():
+        p.requires_grad_(False)
+    before = [p.clone() for p in model.actor.parameters()]
+    model.learn(150)
+    assert all(th.equal(p, q) for p, q in zip(before, model.actor.parameters()))

@@ -670,3 +670,12 @@ if __name__ == "__main__":
     for name in [*CASES, *FUNCTIONS]:
         sys.stdout.write(f"    {name!r}: {_record(name).digest()!r},\n")
     sys.stdout.write("}\n")
+
+
+def test_a_memory_of_the_wrong_length_is_refused_by_the_short_path_too():
+    """The Python path for one short binary memory takes only the spec's length; anything else goes to NumPy's
+    path, which refuses it as it always did."""
+    spec = MemorySpec(n_stakeholders=3, encoding="binary", max_value=3)
+    for wrong in ([1, 2], [1, 2, 3, 0]):
+        with pytest.raises(ValueError, match="reshape"):
+            encode_memory(spec, wrong)

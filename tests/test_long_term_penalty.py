@@ -200,3 +200,26 @@ def test_signal_lists_are_the_arrays_values_with_the_same_checks():
     for bad in (float("nan"), "0.5", None, float("inf")):
         with pytest.raises(ValueError, match="sub-env 1 must be a finite number"):
             get_fairness_signal_lists([infos[0], {SHORT_TERM_FAIRNESS: bad, LONG_TERM_FAIRNESS: 0.0}])
+
+
+def test_a_learn_that_raised_mid_rollout_leaves_the_next_learn_working():
+    """Rows of a rollout that an exception cut short are written when training starts again (they set the
+    "before" values of the env that goes on), or dropped when the env is reset."""
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class Boom(BaseCallback):
+        def _on_step(self) -> bool:
+            if self.n_calls == 3:
+                raise KeyboardInterrupt
+            return True
+
+    for reset in (False, True):
+        model = FairPPO("MlpPolicy", Clock(length=20), n_steps=8, batch_size=8, n_epochs=1, seed=0, fairness="long_term")
+        with pytest.raises(KeyboardInterrupt):
+            model.learn(8, callback=Boom())
+        model.learn(8, reset_num_timesteps=reset)
+        t = np.arange(1, 9, dtype=np.float64) if reset else np.arange(4, 12, dtype=np.float64)
+        buf = model.rollout_buffer
+        np.testing.assert_allclose(buf.long_term.ravel(), t**2)
+        before = np.where(t == 1, 0.5, (t - 1) ** 2)  # after a reset, the first row's "before" is the reset info's
+        np.testing.assert_allclose(buf.long_term_change.ravel(), t**2 - before)

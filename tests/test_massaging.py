@@ -314,3 +314,41 @@ def test_a_candidate_outside_the_action_space_is_a_clear_error():
         candidate_log_probs(dist, np.array([[0], [3]]))
     with pytest.raises(ValueError, match="fairness_what_if"):
         candidate_log_probs(dist, np.array([[0], [-1]]))  # not wrapped around to the last action
+
+
+class _Answers(gym.Env):
+    """A Discrete(2) env whose what-if query returns a fixed answer."""
+
+    observation_space = gym.spaces.Box(0.0, 1.0, (1,), dtype=np.float32)
+    action_space = gym.spaces.Discrete(2)
+
+    def __init__(self, answer):
+        self.answer = answer
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        return np.zeros(1, dtype=np.float32), {}
+
+    def step(self, action):
+        return np.zeros(1, dtype=np.float32), 0.0, False, False, {}
+
+    def fairness_what_if(self, action):
+        return self.answer
+
+
+def test_bad_what_if_answers_are_named_in_sub_env_order():
+    """The batch is tested at once; a failure names the first bad answer by sub-env, as the per-answer checks do."""
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    dist = CategoricalDistribution(2).proba_distribution(th.zeros(2, 2))
+    nan_first = DummyVecEnv([lambda: _Answers((np.array([0, 1]), np.array([0.1, np.nan]))),
+                             lambda: _Answers((np.array([0, 1]), np.array([0.1])))])
+    with pytest.raises(ValueError, match="non-finite Δs .* candidate 1 of sub-env 0"):
+        massage_actions(nan_first, np.array([0, 0]), dist, 0.1)
+    length_first = DummyVecEnv([lambda: _Answers((np.array([0, 1]), np.array([0.1]))),
+                                lambda: _Answers((np.array([0, 1]), np.array([0.1, np.nan])))])
+    with pytest.raises(ValueError, match=r"as many candidates as Δs values, at least one \(sub-env 0\)"):
+        massage_actions(length_first, np.array([0, 0]), dist, 0.1)
+    one = CategoricalDistribution(2).proba_distribution(th.zeros(1, 2))
+    with pytest.raises(ValueError, match="non-finite candidate action 1 for sub-env 0"):  # checked before any cast
+        massage_actions(_Answers((np.array([0.0, np.nan]), np.array([0.1, 0.2]))), np.array([0]), one, 0.1)

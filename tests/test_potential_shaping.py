@@ -149,3 +149,14 @@ def test_shaping_row_by_row_with_two_envs(counterfactual, ends_for_real, dict_ob
     delivered = np.any(m_next != m, axis=1)
     expected = np.where(delivered, w_next, 0.0) + (gamma * (1 - done) * w_next - w) / (1 - gamma)
     np.testing.assert_allclose(buf.rewards[:n].reshape(-1), expected, rtol=1e-5, atol=1e-4)
+
+
+def test_fairness_config_holds_the_specs_settings_only():
+    """The memory spec caches derived values (sizes, bit tables) on first use; the config lists its fields only."""
+    model = FairDQN("MlpPolicy", make_donut_allocation(), potential_shaping=True, seed=0, **SMALL)
+    before = set(model.fairness_config())
+    model.learn(30)
+    config = model.fairness_config()
+    assert set(config) == before
+    assert {k for k in config if k.startswith("memory_")} == {"memory_n_stakeholders", "memory_kind", "memory_encoding",
+                                                             "memory_max_value", "memory_period"}

@@ -179,6 +179,9 @@ class FairERMixin:
         :param actor_loss: the scalar actor loss.
         """
         params = [p for group in self.actor.optimizer.param_groups for p in group["params"] if p.requires_grad]  # type: ignore[attr-defined]
+        if not params:  # a frozen actor: autograd.grad needs inputs, backward() does not
+            actor_loss.backward()
+            return
         grads = th.autograd.grad(actor_loss, params, allow_unused=True)
         for param, grad in zip(params, grads):
             if grad is not None:
@@ -236,7 +239,7 @@ class FairERMixin:
             logger.record("train/actor_loss", np.mean(actor_losses))
         logger.record("train/critic_loss", np.mean(critic_losses))
         if eqv_errors:
-            eqv_error = th.stack(eqv_errors).double().mean().item()
+            eqv_error = float(np.mean(th.stack(eqv_errors).tolist()))  # one sync; NumPy's mean of the floats, as before
             logger.record("fairness/equivariance_error", eqv_error)
             logger.record("fairness/equivariance_reg", self.equivariance_coef * eqv_error)
 

@@ -96,7 +96,7 @@ def min_max_scale(x: Any, eps: float = 1e-8) -> np.ndarray:
     a = np.asarray(x, dtype=np.float64)
     if a.size == 0:
         return a.copy()
-    return _min_max_rows(a.reshape(1, -1), eps).reshape(a.shape)
+    return _min_max_rows(a.reshape(1, -1), eps).reshape(a.shape)[()]  # [()]: a NumPy scalar for a 0-d x, as before
 
 
 def _min_max_rows(rows: np.ndarray, eps: float = 1e-8) -> np.ndarray:
@@ -140,7 +140,7 @@ def regularized_advantages(advantages: Any, terms: Sequence[Any], weights: Seque
     rows[0] = adv.reshape(-1)
     for k, t in enumerate(arrays, 1):
         rows[k] = t.reshape(-1)
-    return weighted_rows(rows, weights, mode, advantage_weight).reshape(adv.shape)
+    return weighted_rows(rows, weights, mode, advantage_weight).reshape(adv.shape)[()]  # a NumPy scalar for a 0-d input
 
 
 def weighted_rows(rows: np.ndarray, weights: Sequence[float], mode: str = "scaled",

@@ -134,6 +134,7 @@ class LongTermTracker(BaseCallback):
     def restart(self) -> None:
         """Forget the running episodes (the env was reset): the next training start reads the reset infos."""
         self._before = None
+        self._rows, self._resets = ([], []), []  # rows of an interrupted learn() belong to episodes that are gone
 
     def _reset_value(self, i: int) -> tuple[float, float]:
         """Δs and Δl of sub-env ``i``'s reset state (NaN where the reset info has none; a reset info that reports
@@ -150,8 +151,11 @@ class LongTermTracker(BaseCallback):
             n = self.training_env.num_envs
             values = np.array([self._reset_value(i) for i in range(n)], dtype=np.float64).reshape(n, 2)
             self._before = (values[:, 0].copy(), values[:, 1].copy())
+        else:  # an earlier learn() that raised mid-rollout left rows: they set each sub-env's "before" value
+            self._write()
 
     def _on_rollout_start(self) -> None:
+        self._write()  # nothing in the normal course of a rollout; rows left by an interrupted one otherwise
         self._t = 0
         self._first_row = 0
 

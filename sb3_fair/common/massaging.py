@@ -117,6 +117,16 @@ def check_what_if_answer(candidates: np.ndarray, short_term: np.ndarray, sub_env
                          "the env's what-if query must return finite candidate actions")
 
 
+def _check_answers(answers: list[tuple[np.ndarray, np.ndarray]]) -> None:
+    """The checks of each sub-env's what-if answer, in sub-env order: as many candidates as Δs values (at least
+    one), then :func:`check_what_if_answer`. Raises for the first that fails."""
+    for i, (c, ds) in enumerate(answers):
+        if len(c) == 0 or len(c) != len(ds):
+            raise ValueError(f"{WHAT_IF} must return as many candidates as Δs values, at least one (sub-env {i}): "
+                             f"got {len(c)} and {len(ds)}")
+        check_what_if_answer(c, ds, i)
+
+
 def massage_actions(env: VecEnv | Any, env_actions: np.ndarray, distribution: Distribution, tau: float,
                     to_policy: Callable[[np.ndarray], np.ndarray] | None = None,
                     device: th.device | str = "cpu") -> tuple[np.ndarray, list[np.ndarray], np.ndarray]:
@@ -139,37 +149,35 @@ def massage_actions(env: VecEnv | Any, env_actions: np.ndarray, distribution: Di
     answers = get_what_if(env, env_actions if isinstance(env, VecEnv) else env_actions[0])
     if len(answers) != n:
         raise ValueError(f"the what-if query answered for {len(answers)} sub-envs, expected {n}")
-    for i, (c, ds) in enumerate(answers):
-        if len(c) == 0 or len(c) != len(ds):
-            raise ValueError(f"{WHAT_IF} must return as many candidates as Δs values, at least one (sub-env {i}): "
-                             f"got {len(c)} and {len(ds)}")
+    # one test for the whole batch; if it fails, the per-answer checks run in sub-env order and name the first culprit
+    if not all(len(c) and len(c) == len(ds) and (c.dtype.kind != "f" or np.isfinite(c).all()) for c, ds in answers):
+        _check_answers(answers)
+    short_term = np.zeros((max(len(c) for c, _ in answers), n))  # 0 for a padding row until the check below, then +inf
+    for i, (_, ds) in enumerate(answers):
+        short_term[: len(ds), i] = ds
+    if not np.isfinite(short_term).all():
+        _check_answers(answers)
+    for i, (c, _) in enumerate(answers):
+        short_term[len(c):, i] = np.inf  # a padding row is never the fairest
     dtype = np.asarray(env_actions).dtype
     if to_policy is None:
         candidates = [np.asarray(c, dtype=dtype) for c, _ in answers]
     else:
         candidates = [np.asarray(to_policy(np.asarray(c)), dtype=dtype) for c, _ in answers]
-    width = max(len(c) for c in candidates)
-    # the k-th candidate of every row (a row with fewer repeats its proposal), shape (width, n, *action shape), and
-    # the Δs of each (0 for a padding row until the check below, then +inf: never the fairest)
-    stacked = np.empty((width, n, *candidates[0].shape[1:]), dtype=candidates[0].dtype)
-    short_term = np.zeros((width, n))
+    # the k-th candidate of every row (a row with fewer repeats its proposal), shape (width, n, *action shape)
+    stacked = np.empty((len(short_term), n, *candidates[0].shape[1:]), dtype=candidates[0].dtype)
     for i, c in enumerate(candidates):
         stacked[: len(c), i] = c
         stacked[len(c):, i] = c[0]
-        short_term[: len(c), i] = answers[i][1]
-    # one test for the whole batch; check_what_if_answer names the first sub-env whose answer fails it
-    if not np.isfinite(short_term).all() or (stacked.dtype.kind == "f" and not np.isfinite(stacked).all()):
-        for i, (c, ds) in enumerate(answers):
-            check_what_if_answer(c, ds, i)
-    for i, c in enumerate(candidates):
-        short_term[len(c):, i] = np.inf
     log_probs = candidate_log_probs(distribution, stacked, device)
-    if tau <= 0:
+    if not tau > 0:  # also for a NaN τ: nothing is massaged
         return np.zeros(n, dtype=np.int64), candidates, log_probs[0]
     p = np.exp(log_probs)
-    if np.isnan(p).any():
-        k, i = (int(v) for v in np.argwhere(np.isnan(p))[0])
-        raise ValueError(f"probabilities must be numbers: candidate {k} of sub-env {i} has probability nan under the policy")
+    if np.isnan(p).any():  # named as massaging_choice names it, for the first sub-env that has one
+        i = int(np.flatnonzero(np.isnan(p).any(axis=0))[0])
+        k = int(np.flatnonzero(np.isnan(p[:, i]))[0])
+        raise ValueError(f"probabilities must be numbers (+inf only for a candidate that cannot be executed): candidate {k} "
+                         f"has {p[k, i]} (sub-env {i})")
     proposal = short_term[0].copy()
     short_term = np.where(p > 0, short_term, np.inf)  # a candidate the policy cannot take (masked) is never executed
     short_term[0] = proposal  # the proposal stays the reference even where its density underflows

@@ -160,7 +160,7 @@ def encode_memory(spec: MemorySpec, memory: Any) -> np.ndarray:
         return np.clip(m / float(spec.max_value), 0.0, 1.0).astype(np.float32)  # type: ignore[arg-type]
     # binary
     rows = spec._bit_rows
-    if rows is not None and m.ndim == 1 and m.size <= _SHORT:
+    if rows is not None and m.ndim == 1 and m.size == spec.size and m.size <= _SHORT:  # else NumPy's path (and its errors)
         values = m.tolist()
         if all(map(math.isfinite, values)):  # NaN and inf take NumPy's path below, which decides what they give
             out: list[float] = []

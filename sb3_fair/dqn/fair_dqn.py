@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import inspect
 import warnings
+from dataclasses import fields
 from typing import Any, ClassVar, TypeVar
 
 import numpy as np
@@ -293,9 +294,12 @@ class FairDQN(FairAlgorithmMixin, DQN):
             "potential_shaping": self.potential_shaping,
         }
         if self.memory_spec is not None:
-            config.update({f"memory_{k}": v for k, v in vars(self.memory_spec).items() if k != "groups"})
+            # the spec's fields only (its cached, derived values are not settings)
+            config.update({f"memory_{f.name}": getattr(self.memory_spec, f.name) for f in fields(self.memory_spec)
+                           if f.name != "groups"})
         if self.reward_spec is not None:
-            config.update({f"reward_{k}": v for k, v in vars(self.reward_spec).items() if k in ("welfare", "aggregate", "scheme", "period", "fairness_coef", "task_coef")})
+            config.update({f"reward_{k}": getattr(self.reward_spec, k) for k in ("welfare", "aggregate", "scheme", "period",
+                                                                                  "fairness_coef", "task_coef")})
         return config
 
     # ------------------------------------------------------------------ counterfactual replay
