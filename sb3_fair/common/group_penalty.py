@@ -42,6 +42,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import VecEnv
 
 from sb3_fair.common.protocol import (
+    BENEFITS,
     FACTOR,
     TWIN,
     get_benefits,
@@ -179,7 +180,8 @@ class GroupTracker(BaseCallback):
         group but without the factor (CSP) or the twin (CF) is an error, at reset and at every step: read as
         0, it would put every agent in one stratum (CSP would silently become DP) or pair it with agent 0.
         """
-        for i in range(self._cur.shape[1]):
+        cur = self._cur.tolist()  # the groups, factors and twins as lists: written back once (this runs at every step)
+        for i in range(len(cur[0])):
             info = infos[i] if i < len(infos) else {}
             if not (check or is_group_info_supported(info)):
                 continue
@@ -198,7 +200,8 @@ class GroupTracker(BaseCallback):
                     "make_multiagent_vec_env"
                 )
             # the factor and twin are read only by the metric that needs them (DP ignores them)
-            self._cur[:, i] = (group, factor if factor is not None else 0, twin if twin is not None else 0)
+            cur[0][i], cur[1][i], cur[2][i] = group, factor if factor is not None else 0, twin if twin is not None else 0
+        self._cur[...] = cur
         if check:
             for inst, g in enumerate(self._cur[0].reshape(-1, self.n_agents)):
                 if not (np.any(g == self.protected) and np.any(g != self.protected)):
@@ -220,8 +223,15 @@ class GroupTracker(BaseCallback):
         self.realised[t] = running
         dones = np.asarray(self.locals["dones"], dtype=bool)
         infos = self.locals["infos"]
+        gains, last, benefits = [], None, None
         for i, info in enumerate(infos):
-            running[i] += get_benefits(info, self.n_agents)[i % self.n_agents]
+            # the slots of one game usually share one benefits object in their infos: it is checked once (it stays
+            # alive, and so keeps its identity, for the whole loop)
+            shared = info.get(BENEFITS)
+            if shared is None or shared is not last:
+                benefits, last = get_benefits(info, self.n_agents).tolist(), shared
+            gains.append(benefits[i % self.n_agents])  # type: ignore[index]
+        running += gains
         running[dones] = 0.0
         # infos of a finished game already describe the next episode (SuperSuit merges the reset info)
         self._read(infos)
