@@ -34,7 +34,7 @@ Domains and edge cases (the same rules for every function)
   :func:`nash` is 0.
 
 Speed: the wrappers call a welfare function at every env step on a handful of numbers, where a NumPy
-reduction costs about a microsecond of fixed overhead. So a short vector (at most :data:`_SHORT` entries) is
+reduction costs about a microsecond of fixed overhead. So a short vector (at most :data:`sb3_fair._exact.SHORT` entries) is
 checked, reduced to its minimum and maximum and summed on Python floats, which give NumPy's bits exactly
 (comparisons and minima are exact, and :func:`sb3_fair._exact.pairwise_sum` adds in NumPy's order); a longer
 one goes to NumPy. The formula is the same either way; only where the arithmetic runs changes.
@@ -55,13 +55,12 @@ References (cited in the docstrings by authors and year; the list is also in :mo
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from sb3_fair._exact import pairwise_sum
+from sb3_fair._exact import SHORT, all_finite, pairwise_sum
 
 __all__ = [
     "point_cloud_wasserstein",
@@ -105,31 +104,18 @@ __all__ = [
 ]
 
 
-#: the most entries of a vector that :func:`_all_finite`, :func:`_smallest` and :func:`_sum` handle on Python floats
-#: (a per-step status of stakeholders or groups); beyond it NumPy's fixed cost of about a microsecond per call is
-#: small next to the work
-_SHORT = 16
-
-
-def _all_finite(arr: np.ndarray) -> bool:
-    """Whether every entry of the float array ``arr`` is finite (``np.all(np.isfinite(arr))``)."""
-    if arr.size <= _SHORT:
-        return all(map(math.isfinite, arr.ravel().tolist()))
-    return bool(np.all(np.isfinite(arr)))
-
-
 def _smallest(v: np.ndarray) -> float:
     """The smallest entry of a finite, non-empty 1-D float array, for comparisons (of 0.0 and -0.0, either comes back)."""
-    return min(v.tolist()) if v.size <= _SHORT else float(np.min(v))
+    return min(v.tolist()) if v.size <= SHORT else float(np.min(v))
 
 
 def _sum(v: np.ndarray) -> float:
     """``float(np.sum(v))`` of a 1-D float64 array, bit for bit."""
-    return pairwise_sum(v.tolist()) if v.size <= _SHORT else float(np.sum(v))
+    return pairwise_sum(v.tolist()) if v.size <= SHORT else float(np.sum(v))
 
 
 def _finite(arr: np.ndarray, name: str) -> np.ndarray:
-    if not _all_finite(arr):
+    if not all_finite(arr):
         shown = arr.tolist() if arr.size <= 12 else f"{int(np.count_nonzero(~np.isfinite(arr)))} non-finite of {arr.size}"
         raise ValueError(f"{name} must be finite (no NaN or inf), got {shown}")
     return arr
@@ -258,7 +244,7 @@ def parity(u: Any) -> float:
     It is shift-invariant, so it can be computed from a min-normalised memory.
     """
     v = _as_vector(u)
-    if v.size <= _SHORT:
+    if v.size <= SHORT:
         values = v.tolist()
         lo, hi = min(values), max(values)
         # when both are zeros, NumPy's reductions pick 0.0 or -0.0 by position, and the sign of lo - hi follows:

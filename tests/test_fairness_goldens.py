@@ -38,7 +38,7 @@ from test_env_trajectories import Recorder, _same_machine_arithmetic
 
 import sb3_fair  # noqa: F401  (registers the envs)
 from sb3_fair import metrics
-from sb3_fair._exact import pairwise_sum
+from sb3_fair._exact import all_finite, pairwise_sum
 from sb3_fair.common.fairness_reward import RewardSpec, assessed, fairness_reward, potential_shaping
 from sb3_fair.common.memory import (
     MemorySpec,
@@ -475,7 +475,7 @@ def test_binary_encoding_of_one_memory_is_the_batch_encoding():
 
 
 def test_group_totals_and_welfare_shortcuts_match_numpy():
-    """The group totals of ``welfare_of`` and the short-vector paths of ``log_nash``, ``parity``, ``_all_finite`` and
+    """The group totals of ``welfare_of`` and the short-vector paths of ``log_nash``, ``parity``, ``all_finite`` and
     ``assessed`` give NumPy's results bit for bit (signed zeros, ties and non-finite values included)."""
     _same_machine_arithmetic()
     rng = np.random.default_rng(46)
@@ -499,7 +499,7 @@ def test_group_totals_and_welfare_shortcuts_match_numpy():
             assert float.hex(metrics.log_nash(v)) == float.hex(float(np.sum(np.log1p(v)))), v
         w = v.copy()
         w[rng.integers(n)] = rng.choice([np.nan, np.inf, -np.inf, 1.0])
-        assert metrics._all_finite(w) == bool(np.all(np.isfinite(w)))
+        assert all_finite(w) == bool(np.all(np.isfinite(w)))
         for b in (v, w, v.astype(np.float32), (v > 0.5), v.astype(np.int64), v.astype(np.complex128), v.tolist()):
             assert assessed(bounded, 1, b, False) is bool(np.any(np.asarray(b) != 0))
 

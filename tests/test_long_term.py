@@ -136,11 +136,12 @@ def test_massaging_choice_eq6():
 def test_the_batch_choice_gives_each_columns_choice_in_both_of_its_paths():
     """_choices compares a small batch on Python floats and a large one in NumPy: the same choices, ties and
     impossible (+inf) candidates included."""
-    from sb3_fair.common.long_term import _SHORT, _choices
+    from sb3_fair._exact import SHORT
+    from sb3_fair.common.long_term import _choices
 
     rng = np.random.default_rng(0)
     k, n = 4, 60
-    assert k * n > _SHORT  # the NumPy path
+    assert k * n > SHORT  # the NumPy path
     p = rng.choice([0.0, 0.1, 0.25, 0.3, 0.5], size=(k, n))  # coarse values: many equal probabilities
     ds = rng.choice([0.0, 0.1, 0.2, np.inf], size=(k, n))
     ds[0] = rng.choice([0.0, 0.1, 0.2], size=n)  # the proposal's Δs is finite

@@ -29,13 +29,13 @@ Nothing here imports torch or Stable-Baselines3.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
-import math
-
 import numpy as np
 
+from sb3_fair._exact import SHORT
 from sb3_fair.common.validation import check_coef, check_int, check_weights
 
 MODES = ("scaled", "literal")
@@ -199,11 +199,6 @@ def massaging_choice(probabilities: Any, short_term: Any, tau: float) -> int:
     return int(_choices(p[:, None], ds[:, None], tau)[0])
 
 
-#: the most entries (candidates x sub-envs) that :func:`_choices` compares on Python floats: at every rollout step a
-#: NumPy call costs about a microsecond of fixed overhead, more than the comparisons themselves
-_SHORT = 16
-
-
 def _choices(p: np.ndarray, ds: np.ndarray, tau: float) -> np.ndarray:
     """:func:`massaging_choice` of each column of ``(candidates, batch)`` arrays of checked probabilities and Δs
     (the one implementation of Eq. 6's choice; :func:`~sb3_fair.common.massaging.massage_actions` calls it once for
@@ -215,7 +210,7 @@ def _choices(p: np.ndarray, ds: np.ndarray, tau: float) -> np.ndarray:
     NumPy: comparisons and ``abs(p - p0)`` are exact in both, so both give the same choices.
     """
     k, n = p.shape
-    if k * n <= _SHORT:
+    if k * n <= SHORT:  # candidates x sub-envs: compared on Python floats at every rollout step
         probs, gaps = p.tolist(), ds.tolist()
         out = []
         for j in range(n):

@@ -17,14 +17,12 @@ from typing import Any
 
 import numpy as np
 
+from sb3_fair._exact import SHORT
 from sb3_fair.common.validation import check_choice, check_int, check_weights
 
 MEMORY_KINDS = ("full", "min", "reset")
 ENCODINGS = ("raw", "scaled", "binary")
 
-#: the most memory entries that :func:`encode_memory` encodes in binary on Python ints (one memory of a wrapper's
-#: step, not a counterfactual batch): there, NumPy's fixed cost of about a microsecond per call dominates
-_SHORT = 16
 #: the largest ``max_value`` whose binary rows :class:`MemorySpec` tabulates (at most 1025 rows of ``n_bits`` floats)
 _MAX_TABLE = 1024
 
@@ -160,7 +158,7 @@ def encode_memory(spec: MemorySpec, memory: Any) -> np.ndarray:
         return np.clip(m / float(spec.max_value), 0.0, 1.0).astype(np.float32)  # type: ignore[arg-type]
     # binary
     rows = spec._bit_rows
-    if rows is not None and m.ndim == 1 and m.size == spec.size and m.size <= _SHORT:  # else NumPy's path (and its errors)
+    if rows is not None and m.ndim == 1 and m.size == spec.size and m.size <= SHORT:  # else NumPy's path (and its errors)
         values = m.tolist()
         if all(map(math.isfinite, values)):  # NaN and inf take NumPy's path below, which decides what they give
             out: list[float] = []

@@ -47,6 +47,7 @@ import gymnasium as gym
 import numpy as np
 from stable_baselines3.common.vec_env import VecEnv
 
+from sb3_fair._exact import all_finite
 from sb3_fair.common.stakeholders import Stakeholders
 
 if TYPE_CHECKING:
@@ -139,11 +140,6 @@ def get_stakeholders(env: gym.Env | VecEnv | Any) -> Stakeholders:
     return sh
 
 
-#: the most stakeholders whose benefits :func:`get_benefits` checks on Python floats (NumPy's fixed cost of about a
-#: microsecond per call is small next to the work beyond it)
-_SHORT = 16
-
-
 def _of_env(env: Any) -> str:
     """`` of env X`` for an error message (``X`` the class of the bare env), or nothing without an env."""
     return "" if env is None else f" of env {type(getattr(env, 'unwrapped', env)).__name__}"
@@ -171,10 +167,7 @@ def get_benefits(info: dict[str, Any], stakeholders: int | Stakeholders, env: An
         raise ValueError(f"info[{BENEFITS!r}]{_of_env(env)} must be one float per stakeholder, got {info[BENEFITS]!r}") from None
     if b.shape != (n,):
         raise ValueError(f"info[{BENEFITS!r}]{_of_env(env)} must have one entry per stakeholder ({n}), got shape {b.shape}")
-    # every wrapper checks the benefits at every step: for a few stakeholders, Python's isfinite on each costs a
-    # tenth of a NumPy reduction
-    finite = all(map(math.isfinite, b.tolist())) if n <= _SHORT else bool(np.all(np.isfinite(b)))
-    if not finite:
+    if not all_finite(b):  # every wrapper checks the benefits at every step: Python floats for a few stakeholders
         where = _of_env(env)
         i = int(np.flatnonzero(~np.isfinite(b))[0])
         who = f"{stakeholders.names[i]!r} (index {i})" if isinstance(stakeholders, Stakeholders) else f"index {i}"
