@@ -261,7 +261,6 @@ class DelayedImpactLendingEnv(gym.Env):
         self.applicant_cluster = 0
         self._would_repay = False
         self._entries: deque[tuple[int, int, bool, bool]] = deque()
-        self._counts = np.zeros((2, N_CLUSTERS), dtype=np.int64)  # applicants per group and cluster
         # the window's counters, as Python ints (read at every step): applicants per group and cluster, applicants
         # per group, would-repay applicants per group (pos) and accepted ones among them (tp)
         self._count_lists = [[0] * N_CLUSTERS for _ in range(2)]
@@ -286,6 +285,11 @@ class DelayedImpactLendingEnv(gym.Env):
     def tpr(self) -> np.ndarray:
         """The windowed true-positive rate of each group (0 for a group with no would-repay applicant)."""
         return true_positive_rates(self._tp, self._pos)
+
+    @property
+    def _counts(self) -> np.ndarray:
+        """The window's applicants per group and cluster, shape (2, 7), as an int array (of :attr:`_count_lists`)."""
+        return np.array(self._count_lists, dtype=np.int64)
 
     @staticmethod
     def _tprs(tp: Sequence[int], pos: Sequence[int]) -> tuple[float, float]:
@@ -328,7 +332,8 @@ class DelayedImpactLendingEnv(gym.Env):
                 return 0.0
             return _w1_unit_support(self._smoothed(0), self._smoothed(1))
         if self.long_term == "counts_sinkhorn":
-            return count_vector_distance(self._counts[0], self._counts[1])
+            counts = self._counts
+            return count_vector_distance(counts[0], counts[1])
         if self._pmf_long_term is None:  # "pmf_l2" and "pmf_wasserstein" change only with the pmfs
             if self.long_term == "pmf_l2":
                 self._pmf_long_term = l2_distribution_gap(self._pmfs[0], self._pmfs[1])
@@ -408,7 +413,6 @@ class DelayedImpactLendingEnv(gym.Env):
         self.bank_cash = self.bank_starting_cash
         self.t = 0
         self._entries = deque()
-        self._counts[:] = 0
         self._count_lists = [[0] * N_CLUSTERS for _ in range(2)]
         self._n = [0, 0]
         self._pos = [0, 0]
@@ -419,7 +423,7 @@ class DelayedImpactLendingEnv(gym.Env):
         return self._obs(rates), self._info(rates)
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
-        a = action if type(action) is int and 0 <= action < 2 else check_discrete_action(action, 2)
+        a = check_discrete_action(action, 2)
         g, c, repay, accept = self.applicant_group, self.applicant_cluster, self._would_repay, a == 1
         reward = 0.0
         benefits = np.zeros(2, dtype=np.float64)
@@ -433,21 +437,18 @@ class DelayedImpactLendingEnv(gym.Env):
                 self._pmfs[g, c] -= mass
                 self._pmfs[g, target] += mass
                 self._pmfs_changed()
-        # the decided applicant joins the window (the oldest entry leaves once it is full)
-        entries, tp, pos, n, counts = self._entries, self._tp, self._pos, self._n, self._count_lists
-        if len(entries) >= self.window:
-            dg, dc, d_repay, d_accept = entries.popleft()
-            pos[dg] -= d_repay
-            tp[dg] -= d_repay and d_accept
+        # the decided applicant joins the window (the oldest entry leaves once it is full): the TPR counters as
+        # fairness_what_if previews them, then the applicant counts
+        self._tp, self._pos, dropped = self._window_after(accept)
+        n, counts = self._n, self._count_lists
+        if dropped is not None:
+            dg, dc = dropped[0], dropped[1]
+            self._entries.popleft()
             n[dg] -= 1
             counts[dg][dc] -= 1
-            self._counts[dg, dc] -= 1
-        entries.append((g, c, repay, accept))
-        pos[g] += repay
-        tp[g] += repay and accept
+        self._entries.append((g, c, repay, accept))
         n[g] += 1
         counts[g][c] += 1
-        self._counts[g, c] += 1
         self.t += 1
         terminated, truncated = horizon_end(self.t, self.horizon, self.horizon_terminates)
         if self.bank_cash < self.loan_amount:  # the bank cannot fund the next loan

@@ -319,7 +319,7 @@ class EpidemicControlEnv(gym.Env):
         return self._obs(), self._info()
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
-        a = action if type(action) is int and 0 <= action <= NO_OP else check_discrete_action(action, N_NODES + 1)
+        a = check_discrete_action(action, N_NODES + 1)
         health = self.health.tolist()
         if health != self._h:  # self.health was changed from outside since the last step
             self._sync(health)
