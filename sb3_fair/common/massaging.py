@@ -264,7 +264,7 @@ class ActionMassagingMixin:
         executed = np.stack([candidates[i][chosen[i]] for i in rows])
         index = th.as_tensor(rows, device=actions.device)
         actions, log_probs = actions.clone(), log_probs.clone()
-        actions[index] = th.as_tensor(executed, dtype=actions.dtype, device=actions.device).reshape(actions[index].shape)
+        actions[index] = th.as_tensor(executed, dtype=actions.dtype, device=actions.device).reshape(len(rows), *actions.shape[1:])
         log_probs[index] = th.as_tensor(new_log_probs[rows], dtype=log_probs.dtype, device=log_probs.device)
         return (actions, output[1], log_probs, *output[3:])
 

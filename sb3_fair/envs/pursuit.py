@@ -31,6 +31,12 @@ def torus_delta(src: np.ndarray, dst: np.ndarray, size: float) -> np.ndarray:
     return (d + size / 2.0) % size - size / 2.0
 
 
+def _torus_1d(d: float, half: float, size: float) -> float:
+    """:func:`torus_delta` of one coordinate's difference ``d`` on Python floats (``half = size / 2``): the same
+    operations, so the same bits (Python's ``%`` is NumPy's ``remainder``)."""
+    return (d + half) % size - half
+
+
 def evader_heading(evader: np.ndarray, pursuers: np.ndarray, size: float) -> np.ndarray:
     """The evader's unit heading: the closed-form minimiser of Grupen et al.'s (2022) Eq. 7.
 
@@ -160,10 +166,9 @@ class PursuitEvasionEnv(gym.Env):
         ex, ey = evader
         values = []
         for i, (px, py) in enumerate(pursuers):
-            # torus_delta(p_i, q) = ((q - p_i) + size / 2) % size - size / 2
-            values.append((ex - px + half) % size - half)
-            values.append((ey - py + half) % size - half)
-            others = [((qx - px + half) % size - half, (qy - py + half) % size - half)
+            values.append(_torus_1d(ex - px, half, size))
+            values.append(_torus_1d(ey - py, half, size))
+            others = [(_torus_1d(qx - px, half, size), _torus_1d(qy - py, half, size))
                       for j, (qx, qy) in enumerate(pursuers) if j != i]
             keys = [dx * dx + dy * dy for dx, dy in others]
             if any(math.isnan(k) for k in keys):  # NaN positions: np.argsort puts NaN keys last (stable)
@@ -197,8 +202,8 @@ class PursuitEvasionEnv(gym.Env):
         # the evader's heading (evader_heading) from the positions at the start of the step
         zx = zy = 0.0
         for px, py in pursuers:
-            dx = (px - ex + half) % size - half
-            dy = (py - ey + half) % size - half
+            dx = _torus_1d(px - ex, half, size)
+            dy = _torus_1d(py - ey, half, size)
             r2 = max(dx * dx + dy * dy, 1e-12)
             zx += dx / r2
             zy += dy / r2
@@ -223,8 +228,8 @@ class PursuitEvasionEnv(gym.Env):
         radius = self.capture_radius
         captured = []
         for px, py in moved:  # torus_delta(pursuer, evader), its length against the capture radius
-            dx = (ex - px + half) % size - half
-            dy = (ey - py + half) % size - half
+            dx = _torus_1d(ex - px, half, size)
+            dy = _torus_1d(ey - py, half, size)
             captured.append(math.sqrt(dx * dx + dy * dy) < radius)
         benefits = np.array(captured, dtype=np.float64)
         terminated = any(captured)
