@@ -25,7 +25,7 @@ import sb3_fair  # noqa: F401  (registers sb3_fair/DonutAllocation-v0)
 from sb3_fair import FairDQN
 from sb3_fair.common.evaluation import evaluate_fairness
 
-torch.set_num_threads(1)  # small networks train faster on one thread (README, "Threads and parallel runs")
+torch.set_num_threads(1)  # small networks train faster on one thread (docs/threads-and-parallel-runs.md)
 ENV = "sb3_fair/DonutAllocation-v0"
 STEPS = 4_000
 TUNED = dict(learning_rate=5e-4, batch_size=256, train_freq=1, target_update_interval=1000, seed=0)

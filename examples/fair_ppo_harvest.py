@@ -18,7 +18,7 @@ from sb3_fair.common.evaluation import evaluate_group_fairness, price_of_fairnes
 from sb3_fair.envs import AllelopathicHarvestEnv
 from sb3_fair.wrappers import make_multiagent_vec_env
 
-torch.set_num_threads(1)  # small networks train faster on one thread (README, "Threads and parallel runs")
+torch.set_num_threads(1)  # small networks train faster on one thread (docs/threads-and-parallel-runs.md)
 STEPS = 500_000  # agent-steps (208 games of 8 agents); the paper trains 1000 games of 40 agents x 3000 steps
 KW = dict(n_steps=150, batch_size=600, n_epochs=10, learning_rate=1e-3, ent_coef=0.01, seed=0)
 

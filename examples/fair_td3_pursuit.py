@@ -27,7 +27,7 @@ from sb3_fair import FairTD3
 from sb3_fair.common.evaluation import evaluate_team_fairness
 from sb3_fair.envs import GreedyPursuitPolicy, SpeedCurriculum
 
-torch.set_num_threads(1)  # small networks train faster on one thread (README, "Threads and parallel runs")
+torch.set_num_threads(1)  # small networks train faster on one thread (docs/threads-and-parallel-runs.md)
 ENV = "sb3_fair/PursuitEvasion-v0"
 ARENA = dict(size=4, max_steps=200)  # paper 002: a 6 x 6 torus and 500 steps
 STEPS = 50_000  # paper 002 trains 125,000 episodes

@@ -11,7 +11,7 @@ import torch
 import sb3_fair  # noqa: F401
 from sb3_fair import FairDQN
 
-torch.set_num_threads(1)  # small networks train faster on one thread (README, "Threads and parallel runs")
+torch.set_num_threads(1)  # small networks train faster on one thread (docs/threads-and-parallel-runs.md)
 env = gym.make("sb3_fair/LoanApplicants-v0", memory="min")
 model = FairDQN.from_preset("lending", env, counterfactual=True, wandb={"project": "sb3-fair-examples"}, seed=0)
 model.learn(40 * 30)

@@ -11,7 +11,7 @@ from gymnasium import spaces
 from sb3_fair import FairDQN, Stakeholders
 from sb3_fair.wrappers import FairnessMonitor, FairnessReward, MemoryAugmentation
 
-torch.set_num_threads(1)  # small networks train faster on one thread (README, "Threads and parallel runs")
+torch.set_num_threads(1)  # small networks train faster on one thread (docs/threads-and-parallel-runs.md)
 
 
 class WaterTanks(gym.Env):
