@@ -11,6 +11,8 @@ Usage::
     python benchmarks/speed.py                 # everything, about 20 minutes on 2 cores
     python benchmarks/speed.py --part algos    # one part: algos, envs, threads, main
     python benchmarks/speed.py --quick         # tiny budgets (a smoke run; not written to RESULTS.md)
+    python benchmarks/speed.py --part algos --only FairQCM   # the Fair-class rows whose name contains a text
+                                                             # (printed only, not written to RESULTS.md)
 """
 
 from __future__ import annotations
@@ -38,8 +40,8 @@ def _median_steps_per_s(makers: dict[str, Callable[[], Any]], steps: int, repeat
     return median_steps_per_s(makers, steps, repeats, clock=time.process_time)
 
 
-def algos(steps: int, repeats: int) -> list[tuple[str, str, float, float]]:
-    """(what, env, parent steps/s, Fair steps/s) for every Fair class."""
+def algos(steps: int, repeats: int, only: str | None = None) -> list[tuple[str, str, float, float]]:
+    """(what, env, parent steps/s, Fair steps/s) for every Fair class (those whose row name contains ``only``)."""
     import gymnasium as gym
     from sb3_contrib import MaskablePPO, RecurrentPPO
     from stable_baselines3 import DDPG, DQN, PPO, TD3
@@ -95,6 +97,8 @@ def algos(steps: int, repeats: int) -> list[tuple[str, str, float, float]]:
     ]
     out = []
     for what, env, makers in rows:
+        if only is not None and only not in what:
+            continue
         n = steps if "preset" not in what else max(steps, 2 * lending["n_steps"])  # two of the preset's rollouts
         n = n // 4 if "Recurrent" in what else n  # an LSTM on 16 slots: about 40 steps/s
         med = _median_steps_per_s(makers, n, repeats)
@@ -188,6 +192,9 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--part", choices=["all", "algos", "envs", "threads", "main"], default="all")
     p.add_argument("--quick", action="store_true", help="tiny budgets; nothing written to RESULTS.md")
+    p.add_argument("--only", default=None, help="with --part algos: only the rows whose name contains this text "
+                   "(nothing written to RESULTS.md)")
+    p.add_argument("--repeats", type=int, default=None, help="repeats of the algos and envs parts (default 5 and 3)")
     args = p.parse_args()
     import torch
 
@@ -196,13 +203,13 @@ def main() -> None:
     sections = []
     cmd = "python benchmarks/speed.py" + ("" if args.part == "all" else f" --part {args.part}")
     if args.part in ("all", "algos"):
-        rows = algos(256 if quick else 4096, 1 if quick else 5)
+        rows = algos(256 if quick else 4096, 1 if quick else (args.repeats or 5), args.only)
         table = ["| Fair class (setting) | env | parent steps/s | Fair steps/s | ratio |", "|---|---|---|---|---|"]
         table += [f"| {w} | {e} | {a:,.0f} | {b:,.0f} | {b / a:.2f}x |" for w, e, a, b in rows]
         sections.append("Each Fair class against its parent, same env, seed and settings (median steps per CPU second of 5 "
                         "interleaved repeats of `learn`, one torch thread, in one process):\n\n" + "\n".join(table))
     if args.part in ("all", "envs"):
-        rows_e = envs(500 if quick else 20_000, 1 if quick else 3)
+        rows_e = envs(500 if quick else 20_000, 1 if quick else (args.repeats or 3))
         base = rows_e[0][1]
         table = ["| env | random-action steps/s | ratio to CartPole-v1 |", "|---|---|---|"]
         table += [f"| {e} | {s:,.0f} | {s / base:.2f}x |" for e, s in rows_e]
@@ -219,7 +226,7 @@ def main() -> None:
         table = ["| neighbour | wall s |", "|---|---|"] + [f"| {n} | {w:.0f} |" for n, w in rows_m]
         sections.append("The README's main job, `sb3-fair compare --task donut --seeds 5` (its default: one training "
                         "per core at a time):\n\n" + "\n".join(table))
-    if quick:
+    if quick or args.only is not None or args.repeats is not None:
         return
     from sb3_fair.experiment.reproduce.common import write_section
 

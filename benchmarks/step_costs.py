@@ -9,6 +9,7 @@ Usage::
 
     python benchmarks/step_costs.py massaging   # F-PPO's collection at the lending preset, massaging on (τ = 0.71)
     python benchmarks/step_costs.py shaping     # FairDQN with potential shaping against DQN, doughnuts
+    python benchmarks/step_costs.py fairqcm     # the same, and FairQCM (shaping and counterfactual replay)
     python benchmarks/step_costs.py fairppo     # FairPPO / PPO with the DP penalty, harvest game: steps per CPU second
 
 Figures printed, nothing written; ``benchmarks/RESULTS.md`` quotes them with this command.
@@ -81,13 +82,15 @@ def massaging(steps: int = 2000, repeats: int = 4) -> None:
             print(f"  {k}: {v:.1f}")
 
 
-def shaping(steps: int = 3000, repeats: int = 2) -> None:
-    """µs per step of DQN and FairDQN with potential shaping on the doughnuts, and of FairDQN's per-step parts."""
+def shaping(steps: int = 3000, repeats: int = 2, fairqcm: bool = False) -> None:
+    """µs per step of DQN and FairDQN with potential shaping on the doughnuts (and FairQCM with ``fairqcm``), and of
+    FairDQN's per-step parts."""
     from stable_baselines3 import DQN
     from stable_baselines3.common.callbacks import CallbackList
     from stable_baselines3.common.off_policy_algorithm import OffPolicyAlgorithm
     from stable_baselines3.common.vec_env import DummyVecEnv
 
+    from sb3_fair.common import buffers
     import sb3_fair.common.callbacks as callbacks
     import sb3_fair.common.fair_algorithm as fair_algorithm
     import sb3_fair.dqn.fair_dqn as fair_dqn
@@ -98,6 +101,12 @@ def shaping(steps: int = 3000, repeats: int = 2) -> None:
     _wrap(OffPolicyAlgorithm, "_store_transition", "store transition (SB3's)", timers)
     _wrap(fair_dqn.FairDQN, "_store_transition", "store transition (FairDQN's, with SB3's)", timers)
     _wrap(fair_dqn.FairDQN, "_row_welfare", "  memory welfare", timers)
+    if fairqcm:
+        _wrap(fair_dqn.FairDQN, "_counterfactual_rows", "  counterfactual transitions", timers)
+        _wrap(fair_dqn.FairDQN, "_shaping", "  counterfactual shaping", timers)
+        _wrap(buffers.CounterfactualRows, "add_batch", "  counterfactual rows stored", timers)
+        _wrap(fair_dqn.FairDQN, "_sample_action", "action and counterfactual set (FairDQN's)", timers)
+        _wrap(fair_dqn, "counterfactual_memories", "  counterfactual set", timers)
     _wrap(CallbackList, "on_step", "callbacks", timers)
     _wrap(fair_algorithm.FiniteInputCheck, "_on_step", "  input check", timers)
     _wrap(callbacks.FairnessCallback, "_on_step", "  fairness logging", timers)
@@ -107,6 +116,9 @@ def shaping(steps: int = 3000, repeats: int = 2) -> None:
         "DQN": lambda: DQN("MlpPolicy", "sb3_fair/DonutAllocation-v0", **donut),
         "FairDQN, shaping": lambda: FairDQN("MlpPolicy", "sb3_fair/DonutAllocation-v0", potential_shaping=True, **donut),
     }
+    if fairqcm:
+        makers["FairQCM, shaping"] = lambda: FairDQN("MlpPolicy", "sb3_fair/DonutAllocation-v0", counterfactual=True,
+                                                     potential_shaping=True, **donut)
     best: dict[str, dict[str, float]] = {}
     for _ in range(repeats):
         for name, make in makers.items():
@@ -149,13 +161,15 @@ def fairppo(steps: int = 4096, repeats: int = 7) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=["massaging", "shaping", "fairppo"])
+    parser.add_argument("what", choices=["massaging", "shaping", "fairqcm", "fairppo"])
     args = parser.parse_args()
     import torch
 
     torch.set_num_threads(1)
     warnings.filterwarnings("ignore")
-    {"massaging": massaging, "shaping": shaping, "fairppo": fairppo}[args.what]()
+    run: dict[str, Callable[[], None]] = {"massaging": massaging, "shaping": shaping, "fairppo": fairppo,
+                                          "fairqcm": lambda: shaping(fairqcm=True)}
+    run[args.what]()
 
 
 if __name__ == "__main__":

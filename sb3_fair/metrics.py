@@ -75,6 +75,7 @@ __all__ = [
     "parity",
     "gini",
     "welfare",
+    "welfare_rows",
     "unfairness",
     "overall_unfairness",
     "temporal_aggregate",
@@ -298,6 +299,63 @@ def welfare(u: Any, name: str = "log_nash", **kwargs: Any) -> float:
         return WELFARE_FUNCTIONS[name](u, **kwargs)
     except TypeError as exc:
         raise ValueError(f"welfare {name!r} does not take the arguments {sorted(kwargs)}: {exc}") from None
+
+
+def _log_nash_rows(a: np.ndarray) -> np.ndarray | None:
+    if not (np.isfinite(a).all() and (a > -1).all()):
+        return None
+    return np.log1p(a).sum(axis=1)
+
+
+def _utilitarian_rows(a: np.ndarray) -> np.ndarray | None:
+    return a.sum(axis=1) if np.isfinite(a).all() else None
+
+
+def _parity_rows(a: np.ndarray) -> np.ndarray | None:
+    if not np.isfinite(a).all():
+        return None
+    lo, hi = a.min(axis=1), a.max(axis=1)
+    out = lo - hi
+    # where both are zeros the sign of the result depends on which zero each reduction picks: row by row, as parity does
+    for i in np.flatnonzero((lo == 0.0) & (hi == 0.0)).tolist():
+        out[i] = parity(a[i])
+    return out
+
+
+#: welfare functions with a whole-batch form for :func:`welfare_rows`: each returns the row values, or ``None`` when a
+#: row is outside the function's domain (then the rows are computed one by one, and the first bad one raises its error)
+_ROW_WELFARE: dict[str, Callable[[np.ndarray], np.ndarray | None]] = {
+    "log_nash": _log_nash_rows,
+    "utilitarian": _utilitarian_rows,
+    "parity": _parity_rows,
+}
+
+
+def welfare_rows(u: Any, name: str = "log_nash", **kwargs: Any) -> np.ndarray:
+    """:func:`welfare` of each row of a batch ``u`` of shape ``(k, n)``, as a float64 array of ``k`` values.
+
+    The same values, bit for bit, and the same errors as ``np.array([welfare(row, name, **kwargs) for row in u])``.
+    FairQCM weighs every counterfactual memory of every step (Alamdari et al. 2024, Eq. 2: 32 memories a step for five
+    stakeholders), so ``log_nash``, ``utilitarian`` and ``parity`` are computed for the whole batch at once:
+    elementwise functions give the same bits on a batch as on each row, and NumPy sums each row of a C-contiguous
+    batch in the order it sums that row alone (``tests/test_metrics.py`` checks both). Any other welfare, and a batch
+    with a row outside the welfare's domain, goes row by row.
+
+    :param u: one status vector per row.
+    :param name: a key of :data:`WELFARE_FUNCTIONS`.
+    :param kwargs: the welfare's extra arguments (``alpha`` of ``alpha_fair``, ...).
+    """
+    if not isinstance(name, str) or name not in WELFARE_FUNCTIONS:
+        raise ValueError(f"unknown welfare {name!r}; accepted values: {sorted(WELFARE_FUNCTIONS)}")
+    a = _as_array(u, "u")
+    if a.ndim != 2:
+        raise ValueError(f"u must be a 2-D array with one status vector per row, got shape {a.shape}")
+    rows = _ROW_WELFARE.get(name)
+    if rows is not None and not kwargs and a.size:
+        out = rows(np.ascontiguousarray(a))
+        if out is not None:
+            return out
+    return np.array([welfare(row, name, **kwargs) for row in a], dtype=np.float64)
 
 
 # --------------------------------------------------------------------------------------------

@@ -22,6 +22,11 @@ def _rows(x: ObsBatch, rows: slice) -> ObsBatch:
     return {key: np.asarray(value)[rows] for key, value in x.items()} if isinstance(x, dict) else np.asarray(x)[rows]
 
 
+def _count(idx: slice | np.ndarray) -> int:
+    """How many rows ``idx`` (a slice with a start and a stop, or an index array) names."""
+    return idx.stop - idx.start if isinstance(idx, slice) else len(idx)
+
+
 class CounterfactualRows:
     """What both counterfactual buffers share: one row per transition, and :meth:`add_batch`.
 
@@ -67,7 +72,8 @@ class CounterfactualRows:
             row = slice(i, i + 1)
             super().add(_rows(obs, row), _rows(next_obs, row), np.asarray(action)[row], reward[row], done[row], [infos[i]])  # type: ignore[misc]
 
-    def _write_observations(self, idx: np.ndarray, obs: ObsBatch, next_obs: ObsBatch) -> None:
+    def _write_observations(self, idx: slice | np.ndarray, obs: ObsBatch, next_obs: ObsBatch) -> None:
+        """Write the rows ``idx`` (a slice or an index array) of the observation arrays."""
         raise NotImplementedError
 
     def add_batch(self, obs: ObsBatch, next_obs: ObsBatch, action: np.ndarray, reward: np.ndarray, done: np.ndarray) -> None:
@@ -79,7 +85,9 @@ class CounterfactualRows:
             keep = slice(k - self.buffer_size, k)
             obs, next_obs, action, reward, done = _rows(obs, keep), _rows(next_obs, keep), action[keep], reward[keep], done[keep]
             k = self.buffer_size
-        idx = (self.pos + np.arange(k)) % self.buffer_size
+        end = self.pos + k
+        # the rows to write: one slice unless they wrap around the end of the buffer
+        idx: slice | np.ndarray = slice(self.pos, end) if end <= self.buffer_size else np.arange(self.pos, end) % self.buffer_size
         self._write_observations(idx, obs, next_obs)
         self.actions[idx, 0] = np.asarray(action).reshape((k, self.action_dim))  # type: ignore[attr-defined]
         self.rewards[idx, 0] = np.asarray(reward).reshape(k)  # type: ignore[attr-defined]
@@ -95,8 +103,8 @@ class CounterfactualRows:
 class CounterfactualReplayBuffer(CounterfactualRows, ReplayBuffer):
     """SB3's :class:`~stable_baselines3.common.buffers.ReplayBuffer` with :meth:`add_batch` (:class:`CounterfactualRows`)."""
 
-    def _write_observations(self, idx: np.ndarray, obs: ObsBatch, next_obs: ObsBatch) -> None:
-        k = len(idx)
+    def _write_observations(self, idx: slice | np.ndarray, obs: ObsBatch, next_obs: ObsBatch) -> None:
+        k = _count(idx)
         self.observations[idx, 0] = np.asarray(obs).reshape((k, *self.obs_shape))
         self.next_observations[idx, 0] = np.asarray(next_obs).reshape((k, *self.obs_shape))
 
@@ -104,9 +112,9 @@ class CounterfactualReplayBuffer(CounterfactualRows, ReplayBuffer):
 class CounterfactualDictReplayBuffer(CounterfactualRows, DictReplayBuffer):
     """SB3's :class:`~stable_baselines3.common.buffers.DictReplayBuffer` with :meth:`add_batch` (:class:`CounterfactualRows`)."""
 
-    def _write_observations(self, idx: np.ndarray, obs: ObsBatch, next_obs: ObsBatch) -> None:
+    def _write_observations(self, idx: slice | np.ndarray, obs: ObsBatch, next_obs: ObsBatch) -> None:
         assert isinstance(obs, dict) and isinstance(next_obs, dict)
-        k = len(idx)
+        k = _count(idx)
         for key in self.observations:
             self.observations[key][idx, 0] = np.asarray(obs[key]).reshape((k, *self.obs_shape[key]))
             self.next_observations[key][idx, 0] = np.asarray(next_obs[key]).reshape((k, *self.obs_shape[key]))

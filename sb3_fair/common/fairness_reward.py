@@ -118,10 +118,16 @@ class RewardSpec:
         return tuple(np.flatnonzero(g == k).tolist() for k in np.unique(g))
 
     def welfare_of_rows(self, status: np.ndarray, grouped: bool = False) -> np.ndarray | float:
-        """:meth:`welfare_of` for one status vector (a float) or each row of a batch ``(k, n)`` (an array of k)."""
+        """:meth:`welfare_of` for one status vector (a float) or each row of a batch ``(k, n)`` (an array of k).
+
+        A batch of per-stakeholder statuses, or of per-group totals, is weighed by :func:`sb3_fair.metrics.welfare_rows`
+        (the same values as row by row); a batch that needs each row's group totals goes row by row.
+        """
         s = np.asarray(status, dtype=np.float64)
         if s.ndim == 1:
             return self.welfare_of(s, grouped)
+        if s.ndim == 2 and (self.aggregate != "group" or grouped):
+            return metrics.welfare_rows(s, self.welfare, **self.welfare_kwargs)
         return np.array([self.welfare_of(row, grouped) for row in s])
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass, fields
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any
 
 import numpy as np
@@ -106,6 +106,11 @@ class MemorySpec:
         return np.arange(self.n_bits - 1, -1, -1, dtype=np.int64)
 
     @cached_property
+    def _bit_weights(self) -> np.ndarray:
+        """The value of each bit of a binary entry, most significant first (what :func:`decode_memory` sums)."""
+        return 2.0 ** np.arange(self.n_bits - 1, -1, -1)
+
+    @cached_property
     def _bit_rows(self) -> tuple[tuple[float, ...], ...] | None:
         """The binary encoding of each integer ``0..max_value`` (``None`` beyond :data:`_MAX_TABLE`), by the same
         shifts as :func:`encode_memory`'s NumPy path: what its Python path looks up."""
@@ -191,8 +196,19 @@ def decode_memory(spec: MemorySpec, encoded: Any) -> np.ndarray:
     if spec.encoding == "scaled":
         return e * float(spec.max_value)  # type: ignore[arg-type]
     bits = np.rint(e).reshape(*e.shape[:-1], spec.size, spec.n_bits)
-    weights = 2.0 ** np.arange(spec.n_bits - 1, -1, -1)
-    return bits @ weights
+    return bits @ spec._bit_weights
+
+
+def observed_memory(spec: MemorySpec, memory: Any) -> np.ndarray:
+    """``decode_memory(spec, encode_memory(spec, memory))``: the memory as an agent reads it back from its observation.
+
+    For a binary encoding (of a memory that :func:`encode_memory` accepts) that is each entry rounded to the nearest
+    integer, which is computed directly; FairQCM needs it for every counterfactual memory it shapes.
+    """
+    m = np.asarray(memory, dtype=np.float64)
+    if spec.encoding == "binary":
+        return np.rint(m) + 0.0  # + 0.0: a -0.0 reads back as 0.0, as the bits' weighted sum gives it
+    return decode_memory(spec, encode_memory(spec, m))
 
 
 def encode_counter(spec: MemorySpec, t: int) -> np.ndarray:
@@ -228,22 +244,65 @@ def counterfactual_memories(
     if offs.size == 0:
         return np.zeros((0, spec.size))
     n_total = offs.size**spec.size
-    if max_members is not None and n_total > max_members:
+    sampled = max_members is not None and n_total > max_members
+    if sampled:
         if rng is None:
             rng = np.random.default_rng()
         choice = rng.integers(0, offs.size, size=(max_members, spec.size))
         cand = m[None, :] + offs[choice]
     else:
-        cand = m[None, :] + np.array(list(itertools.product(offs, repeat=spec.size)), dtype=np.float64)
-    if spec.encoding != "raw":
-        cand = cand[np.all(cand >= 0, axis=1)]  # scaled and binary memories hold non-negative entries
+        offsets_list = offs.tolist()
+        cand = m[None, :] + _offset_grid(tuple(offsets_list), spec.size)
+    # a memory entry can only reach max_value at the last step: keep candidates below it; scaled and binary memories
+    # (which always have a max_value) hold non-negative entries
     if spec.max_value is not None:
-        # a memory entry can only reach max_value at the last step: keep candidates below it
-        cand = cand[np.all(cand < float(spec.max_value), axis=1)]
+        inside = cand < float(spec.max_value)
+        if spec.encoding != "raw":
+            inside &= cand >= 0
+        cand = cand[inside.all(axis=1)]
     if spec.kind == "min":
         cand = cand - cand.min(axis=1, keepdims=True)
     elif spec.kind == "reset":
         cand = np.where(np.all(cand == cand[:, :1], axis=1, keepdims=True), 0.0, cand)
-    cand = np.unique(cand, axis=0)
+    if sampled or spec.kind != "full" or not _adding_keeps_order(m.tolist(), offsets_list):
+        cand = unique_rows(cand)
+    # else the rows are distinct and sorted already, as unique_rows would return them: the grid's are, adding the
+    # memory keeps them so, and dropping rows too
     keep = ~np.all(cand == m[None, :], axis=1)
     return cand[keep]
+
+
+def _adding_keeps_order(memory: list[float], offsets: list[float]) -> bool:
+    """Whether ``offsets`` increase strictly and still do after each entry of ``memory`` is added to them (no rounding
+    makes two of them equal): then ``memory + grid`` keeps the offset grid's rows distinct and in lexicographic order."""
+    pairs = list(itertools.pairwise(offsets))
+    return all(a < b for a, b in pairs) and all(x + a < x + b for x in memory for a, b in pairs)
+
+
+@lru_cache(maxsize=64)
+def _offset_grid(offsets: tuple[float, ...], size: int) -> np.ndarray:
+    """Every combination of ``offsets`` over ``size`` entries, in ``itertools.product`` order, as a read-only array.
+
+    FairQCM adds it to the memory at every step; the grid depends on the offsets and the memory's size only.
+    """
+    grid = np.array(list(itertools.product(offsets, repeat=size)), dtype=np.float64).reshape(-1, size)
+    grid.flags.writeable = False
+    return grid
+
+
+def unique_rows(rows: np.ndarray) -> np.ndarray:
+    """``np.unique(rows, axis=0)`` of a 2-D float array without NaN: its distinct rows in lexicographic order.
+
+    The counterfactual set of a full memory with increasing offsets is already in that order, with no row twice
+    (the offset grid is in ``itertools.product`` order and adding the memory keeps it): checked in a few array
+    operations, it is returned as it is; anything else goes to ``np.unique``, which sorts. Rows are compared as
+    ``np.unique`` compares them, by value (``0.0 == -0.0``).
+    """
+    if len(rows) > 1:
+        before, after = rows[:-1], rows[1:]
+        differs = before != after
+        first = differs.argmax(axis=1)  # the first column where consecutive rows differ (0 where none does)
+        pick = np.arange(len(first))
+        if differs[pick, first].all() and (after[pick, first] > before[pick, first]).all():
+            return rows
+    return np.unique(rows, axis=0)

@@ -24,7 +24,14 @@ from sb3_fair.common.buffers import (
 )
 from sb3_fair.common.fair_algorithm import FairAlgorithmMixin
 from sb3_fair.common.fairness_reward import RewardSpec, fairness_reward, potential_shaping, shaping_from_welfare
-from sb3_fair.common.memory import MemorySpec, counterfactual_memories, decode_memory, encode_memory, update_memory
+from sb3_fair.common.memory import (
+    MemorySpec,
+    counterfactual_memories,
+    decode_memory,
+    encode_memory,
+    observed_memory,
+    update_memory,
+)
 from sb3_fair.common.protocol import BENEFITS, get_fairness_terms, get_fairqcm_spec, get_memory_key
 from sb3_fair.common.validation import check_bool, check_choice, check_int, check_weights, is_default
 from sb3_fair.dqn.policies import CnnPolicy, DQNPolicy, MlpPolicy, MultiInputPolicy
@@ -350,9 +357,10 @@ class FairDQN(FairAlgorithmMixin, DQN):
             return
         assert isinstance(replay_buffer, CounterfactualRows)
         for i, info in enumerate(infos):
-            obs_cf, next_cf, rew_cf = self.counterfactual_transitions(_row(last_obs, i), next_rows[i], info, self._cf_sets[i])  # type: ignore[arg-type]
+            obs_cf, next_cf, rew_cf, mem_cf, next_mem_cf = self._counterfactual_rows(
+                _row(last_obs, i), next_rows[i], info, self._cf_sets[i])  # type: ignore[arg-type]
             if self.potential_shaping:
-                rew_cf = (rew_cf + self._shaping(obs_cf, next_cf, terminal[i])).astype(np.float32)
+                rew_cf = (rew_cf + self._shaping(mem_cf, next_mem_cf, terminal[i])).astype(np.float32)
             k = len(rew_cf)
             done_cf = np.full(k, float(terminal[i]), dtype=np.float32)
             act_cf = np.repeat(np.asarray(buffer_action)[i : i + 1], k, axis=0)
@@ -374,20 +382,24 @@ class FairDQN(FairAlgorithmMixin, DQN):
         two. Equal bytes give the same decoded memory, hence the same W; anything else is computed.
         """
         assert self.memory_spec is not None and self.reward_spec is not None
-        raw = obs[self._memory_key] if self._memory_key else obs  # type: ignore[index]
-        key = np.asarray(raw)[self._memory_slice].tobytes()
+        # as a batch of observations holds it (_repeat): a flat one as float32, a Dict entry in its own dtype
+        raw = np.asarray(obs[self._memory_key]) if self._memory_key else np.asarray(obs, dtype=np.float32)  # type: ignore[index]
+        encoded = raw[self._memory_slice]
+        key = encoded.tobytes()
         cached = self._welfare_cache.get(i)
         if cached is not None and cached[0] == key:
             return cached[1]
-        w = float(self.reward_spec.welfare_of(self._memories(_repeat(obs, 1))[0], self.memory_spec.groups is not None))
+        w = float(self.reward_spec.welfare_of(decode_memory(self.memory_spec, encoded), self.memory_spec.groups is not None))
         self._welfare_cache[i] = (key, w)
         return w
 
-    def _shaping(self, obs: ObsBatch, next_obs: ObsBatch, terminal: bool) -> np.ndarray:
-        """``potential_shaping``'s term for a batch of transitions, from the memories in their observations."""
-        assert self.memory_spec is not None and self.reward_spec is not None
-        grouped = self.memory_spec.groups is not None
-        shaped = potential_shaping(self.reward_spec, self._memories(obs), self._memories(next_obs), self.gamma, terminal, grouped)
+    def _shaping(self, memories: np.ndarray, next_memories: np.ndarray, terminal: bool) -> np.ndarray:
+        """``potential_shaping``'s term for a batch of transitions between ``memories`` and ``next_memories``, as their
+        observations hold them (:func:`~sb3_fair.common.memory.observed_memory`: the agent's view, as for a real step)."""
+        spec = self.memory_spec
+        assert spec is not None and self.reward_spec is not None
+        shaped = potential_shaping(self.reward_spec, observed_memory(spec, memories), observed_memory(spec, next_memories),
+                                   self.gamma, terminal, spec.groups is not None)
         return np.asarray(shaped, dtype=np.float64)
 
     def counterfactual_transitions(
@@ -399,6 +411,12 @@ class FairDQN(FairAlgorithmMixin, DQN):
         :return: observations ``<s, m~>``, next observations ``<s', mu(m~, a, s')>`` and rewards
             ``R(<s', mu(m~, a, s')>)``, one row per memory (dicts of such rows for a Dict space).
         """
+        return self._counterfactual_rows(obs, next_obs, info, memories)[:3]
+
+    def _counterfactual_rows(
+        self, obs: ObsBatch, next_obs: ObsBatch, info: dict[str, Any], memories: np.ndarray
+    ) -> tuple[ObsBatch, ObsBatch, np.ndarray, np.ndarray, np.ndarray]:
+        """:meth:`counterfactual_transitions`, and the memories ``m~`` and ``mu(m~, a, s')`` of the rows it kept."""
         spec, rspec = self.memory_spec, self.reward_spec
         assert spec is not None and rspec is not None
         benefits = np.asarray(info[BENEFITS], dtype=np.float64)
@@ -406,7 +424,8 @@ class FairDQN(FairAlgorithmMixin, DQN):
         next_mem = update_memory(spec, memories, benefits)
         if spec.max_value is not None:
             ok = np.all(next_mem <= spec.max_value, axis=1)
-            memories, next_mem = memories[ok], next_mem[ok]
+            if not ok.all():
+                memories, next_mem = memories[ok], next_mem[ok]
         k = len(memories)
         obs_cf, next_cf = _repeat(obs, k), _repeat(next_obs, k)
         key = self._memory_key
@@ -414,7 +433,7 @@ class FairDQN(FairAlgorithmMixin, DQN):
         (next_cf[key] if key else next_cf)[:, self._memory_slice] = encode_memory(spec, next_mem)  # type: ignore[index]
         grouped = spec.groups is not None
         rewards = np.asarray(fairness_reward(rspec, next_mem, bool(terms["active"]), terms["task_reward"], grouped), dtype=np.float32).reshape(k)
-        return obs_cf, next_cf, rewards
+        return obs_cf, next_cf, rewards, memories, next_mem
 
     # ------------------------------------------------------------------ training
     def _on_step(self) -> None:
