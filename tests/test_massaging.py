@@ -352,3 +352,62 @@ def test_bad_what_if_answers_are_named_in_sub_env_order():
     one = CategoricalDistribution(2).proba_distribution(th.zeros(1, 2))
     with pytest.raises(ValueError, match="non-finite candidate action 1 for sub-env 0"):  # checked before any cast
         massage_actions(_Answers((np.array([0.0, np.nan]), np.array([0.1, 0.2]))), np.array([0]), one, 0.1)
+
+
+def _random_answer(rng, n_actions):
+    width = int(rng.integers(1, n_actions + 1))
+    candidates = rng.permutation(n_actions)[:width]
+    gaps = rng.choice([0.0, 0.1, 0.25, 0.5], size=width)  # ties on purpose
+    return np.asarray(candidates, dtype=np.int64), gaps
+
+
+def test_the_python_float_path_chooses_as_the_array_path():
+    """A rollout step's few sub-envs are massaged on Python floats (massaging._massage_small); the array path (taken
+    here through an identity ``to_policy``) must give the same choice, candidates and log-probabilities, bit for bit,
+    with ties, masked candidates, answers of different widths and any τ."""
+    from sb3_contrib.common.maskable.distributions import MaskableCategoricalDistribution
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    rng = np.random.default_rng(0)
+    g = th.Generator().manual_seed(0)
+    checked = 0
+    for trial in range(400):
+        n, n_actions = int(rng.integers(1, 6)), int(rng.integers(2, 5))
+        logits = th.randn(n, n_actions, generator=g) * float(rng.choice([0.1, 1.0, 5.0]))
+        if trial % 3 == 0:
+            dist = MaskableCategoricalDistribution(n_actions).proba_distribution(logits)
+            masks = rng.random((n, n_actions)) < 0.7
+            masks[:, 0] = True
+            dist.apply_masking(masks)
+        else:
+            dist = CategoricalDistribution(n_actions).proba_distribution(logits)
+        answers = [_random_answer(rng, n_actions) for _ in range(n)]
+        venv = DummyVecEnv([functools.partial(_Answers, a) for a in answers])
+        proposed = np.array([int(a[0][0]) for a in answers])
+        tau = float(rng.choice([0.0, -1.0, np.nan, 0.05, 0.3, 2.0]))
+        fast = massage_actions(venv, proposed, dist, tau)
+        slow = massage_actions(venv, proposed, dist, tau, to_policy=lambda c: c)
+        assert fast[0].tolist() == slow[0].tolist(), trial
+        assert [c.tolist() for c in fast[1]] == [c.tolist() for c in slow[1]]
+        assert fast[2].dtype == slow[2].dtype and fast[2].tobytes() == slow[2].tobytes(), trial
+        checked += bool(fast[0].any())
+    assert checked > 50  # many trials did massage
+
+
+def test_a_vec_env_is_asked_through_the_method_its_env_method_finds():
+    """The sub-envs' what-if methods are looked up once, as DummyVecEnv.env_method looks them up (the outermost
+    wrapper that has one), also under a VecEnvWrapper."""
+    from stable_baselines3.common.vec_env import DummyVecEnv, VecNormalize
+
+    class Louder(gym.Wrapper):
+        def fairness_what_if(self, action):
+            return np.array([action, 1 - action]), np.array([9.0, 8.0])
+
+    base = (np.array([0, 1]), np.array([0.1, 0.2]))
+    venv = VecNormalize(DummyVecEnv([lambda: _Answers(base), lambda: Louder(_Answers(base))]), norm_obs=False)
+    from sb3_fair.common.protocol import get_what_if
+
+    for _ in range(2):  # the first call looks the methods up, the second uses them
+        answers = get_what_if(venv, np.array([0, 1]))
+        assert [a[1].tolist() for a in answers] == [[0.1, 0.2], [9.0, 8.0]]
+        assert [a[0].tolist() for a in answers] == [[0, 1], [1, 0]]

@@ -211,17 +211,7 @@ def _choices(p: np.ndarray, ds: np.ndarray, tau: float) -> np.ndarray:
     """
     k, n = p.shape
     if k * n <= SHORT:  # candidates x sub-envs: compared on Python floats at every rollout step
-        probs, gaps = p.tolist(), ds.tolist()
-        out = []
-        for j in range(n):
-            p0, d0 = probs[0][j], gaps[0][j]
-            best, best_d, best_p = 0, d0, p0
-            for c in range(1, k):
-                pc, dc = probs[c][j], gaps[c][j]
-                if abs(pc - p0) < tau and (dc < best_d or (dc == best_d and pc > best_p)):
-                    best, best_d, best_p = c, dc, pc
-            out.append(best if best_d < d0 else 0)
-        return np.array(out, dtype=np.int64)
+        return np.array(_choice_lists(p.tolist(), ds.tolist(), tau), dtype=np.int64)
     allowed = np.abs(p - p[0]) < tau
     allowed[0] = True
     fairest = np.where(allowed, ds, np.inf)
@@ -230,6 +220,20 @@ def _choices(p: np.ndarray, ds: np.ndarray, tau: float) -> np.ndarray:
     best = np.where(ties, p, -np.inf).argmax(axis=0)
     columns = np.arange(n)
     return np.where(ds[best, columns] < ds[0], best, 0)
+
+
+def _choice_lists(probs: list[list[float]], gaps: list[list[float]], tau: float) -> list[int]:
+    """:func:`_choices` on Python floats: ``probs[c][j]`` and ``gaps[c][j]`` of candidate ``c`` of sub-env ``j``."""
+    out = []
+    for j in range(len(probs[0])):
+        p0, d0 = probs[0][j], gaps[0][j]
+        best, best_d, best_p = 0, d0, p0
+        for c in range(1, len(probs)):
+            pc, dc = probs[c][j], gaps[c][j]
+            if abs(pc - p0) < tau and (dc < best_d or (dc == best_d and pc > best_p)):
+                best, best_d, best_p = c, dc, pc
+        out.append(best if best_d < d0 else 0)
+    return out
 
 
 def _iteration(iteration: Any) -> int:

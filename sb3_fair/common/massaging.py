@@ -27,6 +27,7 @@ Gaussian densities). A candidate of probability 0 (a masked action) is never exe
 
 from __future__ import annotations
 
+import math
 from functools import partial
 from typing import Any, Callable, Union
 
@@ -37,7 +38,8 @@ from sb3_contrib.common.maskable.distributions import MaskableCategoricalDistrib
 from stable_baselines3.common.distributions import CategoricalDistribution, DiagGaussianDistribution, Distribution
 from stable_baselines3.common.vec_env import VecEnv
 
-from sb3_fair.common.long_term import _choices
+from sb3_fair._exact import SHORT
+from sb3_fair.common.long_term import _choice_lists, _choices
 from sb3_fair.common.protocol import WHAT_IF, get_what_if, is_what_if_supported
 from sb3_fair.common.validation import check_bool, check_weights
 
@@ -149,6 +151,10 @@ def massage_actions(env: VecEnv | Any, env_actions: np.ndarray, distribution: Di
     answers = get_what_if(env, env_actions if isinstance(env, VecEnv) else env_actions[0])
     if len(answers) != n:
         raise ValueError(f"the what-if query answered for {len(answers)} sub-envs, expected {n}")
+    if to_policy is None:
+        small = _massage_small(answers, np.asarray(env_actions).dtype, distribution, tau)
+        if small is not None:
+            return small
     # one test for the whole batch; if it fails, the per-answer checks run in sub-env order and name the first culprit
     if not all(len(c) and len(c) == len(ds) and (c.dtype.kind != "f" or np.isfinite(c).all()) for c, ds in answers):
         _check_answers(answers)
@@ -183,6 +189,65 @@ def massage_actions(env: VecEnv | Any, env_actions: np.ndarray, distribution: Di
     short_term[0] = proposal  # the proposal stays the reference even where its density underflows
     chosen = _choices(p, short_term, tau)
     return chosen, candidates, log_probs[chosen, np.arange(n)]
+
+
+def _massage_small(answers: list[tuple[np.ndarray, np.ndarray]], dtype: np.dtype, distribution: Distribution,
+                   tau: float) -> tuple[np.ndarray, list[np.ndarray], np.ndarray] | None:
+    """:func:`massage_actions` for a few sub-envs of a categorical policy (a rollout step), on Python floats.
+
+    The same choice and log-probabilities as the array path, bit for bit: the log-probabilities are the logits' float32
+    entries, the probabilities one ``np.exp`` of them, and the choice :func:`~sb3_fair.common.long_term._choices`'s own
+    Python-float code. ``None`` where the array path is needed: another distribution, candidates that are not
+    integer actions of the policy in the dtype of the proposed actions, too many of them (more than
+    :data:`~sb3_fair._exact.SHORT` with the sub-envs), or anything the array path refuses (it then raises its own
+    error).
+    """
+    inner = getattr(distribution, "distribution", None)
+    if not (isinstance(distribution, (CategoricalDistribution, MaskableCategoricalDistribution))
+            and isinstance(inner, th.distributions.Categorical) and dtype.kind in "iu"):
+        return None
+    cands, gaps_by_env, width = [], [], 0
+    for c, ds in answers:
+        if c.ndim != 1 or c.dtype != dtype:
+            return None
+        actions, gaps = c.tolist(), ds.tolist()
+        if not actions or len(actions) != len(gaps):
+            return None
+        for d in gaps:
+            if not math.isfinite(d):
+                return None
+        cands.append(actions)
+        gaps_by_env.append(gaps)
+        width = max(width, len(actions))
+    n = len(answers)
+    if width * n > SHORT:
+        return None
+    rows = inner.logits.tolist()  # float32 entries as Python floats (exact), as the array path reads them
+    for i, actions in enumerate(cands):
+        for a in actions:
+            if not 0 <= a < len(rows[i]):
+                return None
+    # log-probability of the k-th candidate of each sub-env (a sub-env with fewer repeats its proposal)
+    lp: list[list[float]] = [[] for _ in range(width)]
+    for i, c in enumerate(cands):
+        row = rows[i]
+        for k in range(width):
+            lp[k].append(row[c[k] if k < len(c) else c[0]])
+    candidates = [c for c, _ in answers]  # already in the proposed actions' dtype
+    if not tau > 0:
+        return np.zeros(n, dtype=np.int64), candidates, np.array(lp[0], dtype=np.float64)
+    probs = np.exp(np.array(lp, dtype=np.float64)).tolist()
+    # Δs of each candidate; +inf for a padding row and for a candidate the policy cannot take (masked), not the proposal
+    gaps: list[list[float]] = [[] for _ in range(width)]
+    for k, p_k in enumerate(probs):
+        for i, p in enumerate(p_k):
+            if math.isnan(p):  # the array path names it
+                return None
+            ds = gaps_by_env[i]
+            gaps[k].append(ds[k] if k < len(ds) and (k == 0 or p > 0) else math.inf)
+    chosen = _choice_lists(probs, gaps, tau)
+    return (np.array(chosen, dtype=np.int64), candidates,
+            np.array([lp[k][i] for i, k in enumerate(chosen)], dtype=np.float64))
 
 
 class ActionMassagingMixin:
@@ -256,16 +321,19 @@ class ActionMassagingMixin:
             return None
         chosen, candidates, new_log_probs = massage_actions(env, self._policy_to_env(raw), module.action_dist, tau,
                                                             to_policy=self._env_to_policy(), device=actions.device)
-        rows = np.flatnonzero(chosen)
+        rows = [i for i, k in enumerate(chosen.tolist()) if k]
         self._massaged[0] += len(rows)
         self._massaged[1] += len(chosen)
-        if rows.size == 0:
+        if not rows:
             return None
-        executed = np.stack([candidates[i][chosen[i]] for i in rows])
-        index = th.as_tensor(rows, device=actions.device)
-        actions, log_probs = actions.clone(), log_probs.clone()
-        actions[index] = th.as_tensor(executed, dtype=actions.dtype, device=actions.device).reshape(len(rows), *actions.shape[1:])
-        log_probs[index] = th.as_tensor(new_log_probs[rows], dtype=log_probs.dtype, device=log_probs.device)
+        # new tensors (the policy's own stay as they were), with the executed candidates and their log-probabilities
+        # written in, cast to the tensors' dtypes
+        new_actions, new_lps = raw.copy(), log_probs.detach().cpu().numpy().copy()
+        for i in rows:
+            new_actions[i] = np.asarray(candidates[i][chosen[i]]).reshape(new_actions.shape[1:])
+            new_lps[i] = new_log_probs[i]
+        actions = th.as_tensor(new_actions, device=actions.device)
+        log_probs = th.as_tensor(new_lps, device=log_probs.device)
         return (actions, output[1], log_probs, *output[3:])
 
     def collect_rollouts(self, env: VecEnv, *args: Any, **kwargs: Any) -> bool:
