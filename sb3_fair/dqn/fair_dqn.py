@@ -54,6 +54,17 @@ def _repeat(obs: ObsBatch, k: int) -> ObsBatch:
     return np.repeat(np.asarray(obs, dtype=np.float32)[None], k, axis=0)
 
 
+def _encode_both(spec: MemorySpec, memories: np.ndarray, next_memories: np.ndarray) -> np.ndarray:
+    """``encode_memory`` of the rows of ``memories`` then those of ``next_memories``, in one call (the encoding is
+    elementwise); where one cannot be encoded, the error is the one its own call gives."""
+    try:
+        return encode_memory(spec, np.concatenate([memories, next_memories]))
+    except ValueError:
+        encode_memory(spec, memories)
+        encode_memory(spec, next_memories)
+        raise
+
+
 def check_offsets(offsets: Any) -> tuple[float, ...]:
     """``counterfactual_offsets`` as a tuple of floats, checked to be finite numbers (not strings or bools)."""
     if isinstance(offsets, (str, bytes)) or not np.iterable(offsets):
@@ -422,15 +433,22 @@ class FairDQN(FairAlgorithmMixin, DQN):
         benefits = np.asarray(info[BENEFITS], dtype=np.float64)
         terms = get_fairness_terms(info)
         next_mem = update_memory(spec, memories, benefits)
-        if spec.max_value is not None:
+        # a memory beyond max_value cannot be encoded: its row is dropped (one reduction tells whether any is)
+        if spec.max_value is not None and next_mem.size and not next_mem.max() <= spec.max_value:
             ok = np.all(next_mem <= spec.max_value, axis=1)
-            if not ok.all():
-                memories, next_mem = memories[ok], next_mem[ok]
+            memories, next_mem = memories[ok], next_mem[ok]
         k = len(memories)
-        obs_cf, next_cf = _repeat(obs, k), _repeat(next_obs, k)
         key = self._memory_key
-        (obs_cf[key] if key else obs_cf)[:, self._memory_slice] = encode_memory(spec, memories)  # type: ignore[index]
-        (next_cf[key] if key else next_cf)[:, self._memory_slice] = encode_memory(spec, next_mem)  # type: ignore[index]
+        if key or isinstance(obs, dict):
+            obs_cf, next_cf = _repeat(obs, k), _repeat(next_obs, k)
+            (obs_cf[key] if key else obs_cf)[:, self._memory_slice] = encode_memory(spec, memories)  # type: ignore[index]
+            (next_cf[key] if key else next_cf)[:, self._memory_slice] = encode_memory(spec, next_mem)  # type: ignore[index]
+        else:  # a flat observation: both batches in one float32 array (as _repeat casts), both memories encoded at once
+            both = np.empty((2, k, *np.shape(obs)), dtype=np.float32)
+            both[0], both[1] = obs, next_obs
+            if k:
+                both[:, :, self._memory_slice] = _encode_both(spec, memories, next_mem).reshape(2, k, -1)
+            obs_cf, next_cf = both[0], both[1]
         grouped = spec.groups is not None
         rewards = np.asarray(fairness_reward(rspec, next_mem, bool(terms["active"]), terms["task_reward"], grouped), dtype=np.float32).reshape(k)
         return obs_cf, next_cf, rewards, memories, next_mem
