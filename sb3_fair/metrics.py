@@ -334,12 +334,14 @@ _ROW_WELFARE: dict[str, Callable[[np.ndarray], np.ndarray | None]] = {
 def welfare_rows(u: Any, name: str = "log_nash", **kwargs: Any) -> np.ndarray:
     """:func:`welfare` of each row of a batch ``u`` of shape ``(k, n)``, as a float64 array of ``k`` values.
 
-    The same values, bit for bit, and the same errors as ``np.array([welfare(row, name, **kwargs) for row in u])``.
-    FairQCM weighs every counterfactual memory of every step (Alamdari et al. 2024, Eq. 2: 32 memories a step for five
-    stakeholders), so ``log_nash``, ``utilitarian`` and ``parity`` are computed for the whole batch at once:
-    elementwise functions give the same bits on a batch as on each row, and NumPy sums each row of a C-contiguous
-    batch in the order it sums that row alone (``tests/test_metrics.py`` checks both). Any other welfare, and a batch
-    with a row outside the welfare's domain, goes row by row.
+    For a 2-D batch of numbers, the same values, bit for bit, and the same errors as
+    ``np.array([welfare(row, name, **kwargs) for row in u])``; anything else (another shape, an unknown ``name``) is
+    refused with an error naming it. FairQCM weighs every counterfactual memory of every step (Alamdari et al. 2024,
+    Eq. 2: 32 memories a step for five stakeholders), so ``log_nash``, ``utilitarian`` and ``parity`` are computed for
+    the whole batch at once: elementwise functions give the same bits on a batch as on each row, and NumPy sums each
+    row of a C-contiguous batch in the order it sums that row alone (``tests/test_batch_shortcuts.py`` checks the
+    results against row by row). Any other welfare, and a batch with a row outside the welfare's domain, goes row by
+    row.
 
     :param u: one status vector per row.
     :param name: a key of :data:`WELFARE_FUNCTIONS`.

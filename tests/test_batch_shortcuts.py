@@ -117,8 +117,9 @@ def _counterfactual_memories_by_unique(spec: MemorySpec, m: np.ndarray, offsets:
 
 
 def test_counterfactual_memories_are_those_of_np_unique():
+    assert counterfactual_memories(MemorySpec(0), np.zeros(0)).shape == (0, 0)  # no stakeholder: nothing to vary
     rng = np.random.default_rng(0)
-    choices = [-2.0, -1.0, 0.0, 0.5, 1.0, 2.0, 3.0, 1e-300]
+    choices = [-2.0, -1.0, 0.0, -0.0, 0.5, 1.0, 2.0, 3.0, 1e-300]
     for trial in range(1500):
         n = int(rng.integers(1, 5))
         offsets = tuple(sorted(rng.choice(choices, size=int(rng.integers(1, 4)), replace=False).tolist()))
@@ -134,6 +135,8 @@ def test_counterfactual_memories_are_those_of_np_unique():
         m = rng.integers(0, 9, size=n).astype(np.float64)
         if trial % 11 == 0:
             m *= 1e17  # adding a small offset rounds back to m
+        if trial % 4 == 0:
+            m[m == 0] = -0.0  # with a -0.0 offset: -0.0, not 0.0
         got = counterfactual_memories(spec, m, offsets)
         expected = _counterfactual_memories_by_unique(spec, m, offsets)
         assert got.shape == expected.shape and _bits(got) == _bits(expected), (spec, m, offsets)
@@ -148,8 +151,8 @@ def test_observed_memory_is_the_memory_read_back_from_the_observation(encoding):
         if encoding != "binary":
             m = m * rng.uniform(0, 1.3, size=m.shape) + 1e-9  # not representable in float32; beyond max_value too
         else:
-            m[0, 0] = -0.0
             m += rng.choice([0.0, 4e-7, -4e-7], size=m.shape) * (m > 0)  # within encode's tolerance of an integer
+            m[0, 0] = -0.0
         assert _bits(observed_memory(spec, m)) == _bits(decode_memory(spec, encode_memory(spec, m)))
 
 

@@ -407,7 +407,41 @@ def test_a_vec_env_is_asked_through_the_method_its_env_method_finds():
     venv = VecNormalize(DummyVecEnv([lambda: _Answers(base), lambda: Louder(_Answers(base))]), norm_obs=False)
     from sb3_fair.common.protocol import get_what_if
 
-    for _ in range(2):  # the first call looks the methods up, the second uses them
+    for _ in range(2):  # the first call checks that the VecEnv answers, the second does not ask again
         answers = get_what_if(venv, np.array([0, 1]))
         assert [a[1].tolist() for a in answers] == [[0.1, 0.2], [9.0, 8.0]]
         assert [a[0].tolist() for a in answers] == [[0, 1], [1, 0]]
+    # a sub-env replaced, or its method replaced, is asked as env_method would ask it now
+    venv.venv.envs[1] = _Answers((np.array([1, 0]), np.array([0.5, 0.6])))
+    venv.venv.envs[0].fairness_what_if = lambda action: (np.array([action]), np.array([0.7]))
+    answers = get_what_if(venv, np.array([0, 1]))
+    assert [a[1].tolist() for a in answers] == [[0.7], [0.5, 0.6]]
+    assert [a[1].tolist() for a in answers] == [venv.env_method("fairness_what_if", a, indices=[i])[0][1].tolist()
+                                                for i, a in enumerate([0, 1])]
+
+
+def test_odd_answers_fail_as_on_the_array_path():
+    """What the Python-float path does not take (a Δs that is not 1-D, a distribution for fewer sub-envs, candidates
+    in another dtype) goes to the array path, which accepts or refuses it as it always did."""
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    def both(venv, proposed, dist, tau=0.3):
+        outcomes = []
+        for to_policy in (None, lambda c: c):
+            try:
+                chosen, candidates, log_probs = massage_actions(venv, proposed, dist, tau, to_policy=to_policy)
+                outcomes.append((chosen.tolist(), [c.tolist() for c in candidates], log_probs.tobytes()))
+            except Exception as exc:  # noqa: BLE001 - the type and message are what is compared
+                outcomes.append((type(exc), str(exc)))
+        assert outcomes[0] == outcomes[1]
+        return outcomes[0]
+
+    dist = CategoricalDistribution(2).proba_distribution(th.tensor([[0.3, -0.2]]))
+    assert both(DummyVecEnv([lambda: _Answers((np.array([0]), np.array([[0.1]])))]), np.array([0]), dist)[0] == [0]
+    two_d = both(DummyVecEnv([lambda: _Answers((np.array([0, 1]), np.array([[0.1], [0.0]])))]), np.array([0]), dist)
+    assert two_d[0] is ValueError
+    fewer = DummyVecEnv([lambda: _Answers((np.array([0, 1]), np.array([0.1, 0.0])))] * 2)
+    assert both(fewer, np.array([0, 0]), dist)[0] is IndexError
+    int32 = both(DummyVecEnv([lambda: _Answers((np.array([0, 1], dtype=np.int32), np.array([0.1, 0.0])))]),
+                 np.array([0]), dist)
+    assert int32[0] == [1]

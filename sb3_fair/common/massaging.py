@@ -208,7 +208,7 @@ def _massage_small(answers: list[tuple[np.ndarray, np.ndarray]], dtype: np.dtype
         return None
     cands, gaps_by_env, width = [], [], 0
     for c, ds in answers:
-        if c.ndim != 1 or c.dtype != dtype:
+        if c.ndim != 1 or ds.ndim != 1 or c.dtype != dtype:
             return None
         actions, gaps = c.tolist(), ds.tolist()
         if not actions or len(actions) != len(gaps):
@@ -223,6 +223,8 @@ def _massage_small(answers: list[tuple[np.ndarray, np.ndarray]], dtype: np.dtype
     if width * n > SHORT:
         return None
     rows = inner.logits.tolist()  # float32 entries as Python floats (exact), as the array path reads them
+    if len(rows) < n:  # a distribution for fewer sub-envs: the array path says what that gives
+        return None
     for i, actions in enumerate(cands):
         for a in actions:
             if not 0 <= a < len(rows[i]):
@@ -248,6 +250,11 @@ def _massage_small(answers: list[tuple[np.ndarray, np.ndarray]], dtype: np.dtype
     chosen = _choice_lists(probs, gaps, tau)
     return (np.array(chosen, dtype=np.int64), candidates,
             np.array([lp[k][i] for i, k in enumerate(chosen)], dtype=np.float64))
+
+
+#: tensor dtypes that NumPy holds and casts into exactly as torch does (round to nearest for floats); float16 and
+#: bfloat16 log-probabilities are written in torch
+_NUMPY_CASTS = frozenset({th.float32, th.float64, th.int64, th.int32})
 
 
 class ActionMassagingMixin:
@@ -327,13 +334,21 @@ class ActionMassagingMixin:
         if not rows:
             return None
         # new tensors (the policy's own stay as they were), with the executed candidates and their log-probabilities
-        # written in, cast to the tensors' dtypes
-        new_actions, new_lps = raw.copy(), log_probs.detach().cpu().numpy().copy()
-        for i in rows:
-            new_actions[i] = np.asarray(candidates[i][chosen[i]]).reshape(new_actions.shape[1:])
-            new_lps[i] = new_log_probs[i]
-        actions = th.as_tensor(new_actions, device=actions.device)
-        log_probs = th.as_tensor(new_lps, device=log_probs.device)
+        # written in, cast to the tensors' dtypes: in NumPy where it casts as torch does, else in torch
+        if actions.dtype in _NUMPY_CASTS and log_probs.dtype in _NUMPY_CASTS:
+            new_actions, new_lps = raw.copy(), log_probs.detach().cpu().numpy().copy()
+            for i in rows:
+                new_actions[i] = np.asarray(candidates[i][chosen[i]]).reshape(new_actions.shape[1:])
+                new_lps[i] = new_log_probs[i]
+            actions = th.as_tensor(new_actions, device=actions.device)
+            log_probs = th.as_tensor(new_lps, device=log_probs.device)
+        else:
+            executed = np.stack([candidates[i][chosen[i]] for i in rows])
+            index = th.as_tensor(rows, device=actions.device)
+            actions, log_probs = actions.clone(), log_probs.clone()
+            actions[index] = th.as_tensor(executed, dtype=actions.dtype, device=actions.device).reshape(
+                len(rows), *actions.shape[1:])
+            log_probs[index] = th.as_tensor(new_log_probs[rows], dtype=log_probs.dtype, device=log_probs.device)
         return (actions, output[1], log_probs, *output[3:])
 
     def collect_rollouts(self, env: VecEnv, *args: Any, **kwargs: Any) -> bool:

@@ -252,7 +252,7 @@ def counterfactual_memories(
         cand = m[None, :] + offs[choice]
     else:
         offsets_list = offs.tolist()
-        cand = m[None, :] + _offset_grid(tuple(offsets_list), spec.size)
+        cand = m[None, :] + _offset_grid(offs.tobytes(), spec.size)  # the bytes: -0.0 and 0.0 are distinct keys
     # a memory entry can only reach max_value at the last step: keep candidates below it; scaled and binary memories
     # (which always have a max_value) hold non-negative entries
     if spec.max_value is not None:
@@ -280,12 +280,14 @@ def _adding_keeps_order(memory: list[float], offsets: list[float]) -> bool:
 
 
 @lru_cache(maxsize=64)
-def _offset_grid(offsets: tuple[float, ...], size: int) -> np.ndarray:
-    """Every combination of ``offsets`` over ``size`` entries, in ``itertools.product`` order, as a read-only array.
+def _offset_grid(offsets: bytes, size: int) -> np.ndarray:
+    """Every combination of the float64 ``offsets`` (their bytes) over ``size`` entries, in ``itertools.product``
+    order, as a read-only ``(len(offsets) ** size, size)`` array.
 
     FairQCM adds it to the memory at every step; the grid depends on the offsets and the memory's size only.
     """
-    grid = np.array(list(itertools.product(offsets, repeat=size)), dtype=np.float64).reshape(-1, size)
+    values = np.frombuffer(offsets, dtype=np.float64)
+    grid = np.array(list(itertools.product(values, repeat=size)), dtype=np.float64).reshape(len(values) ** size, size)
     grid.flags.writeable = False
     return grid
 
@@ -298,7 +300,7 @@ def unique_rows(rows: np.ndarray) -> np.ndarray:
     operations, it is returned as it is; anything else goes to ``np.unique``, which sorts. Rows are compared as
     ``np.unique`` compares them, by value (``0.0 == -0.0``).
     """
-    if len(rows) > 1:
+    if len(rows) > 1 and rows.shape[1]:
         before, after = rows[:-1], rows[1:]
         differs = before != after
         first = differs.argmax(axis=1)  # the first column where consecutive rows differ (0 where none does)

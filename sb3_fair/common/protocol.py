@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import math
 import weakref
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import gymnasium as gym
@@ -319,22 +318,19 @@ def is_what_if_supported(env: gym.Env | VecEnv | Any) -> bool:
     return callable(getattr(getattr(env, "unwrapped", env), WHAT_IF, None))
 
 
-#: the VecEnvs that have answered a what-if query, each with its sub-envs' what-if methods where its ``env_method``
-#: would call them in this process (a DummyVecEnv, under VecEnvWrappers that pass ``env_method`` on), else ``None``.
-#: A sub-env's method does not go away, so such a VecEnv is not asked again whether it supports the query (a
-#: VecEnv's ``has_attr`` walks every sub-env's wrappers, and massaging asks at every step), and the methods that
-#: ``env_method`` would look up through the wrappers at every call are looked up once.
-_ANSWERING: weakref.WeakKeyDictionary[VecEnv, list[Callable[[Any], Any]] | None] = weakref.WeakKeyDictionary()
+#: the VecEnvs that have answered a what-if query: a sub-env's method does not go away, so they are not asked again
+#: whether they support it (a VecEnv's ``has_attr`` walks every sub-env's wrappers, and massaging asks at every step)
+_ANSWERING: weakref.WeakSet[VecEnv] = weakref.WeakSet()
 
 
-def _what_if_methods(env: VecEnv) -> list[Callable[[Any], Any]] | None:
-    """The methods ``env.env_method(WHAT_IF, ...)`` calls, one per sub-env, when that is a DummyVecEnv's call in this
-    process (``get_wrapper_attr`` of each sub-env, as ``DummyVecEnv.env_method`` does); ``None`` otherwise."""
+def _in_process_sub_envs(env: VecEnv) -> list[gym.Env] | None:
+    """The sub-envs whose methods ``env.env_method`` calls in this process: a DummyVecEnv's (also under VecEnvWrappers
+    that pass ``env_method`` on), looked up anew at each call; ``None`` for any other VecEnv."""
     base = env
     while isinstance(base, VecEnvWrapper) and type(base).env_method is VecEnvWrapper.env_method:
         base = base.venv
     if isinstance(base, DummyVecEnv) and type(base).env_method is DummyVecEnv.env_method:
-        return [sub.get_wrapper_attr(WHAT_IF) for sub in base.envs]
+        return base.envs
     return None
 
 
@@ -343,29 +339,27 @@ def get_what_if(env: gym.Env | VecEnv | Any, actions: Any) -> list[tuple[np.ndar
     (the proposed one first, one row each) and the Δs each would leave if executed now.
 
     ``env`` is a VecEnv (``actions`` has one row per sub-env) or a single env (one action, one pair
-    returned in a list). Asks the env (a VecEnv through its ``env_method``); never reaches into wrappers.
+    returned in a list). Asks the env; never reaches into wrappers. A VecEnv is asked through its
+    ``env_method``, or, for a DummyVecEnv, as its ``env_method`` asks (each sub-env's ``get_wrapper_attr``, called
+    here without the index handling of ``env_method``: massaging asks at every rollout step).
 
     :raises ValueError: when the env does not answer what-if queries.
     """
-    vec = isinstance(env, VecEnv)
-    methods = None
-    if vec and env in _ANSWERING:
-        methods = _ANSWERING[env]
-    elif not is_what_if_supported(env):
+    if not (isinstance(env, VecEnv) and env in _ANSWERING) and not is_what_if_supported(env):
         base = getattr(env, "unwrapped", env)
         raise ValueError(
             f"env {type(base).__name__} has no {WHAT_IF}(action) method: action massaging needs the env to list "
             "an action's candidate replacements and the short-term fairness gap each would leave"
         )
-    elif vec:
-        methods = _ANSWERING[env] = _what_if_methods(env)
-    if vec:
+    if isinstance(env, VecEnv):
         if len(actions) != env.num_envs:
             raise ValueError(f"actions must have one row per sub-env ({env.num_envs}), got {len(actions)}")
-        if methods is None:
+        subs = _in_process_sub_envs(env)
+        if subs is None:
             answers = [env.env_method(WHAT_IF, actions[i], indices=[i])[0] for i in range(env.num_envs)]
         else:
-            answers = [method(actions[i]) for i, method in enumerate(methods)]
+            answers = [sub.get_wrapper_attr(WHAT_IF)(actions[i]) for i, sub in enumerate(subs)]
+        _ANSWERING.add(env)
     else:
         answers = [getattr(getattr(env, "unwrapped", env), WHAT_IF)(actions)]
     return [(np.asarray(c), np.asarray(d, dtype=np.float64)) for c, d in answers]

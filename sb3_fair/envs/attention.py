@@ -328,9 +328,10 @@ class AttentionAllocationEnv(gym.Env):
         top = max(values)
         return dev / top if top > 0 else 0.0
 
-    def _long_term(self) -> float:
+    def _long_term(self, rates: list[float] | None = None) -> float:
+        """Δl now; ``rates``: the current rates as Python floats, where the caller has them."""
         if self.long_term == "rates":
-            return self._max_mean_deviation(self.rates.tolist(), False)
+            return self._max_mean_deviation(self.rates.tolist() if rates is None else rates, False)
         return self._max_mean_deviation([float(v) for v in self._win_sum[2]], True)
 
     def _alloc_sum_if(self, allocation: np.ndarray) -> np.ndarray:
@@ -394,15 +395,14 @@ class AttentionAllocationEnv(gym.Env):
         # incidents from the rates before the update: one draw per site, in order, as poisson(self.rates) draws them
         # (the same numbers and generator state, without the array call's Python-level checks of the rates)
         poisson = self.np_random.poisson
-        occurred = [int(poisson(r)) for r in self.rates.tolist()]
-        discovered = [min(a, y) for a, y in zip(alloc, occurred)]
+        rates = self.rates.tolist()
+        occurred = [int(poisson(r)) for r in rates]
+        discovered = [a if a < y else y for a, y in zip(alloc, occurred)]  # min(a, y), ints
         n_discovered = sum(discovered)
         reward = self.discovered_weight * float(n_discovered) - self.missed_weight * float(sum(occurred) - n_discovered)
         decrease = self.decrease_rate
-        self.rates = np.array([
-            r + up if a == 0 else max(0.0, r - decrease * a)
-            for r, up, a in zip(self.rates.tolist(), self.increase_rates.tolist(), alloc)
-        ])
+        rates = [r + up if a == 0 else max(0.0, r - decrease * a) for r, up, a in zip(rates, self.increase_rates.tolist(), alloc)]
+        self.rates = np.array(rates)
 
         slot = self.t % self.window
         oldest = self._win[slot]
@@ -430,7 +430,7 @@ class AttentionAllocationEnv(gym.Env):
             "discovered": np.array(discovered, dtype=np.int64),
             "rates": self.rates.copy(),
             SHORT_TERM_FAIRNESS: self._share_gap(sums[0]),
-            LONG_TERM_FAIRNESS: self._long_term(),
+            LONG_TERM_FAIRNESS: self._long_term(rates),
         }
         terminated, truncated = horizon_end(self.t, self.horizon, self.horizon_terminates)
         return self._obs(), reward, terminated, truncated, info
