@@ -397,7 +397,7 @@ class AttentionAllocationEnv(gym.Env):
         poisson = self.np_random.poisson
         rates = self.rates.tolist()
         occurred = [int(poisson(r)) for r in rates]
-        discovered = [a if a < y else y for a, y in zip(alloc, occurred)]  # min(a, y), ints
+        discovered = [a if a < y else y for a, y in zip(alloc, occurred)]  # noqa: FURB136 (min(a, y) of ints, without a call)
         n_discovered = sum(discovered)
         reward = self.discovered_weight * float(n_discovered) - self.missed_weight * float(sum(occurred) - n_discovered)
         decrease = self.decrease_rate
