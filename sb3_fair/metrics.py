@@ -291,10 +291,14 @@ WELFARE_FUNCTIONS: dict[str, Callable[..., float]] = {
 }
 
 
-def welfare(u: Any, name: str = "log_nash", **kwargs: Any) -> float:
-    """Apply the welfare function called ``name`` (a key of :data:`WELFARE_FUNCTIONS`) to ``u``."""
+def _check_welfare_name(name: Any) -> None:
     if not isinstance(name, str) or name not in WELFARE_FUNCTIONS:
         raise ValueError(f"unknown welfare {name!r}; accepted values: {sorted(WELFARE_FUNCTIONS)}")
+
+
+def welfare(u: Any, name: str = "log_nash", **kwargs: Any) -> float:
+    """Apply the welfare function called ``name`` (a key of :data:`WELFARE_FUNCTIONS`) to ``u``."""
+    _check_welfare_name(name)
     try:
         return WELFARE_FUNCTIONS[name](u, **kwargs)
     except TypeError as exc:
@@ -347,8 +351,7 @@ def welfare_rows(u: Any, name: str = "log_nash", **kwargs: Any) -> np.ndarray:
     :param name: a key of :data:`WELFARE_FUNCTIONS`.
     :param kwargs: the welfare's extra arguments (``alpha`` of ``alpha_fair``, ...).
     """
-    if not isinstance(name, str) or name not in WELFARE_FUNCTIONS:
-        raise ValueError(f"unknown welfare {name!r}; accepted values: {sorted(WELFARE_FUNCTIONS)}")
+    _check_welfare_name(name)
     a = _as_array(u, "u")
     if a.ndim != 2:
         raise ValueError(f"u must be a 2-D array with one status vector per row, got shape {a.shape}")

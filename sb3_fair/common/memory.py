@@ -244,14 +244,12 @@ def counterfactual_memories(
     if offs.size == 0:
         return np.zeros((0, spec.size))
     n_total = offs.size**spec.size
-    sampled = max_members is not None and n_total > max_members
-    if sampled:
+    if max_members is not None and n_total > max_members:
         if rng is None:
             rng = np.random.default_rng()
         choice = rng.integers(0, offs.size, size=(max_members, spec.size))
         cand = m[None, :] + offs[choice]
     else:
-        offsets_list = offs.tolist()
         cand = m[None, :] + _offset_grid(offs.tobytes(), spec.size)  # the bytes: -0.0 and 0.0 are distinct keys
     # a memory entry can only reach max_value at the last step: keep candidates below it; scaled and binary memories
     # (which always have a max_value) hold non-negative entries
@@ -264,19 +262,9 @@ def counterfactual_memories(
         cand = cand - cand.min(axis=1, keepdims=True)
     elif spec.kind == "reset":
         cand = np.where(np.all(cand == cand[:, :1], axis=1, keepdims=True), 0.0, cand)
-    if sampled or spec.kind != "full" or not _adding_keeps_order(m.tolist(), offsets_list):
-        cand = unique_rows(cand)
-    # else the rows are distinct and sorted already, as unique_rows would return them: the grid's are, adding the
-    # memory keeps them so, and dropping rows too
+    cand = unique_rows(cand)
     keep = ~np.all(cand == m[None, :], axis=1)
     return cand[keep]
-
-
-def _adding_keeps_order(memory: list[float], offsets: list[float]) -> bool:
-    """Whether ``offsets`` increase strictly and still do after each entry of ``memory`` is added to them (no rounding
-    makes two of them equal): then ``memory + grid`` keeps the offset grid's rows distinct and in lexicographic order."""
-    pairs = list(itertools.pairwise(offsets))
-    return all(a < b for a, b in pairs) and all(x + a < x + b for x in memory for a, b in pairs)
 
 
 @lru_cache(maxsize=64)
