@@ -9,6 +9,7 @@ import pytest
 
 from sb3_fair.experiment import ExperimentConfig
 from sb3_fair.experiment.sweep import parse_grid, parse_space, points
+from wandb_records import offline_runs
 
 
 def test_grid_and_space_parsing() -> None:
@@ -136,15 +137,14 @@ def test_with_wandb_every_trial_is_one_named_run_in_the_sweeps_group(tmp_path, l
     base = ExperimentConfig.from_file(tmp_path / "exp.yml").replace(wandb={"mode": "offline", "dir": str(tmp_path)})
     out = sweep(base, grid={"n_steps": [8]}, seeds=2, name="wb", storage=tmp_path / "sweeps")
     assert [r["status"] for r in out.table] == ["TERMINATED", "TERMINATED"]
-    runs = sorted((tmp_path / "wandb").glob("offline-run-*"))
-    assert len(runs) == 3, runs
-    records = [next(run.glob("run-*.wandb")).read_bytes() for run in runs]
-    trial_runs = [r for r in records if b"wb-summary" not in r]
-    assert len(trial_runs) == 2
-    names = set()
-    for record in trial_runs:
-        assert b"sweep:wb" in record and b"fair_ppo" in record  # tags
-        found = re.findall(rb"wb-trainable_[0-9a-f]+_\d+-seed\d", record)
-        assert found, record[:200]
-        names.add(found[0])
-    assert {n[-5:] for n in names} == {b"seed0", b"seed1"}
+    runs = offline_runs(tmp_path / "wandb")  # read through W&B's own records, once its service has written them all
+    assert all(run["finished"] for run in runs), runs
+    assert sorted(run["job_type"] for run in runs) == ["", "", "summary"], runs
+    trial_runs = [run for run in runs if run["job_type"] != "summary"]
+    (summary,) = [run for run in runs if run["job_type"] == "summary"]
+    assert summary["name"] == "wb-summary" and summary["group"] == "wb"
+    for run in runs:
+        assert run["group"] == "wb" and run["tags"] == ["fair_ppo", "sb3_fair/DisparityGame-v0", "sweep:wb"], run
+    names = sorted(run["name"] for run in trial_runs)
+    assert all(re.fullmatch(r"wb-trainable_[0-9a-f]+_\d+-seed\d", n) for n in names), names
+    assert [n[-5:] for n in names] == ["seed0", "seed1"]
