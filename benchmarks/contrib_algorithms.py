@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from sb3_fair.experiment.reproduce.common import write_section
+from reproduction import write_section
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "out" / "contrib"

@@ -1,17 +1,634 @@
-"""F-PPO (Hu, Lear, Zhang 2024, arXiv:2401.06318) on lending, attention allocation and epidemic control:
-``sb3-fair reproduce paper004`` (:mod:`sb3_fair.experiment.reproduce.paper004`) with the repository's
-``benchmarks/`` as output (``RESULTS.md``, ``fppo_<part>.png``, the runs in ``benchmarks/out/fppo/``).
+"""F-PPO (Hu, Lear, Zhang 2024, *Striking a Balance in Fairness for Dynamic Systems Through Reinforcement
+Learning*, arXiv:2401.06318) on its three case studies: Figs. 1, 3 and 4 again, with seeds.
+
+For each case study (``--part lending | attention | epidemic``) and each method, PPO, A-PPO, F-PPO and
+F-PPO-L (the ``<env id>@ppo | a_ppo | f_ppo | f_ppo_l`` variants of ``sb3_fair/hyperparams/fair_ppo.yml``,
+which ``FairPPO.from_preset(part, env, variant=...)`` reads: the authors' settings) train for
+``--timesteps`` steps per seed through :func:`sb3_fair.experiment.train`, then run the paper's
+evaluation protocol (lending 10 episodes of 10,000 steps, attention 10 of 1,000, epidemic 200 of 20;
+sampled actions, no massaging, the same evaluation seeds for every method; F-PPO also with massaging
+on, through ``MassagedPredictor``), as does the reference policy (equal opportunity, proportional
+attention, Max degree). Each gap is reported twice (:func:`evaluate`): as the paper's figures
+compute it, for the comparison with the values read off them, and as sb3-fair's envs report it
+per episode. Training records each iteration's Δs (mean and std over the rollout) and the share of
+massaged actions (Fig. 2).
+
+``--part speed``: FairPPO's steps/s against SB3's PPO with the same settings in one run (lending and
+epidemic presets): without massaging (the regulariser on) and with massaging on from the first
+iteration. ``--part measures``: what each selectable long-term measure of the envs reads along one
+episode of the reference policy.
+
+Training is resumable: each run saves its model and record in ``<out>/out/fppo/`` after every
+``--chunk`` steps and stops when ``--deadline-s`` has passed; run the same command again to go on
+(a resumed run starts a fresh training episode, its random streams seeded with the run's seed plus
+its step count). ``--report`` writes the section of ``<out>/RESULTS.md`` and the PNG from the
+finished runs (``--out``, default: the repository's ``benchmarks/``).
+
+Budgets (:data:`BUDGETS`, the default ``--timesteps``): lending the paper's 700,000 steps; attention
+200,000 (paper 2,000,000), about an hour for 3 seeds x 4 methods on 2 cores; epidemic 150,000
+(paper 500,000), about 1.6 hours: in an hour's budget (~100,000 steps) training would end before
+iteration 50 (102,400 steps), where the paper's epidemic massaging schedule starts, and F-PPO
+would be F-PPO-L.
+
+``--quick`` is a smoke run of the whole pipeline (train, evaluate, report, PNG) in well under a
+minute: 1 seed, 512 steps per run in rollouts of 256 (one epoch each), 2 evaluation episodes of
+lending 200 steps, attention 100, epidemic 20 (:data:`QUICK_HORIZON`); its records and PNG go to ``<out>/out/fppo/quick/`` and its section of
+``<out>/RESULTS.md`` has a heading of its own ("F-PPO smoke run, <part>"), so that it never replaces
+a real run's.
 
 Usage::
 
-    PYTHONPATH=. python benchmarks/fppo.py --part lending --seeds 3 --workers 2
-    PYTHONPATH=. python benchmarks/fppo.py --part epidemic --seeds 3 --report
+    python benchmarks/fppo.py --part lending --seeds 3 --workers 2
+    python benchmarks/fppo.py --part epidemic --seeds 3 --report
+    python benchmarks/fppo.py --part speed
+    python benchmarks/fppo.py --part lending --quick --out /tmp/repro   # smoke run
 """
 
-import sys
-from pathlib import Path
+from __future__ import annotations
 
-from sb3_fair.experiment.reproduce.paper004 import main
+import argparse
+import json
+import multiprocessing as mp
+import os
+import time
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from sb3_fair.experiment.config import int_at_least, number_in
+from reproduction import Output, median_steps_per_s, reproduce_parser
+from sb3_fair.ppo.presets import ENV_IDS, PAPER_TIMESTEPS
+
+#: the runs' folder under ``<out>/out/``
+RUNS_NAME = "fppo"
+METHODS = ("ppo", "a_ppo", "f_ppo", "f_ppo_l")
+LABELS = {"ppo": "PPO", "a_ppo": "A-PPO", "f_ppo": "F-PPO", "f_ppo_l": "F-PPO-L", "reference": "reference",
+          "f_ppo_massaged": "F-PPO, massaged at evaluation"}
+REFERENCE = {"lending": "EO (equal opportunity)", "attention": "proportional heuristic", "epidemic": "Max (highest degree)"}
+# evaluation protocol: (episodes, horizon)
+PROTOCOL = {"lending": (10, 10_000), "attention": (10, 1_000), "epidemic": (200, 20)}
+EVAL_SEED = 10_000
+# training steps per run (module docstring): the paper's for lending, what fits the time budget elsewhere
+BUDGETS = {"lending": PAPER_TIMESTEPS["lending"], "attention": 200_000, "epidemic": 150_000}
+#: --quick: seeds, training steps, steps between checkpoints, evaluation episodes
+QUICK = {"seeds": 1, "timesteps": 512, "chunk": 256, "eval_episodes": 2}
+#: --quick: the evaluation episodes' length
+QUICK_HORIZON = {"lending": 200, "attention": 100, "epidemic": 20}
+#: --quick: hyper-parameters over the preset's (short rollouts, one epoch), so that a smoke run takes seconds
+QUICK_OVERRIDES = {"n_steps": 256, "n_epochs": 1}
+# Values read off the paper's figures (final time step; about ±2% of each axis).
+PAPER = {
+    "lending": {"short_term": {"PPO": "0.15-0.31", "A-PPO": "0-0.10", "F-PPO": "0.06-0.08", "reference": "0-0.07"},
+                "long_term": {"PPO": 0.16, "A-PPO": 0.43, "F-PPO": 0.115, "reference": 0.26},
+                "utility": {"PPO": 11745, "A-PPO": 11800, "F-PPO": 11630, "reference": 11660}},
+    "attention": {"short_term": {"PPO": 0.077, "A-PPO": 0.053, "F-PPO": 0.067, "reference": "CPO 0.077"},
+                  "long_term": {"PPO": "~1.3", "A-PPO": "~4.0", "F-PPO": "~1.3 (lowest)", "reference": "CPO ~1.3"},
+                  "utility": {"PPO": "2.2-2.7", "A-PPO": "1.5-1.9", "F-PPO": "2.2-2.55", "reference": "CPO 1.6-1.85"}},
+    "epidemic": {"short_term": {"PPO": 1.44, "A-PPO": 0.16, "F-PPO": 0.46, "reference": 1.82},
+                 "long_term": {"PPO": 4.4, "A-PPO": 2.95, "F-PPO": 2.55, "reference": 6.9},
+                 "utility": {"PPO": 0.22, "A-PPO": 0.155, "F-PPO": 0.19, "reference": 0.29}},
+}
+# table formats: (Δs, Δl, utility)
+FORMATS = {"lending": ("{:.3f}", "{:.3f}", "{:.0f}"), "attention": ("{:.3f}", "{:.2f}", "{:.2f}"),
+           "epidemic": ("{:.2f}", "{:.2f}", "{:.3f}")}
+UTILITY = {"lending": "bank cash at the end (start 10,000)", "attention": "reward per step (mean over the episode)",
+           "epidemic": "fraction not infected at the last step"}
+
+
+def make_env(part: str, evaluation: bool = False, horizon: int | None = None) -> Any:
+    """The case study's env: training's (its own horizon), or the evaluation protocol's (``horizon``, default
+    :data:`PROTOCOL`'s); used for evaluation, the reference policies and the throughput timings."""
+    from sb3_fair.envs import AttentionAllocationEnv, DelayedImpactLendingEnv, EpidemicControlEnv
+
+    cls = {"lending": DelayedImpactLendingEnv, "attention": AttentionAllocationEnv, "epidemic": EpidemicControlEnv}[part]
+    return cls(horizon=horizon or PROTOCOL[part][1]) if evaluation else cls()
+
+
+def eval_horizon(job: dict[str, Any]) -> int:
+    """The evaluation episodes' length of a job: the protocol's, or :data:`QUICK_HORIZON` in a smoke run."""
+    return QUICK_HORIZON[job["part"]] if job.get("quick") else PROTOCOL[job["part"]][1]
+
+
+def paths(job: dict[str, Any], runs: str | Path) -> tuple[Path, Path]:
+    """A run's model and record under the runs folder ``runs`` (``<out>/out/fppo``): ``<part>_<method>_<seed>_<steps>``
+    (``.zip``, ``.json``; the reference has no budget and no model), under ``quick/`` in a smoke run."""
+    budget = "" if job["method"] == "reference" else f"_{job['timesteps']}"
+    stem = Path(runs) / ("quick" if job.get("quick") else "") / f"{job['part']}_{job['method']}_{job['seed']}{budget}"
+    return stem.with_suffix(".zip"), stem.with_suffix(".json")
+
+
+def experiment_config(part: str, method: str, seed: int, n_timesteps: int, quick: bool = False) -> Any:
+    """The :class:`~sb3_fair.experiment.ExperimentConfig` of one run: the ``<env id>@<method>`` entry of
+    ``fair_ppo.yml`` (the keyword arguments ``FairPPO.from_preset(part, env, variant=method)`` builds),
+    no evaluation by :func:`~sb3_fair.experiment.train` (the paper's protocol runs afterwards: :func:`evaluate`),
+    nothing saved by it (:func:`run_job` saves the model itself, under the runs' names)."""
+    from sb3_fair.experiment import ExperimentConfig
+
+    return ExperimentConfig.from_hyperparams("fair_ppo", ENV_IDS[part], variant=method,
+                                             overrides=QUICK_OVERRIDES if quick else None, seed=seed,
+                                             n_timesteps=n_timesteps, eval_episodes=0)
+
+
+def saved_timesteps(model_path: Path) -> int:
+    """The step count of a saved model, read from its zip without loading it."""
+    with zipfile.ZipFile(model_path) as z:
+        return int(json.loads(z.read("data"))["num_timesteps"])
+
+
+def fresh_streams(seed: int) -> Any:
+    """A callback for a run resumed from its checkpoint: at the training start, the model's random streams
+    (Python, NumPy, torch, the action space, the env) seeded with ``seed`` plus the step count, and the env
+    reset with them, rather than step 0's streams again, which loading restores (SB3's ``load`` seeds with
+    the run's seed). The long-term tracker of the regularised variants reads the new reset's Δs and Δl."""
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class FreshStreams(BaseCallback):
+        def _on_training_start(self) -> None:
+            model = self.model
+            model.set_random_seed(seed + model.num_timesteps)
+            model._last_obs = model.env.reset()  # the seeds take effect at the next reset
+            model._last_episode_starts = np.ones((model.env.num_envs,), dtype=bool)
+            tracker = getattr(model, "_long_term_tracker", None)
+            if tracker is not None:  # it read the infos of the reset before this one
+                tracker.restart()
+                tracker._on_training_start()
+
+        def _on_step(self) -> bool:
+            return True
+
+    return FreshStreams()
+
+
+class RolloutSignals:
+    """Each training iteration's Δs (mean, std over the rollout's steps) and share of massaged actions."""
+
+    def __init__(self) -> None:
+        from stable_baselines3.common.callbacks import BaseCallback
+
+        from sb3_fair.common.protocol import get_fairness_signals
+
+        record = self
+
+        class Callback(BaseCallback):
+            def _on_rollout_start(self) -> None:
+                record.current = []
+
+            def _on_step(self) -> bool:
+                record.current.extend(get_fairness_signals(self.locals["infos"])[0].tolist())
+                return True
+
+            def _on_rollout_end(self) -> None:
+                replaced, proposed = getattr(self.model, "_massaged", (0, 0))  # this rollout's counts
+                record.rows.append([float(np.mean(record.current)), float(np.std(record.current)),
+                                    float(replaced / proposed) if proposed else 0.0])
+
+        self.rows: list[list[float]] = []
+        self.current: list[float] = []
+        self.callback = Callback()
+
+
+def evaluate(part: str, model: Any, episodes: int | None = None, env: Any = None,
+             horizon: int | None = None) -> dict[str, Any]:
+    """The paper's protocol for one model (or a reference policy bound to ``env``): per-step curves and summaries.
+
+    Two statistics per gap. sb3-fair's: the env's Δs and Δl (its default measures) per episode,
+    averaged over episodes. The paper's, as its figures compute them: lending Δs
+    = |mean over episodes of TPR_0 - mean of TPR_1| (windowed TPRs), Δl = W1 between the cloud of
+    the 10 episodes' group-0 pmfs and that of their group-1 pmfs; attention Δs = Eq. 9's gap over
+    the whole episode so far, Δl = max|Λ - mean Λ|; epidemic Δs = the env's (episode-cumulative,
+    as theirs), Δl = W1 between the clouds of the 200 episodes' S/I/R count vectors of each community.
+    ``horizon`` shortens the episodes of the env built here (smoke runs).
+    """
+    from sb3_fair import metrics
+    from sb3_fair.common.evaluation import evaluate_long_term
+
+    n, _horizon = PROTOCOL[part]
+    env = env if env is not None else make_env(part, evaluation=True, horizon=horizon)
+    keys = {"lending": ("credit_pmfs", "bank_cash", "tpr"), "attention": ("allocation",), "epidemic": ("health_states",)}[part]
+    res = evaluate_long_term(model, env, n_episodes=episodes or n, seed=EVAL_SEED, info_keys=keys)
+    steps = res["reward"].shape[1]
+    if part == "lending":
+        tpr = res["tpr"].mean(axis=0)  # (T, 2): mean over episodes first, then the gap
+        paper_ds = np.abs(tpr[:, 0] - tpr[:, 1])
+        pm = res["credit_pmfs"]
+        paper_dl = np.array([metrics.point_cloud_wasserstein(pm[:, t, 0], pm[:, t, 1]) for t in range(steps)])
+        utility = res["bank_cash"][:, -1]
+    elif part == "attention":
+        cumulative = np.cumsum(res["allocation"], axis=1)
+        paper_ds = np.array([[metrics.allocation_share_gap(row) for row in ep] for ep in cumulative]).mean(axis=0)
+        paper_dl = res["long_term"].mean(axis=0)  # the env's default Δl is the paper's evaluation measure
+        utility = np.nanmean(res["reward"], axis=1)
+    else:
+        groups = env.unwrapped.communities
+        states = res["health_states"].astype(np.int64)  # (E, T, 34)
+        counts = np.stack([np.stack([(states[..., groups == g] == k).sum(-1) for k in range(3)], axis=-1)
+                           for g in (0, 1)], axis=2)  # (E, T, 2 communities, 3 states)
+        paper_ds = res["short_term"].mean(axis=0)
+        paper_dl = np.array([metrics.point_cloud_wasserstein(counts[:, t, 0], counts[:, t, 1]) for t in range(steps)])
+        utility = res["reward"][:, -1]
+    step = max(1, steps // 1000)  # at most 1000 points per curve in the record
+    curves = {"short_term": res["short_term"].mean(0), "long_term": res["long_term"].mean(0), "paper_short_term": paper_ds,
+              "paper_long_term": paper_dl, "reward": res["reward"].mean(0)}
+    if part == "lending":
+        curves["bank_cash"] = res["bank_cash"].mean(0)
+    return {"short_term_mean": res["short_term_mean"], "long_term_final": res["long_term_final"],
+            "paper_short_term_final": float(paper_ds[-1]), "paper_short_term_mean": float(paper_ds.mean()),
+            "paper_long_term_final": float(paper_dl[-1]), "utility": float(utility.mean()),
+            "episode_reward": res["episode_reward"], "curves": {k: v[::step].tolist() for k, v in curves.items()},
+            "curve_step": step}
+
+
+def run_job(job: dict[str, Any], runs: str) -> dict[str, Any]:
+    """Train (or go on training) one run until its budget or the deadline, then evaluate it once.
+
+    Training goes through :func:`~sb3_fair.experiment.train` in chunks of ``job["chunk"]`` steps (rounded
+    down to whole rollouts), the model and the record saved after each: the first chunk of this call is a
+    ``train()`` of the run's config (from scratch, or ``resume=`` its checkpoint, with fresh random streams:
+    :func:`fresh_streams`), and the further chunks go on with the same model and env,
+    ``learn(chunk, reset_num_timesteps=False)``, as one uninterrupted run would.
+    """
+    import torch as th
+
+    th.set_num_threads(1)
+    from sb3_fair import FairPPO
+    from sb3_fair.experiment import train
+
+    model_path, record_path = paths(job, runs)
+    model_path.parent.mkdir(parents=True, exist_ok=True)
+    record = json.loads(record_path.read_text()) if record_path.exists() else {**job, "steps": 0, "train_s": 0.0,
+                                                                                "iterations": []}
+    if record.get("timesteps") != job["timesteps"]:
+        record.update(timesteps=job["timesteps"])
+    if record["steps"] < job["timesteps"] and time.time() < job["deadline"]:
+        config = experiment_config(job["part"], job["method"], job["seed"], job["timesteps"], quick=bool(job.get("quick")))
+        n_steps = int(config.hyperparams["n_steps"])
+        resume = model_path.exists()
+        if resume:
+            # the checkpoint is the truth (a crash may have come between saving it and writing the record)
+            record["steps"] = saved_timesteps(model_path)
+            del record["iterations"][record["steps"] // n_steps:]
+        signals = RolloutSignals()
+        per_chunk = max(n_steps, job["chunk"] // n_steps * n_steps)
+        model = None
+        while (model.num_timesteps if model is not None else record["steps"]) < job["timesteps"] and time.time() < job["deadline"]:
+            if model is None:
+                done = record["steps"] if resume else 0
+                chunk = config.replace(n_timesteps=done + min(per_chunk, job["timesteps"] - done))
+                callbacks = [fresh_streams(job["seed"]), signals.callback] if resume else [signals.callback]
+                result = train(chunk, callback=callbacks, resume=model_path if resume else None)
+                model, seconds = result.model, result.train_time_s
+            else:
+                t0 = time.perf_counter()
+                model.learn(min(per_chunk, job["timesteps"] - model.num_timesteps), callback=signals.callback,
+                            reset_num_timesteps=False)
+                seconds = time.perf_counter() - t0
+            record["train_s"] += seconds
+            record["iterations"].extend(signals.rows)
+            signals.rows.clear()
+            record["steps"] = int(model.num_timesteps)
+            record.pop("evaluation", None)  # of fewer steps
+            record.pop("evaluation_massaged", None)
+            model.save(model_path)
+            record_path.write_text(json.dumps(record))
+    massaged = job["method"] == "f_ppo"  # also evaluated with massaging on
+    if record["steps"] >= job["timesteps"] and ("evaluation" not in record or (massaged and "evaluation_massaged" not in record)):
+        model = FairPPO.load(model_path, device="cpu")
+        horizon = eval_horizon(job)
+        if "evaluation" not in record:
+            record["evaluation"] = evaluate(job["part"], model, job.get("eval_episodes"), horizon=horizon)
+            record_path.write_text(json.dumps(record))
+        if massaged and "evaluation_massaged" not in record:
+            # the paper claims short-term fairness at deployment through massaging; the authors evaluate without it
+            from sb3_fair.common.massaging import MassagedPredictor
+
+            env = make_env(job["part"], evaluation=True, horizon=horizon)
+            record["evaluation_massaged"] = evaluate(job["part"], MassagedPredictor(model, env), job.get("eval_episodes"),
+                                                     env=env)
+            record["evaluation_massaged"]["tau"] = model.current_massaging_tau()
+            record_path.write_text(json.dumps(record))
+    return record
+
+
+def run_reference(job: dict[str, Any], runs: str) -> dict[str, Any]:
+    """Evaluate the case study's reference policy (once: its record is kept)."""
+    import torch as th
+
+    th.set_num_threads(1)
+    from sb3_fair.envs import EqualOpportunityPolicy, MaxDegreePolicy, ProportionalAllocationPolicy
+
+    _, record_path = paths(job, runs)
+    record_path.parent.mkdir(parents=True, exist_ok=True)
+    if record_path.exists():
+        return json.loads(record_path.read_text())
+    env = make_env(job["part"], evaluation=True, horizon=eval_horizon(job))
+    policy = {"lending": lambda: EqualOpportunityPolicy(env, seed=job["seed"]), "attention": lambda: ProportionalAllocationPolicy(env),
+              "epidemic": lambda: MaxDegreePolicy(env)}[job["part"]]()
+    record = {**job, "evaluation": evaluate(job["part"], policy, job.get("eval_episodes"), env=env)}
+    record_path.write_text(json.dumps(record))
+    return record
+
+
+def run(job: dict[str, Any], runs: str) -> dict[str, Any]:
+    """One job (a pool worker's task): a trained method's run or the reference policy's evaluation."""
+    return run_reference(job, runs) if job["method"] == "reference" else run_job(job, runs)
+
+
+# ------------------------------------------------------------------------------------------- report
+def mean_sd(values: list[float], fmt: str) -> str:
+    if not values:
+        return "-"
+    return fmt.format(np.mean(values)) + (f" ± {fmt.format(np.std(values))}" if len(values) > 1 else "")
+
+
+def by_seed(runs: list[dict[str, Any]], value: Any) -> dict[int, float]:
+    return {r["seed"]: float(value(r)) for r in runs}
+
+
+def claims_table(part: str, by_method: dict[str, list[dict[str, Any]]], training: dict[str, dict[int, float]]) -> list[str]:
+    """The paper's headline claims, each checked seed by seed (training seeds paired by their number)."""
+    final = {m: by_seed(runs, lambda r: r["evaluation"]["paper_long_term_final"]) for m, runs in by_method.items()}
+    short = {m: by_seed(runs, lambda r: r["evaluation"]["paper_short_term_final"]) for m, runs in by_method.items()}
+    utility = {m: by_seed(runs, lambda r: r["evaluation"]["utility"]) for m, runs in by_method.items()}
+    fmt = FORMATS[part]
+
+    def common(a: dict[int, float], b: dict[int, float]) -> list[int]:
+        return sorted(set(a) & set(b))
+
+    def paired(a: dict[int, float], b: dict[int, float], holds: Any) -> tuple[int, int]:
+        seeds = common(a, b)
+        return sum(bool(holds(a[s], b[s])) for s in seeds), len(seeds)
+
+    def cell(m: str, values: dict[str, dict[int, float]], f: str) -> str:
+        return f"{LABELS[m]} {mean_sd(list(values.get(m, {}).values()), f)}"
+
+    rows = []
+    # only seeds on which all four methods finished are compared (no verdict from a partial set)
+    complete = [s for s in final.get("f_ppo", {}) if all(s in final.get(m, {}) for m in METHODS)]
+    wins = sum(final["f_ppo"][s] <= min(final[m][s] for m in METHODS) for s in complete)
+    outcome = f"lowest of the four trained methods in {wins} of {len(complete)} seeds on which all four finished"
+    if final.get("reference") and final.get("f_ppo"):
+        ref = np.mean(list(final["reference"].values()))
+        outcome += f"; below the reference's mean in {sum(v < ref for v in final['f_ppo'].values())} of {len(final['f_ppo'])}"
+    rows.append(f"| F-PPO has the lowest long-term gap (paper's statistic at the end) | "
+                f"{'; '.join(cell(m, final, fmt[1]) for m in (*METHODS, 'reference') if final.get(m))} | {outcome} |")
+    # the fair baselines: A-PPO, and lending's equal-opportunity policy (the other references are not fair policies)
+    fair = [m for m in ("a_ppo", "reference") if short.get(m) and (m == "a_ppo" or part == "lending")]
+    if fair:
+        bound = max(np.mean(list(short[m].values())) for m in fair)
+        near = {m: sum(v <= bound for v in short.get(m, {}).values()) for m in ("f_ppo", "f_ppo_massaged")}
+        outcome = (f"at or below the larger fair baseline mean ({fmt[0].format(bound)}) in {near['f_ppo']} of "
+                   f"{len(short.get('f_ppo', {}))} seeds without massaging, {near['f_ppo_massaged']} of "
+                   f"{len(short.get('f_ppo_massaged', {}))} with it")
+    else:
+        outcome = "no fair baseline finished"
+    rows.append(f"| F-PPO's short-term gap is near the fair baselines' ({', '.join(LABELS[m] for m in fair) or '-'}) | "
+                f"{'; '.join(cell(m, short, fmt[0]) for m in ('ppo', 'a_ppo', 'f_ppo', 'f_ppo_massaged', 'reference') if short.get(m))} | "
+                f"{outcome} |")
+    # comparable: no more than 5% of PPO's gain below it (lending: the profit over the starting cash)
+    base = 10_000 if part == "lending" else 0
+    fair_u, ppo_u = utility.get("f_ppo", {}), utility.get("ppo", {})
+    k, n = paired(fair_u, ppo_u, lambda a, b: a - base >= (b - base) - 0.05 * abs(b - base))
+    gaps = [fair_u[s] - ppo_u[s] for s in common(fair_u, ppo_u)]
+    rows.append(f"| F-PPO's utility is comparable to PPO's{' (profit over the starting 10,000)' if base else ''} | "
+                f"{cell('ppo', utility, fmt[2])}; {cell('f_ppo', utility, fmt[2])} | "
+                f"F-PPO − PPO {mean_sd(gaps, fmt[2])}; at most 5% of PPO's {'profit' if base else 'utility'} below it in "
+                f"{k} of {n} seeds |")
+    k, n = paired(final.get("a_ppo", {}), final.get("ppo", {}), lambda a, b: a > b)
+    rows.append(f"| A-PPO worsens the long-term gap (above PPO's) | {cell('ppo', final, fmt[1])}; {cell('a_ppo', final, fmt[1])} | "
+                f"A-PPO above PPO in {k} of {n} seeds |")
+    k1, n1 = paired(training.get("f_ppo", {}), training.get("f_ppo_l", {}), lambda a, b: a < b)
+    k2, n2 = paired(training.get("f_ppo", {}), training.get("ppo", {}), lambda a, b: a < b)
+    rows.append(f"| Massaging keeps Δs low during training (Fig. 2a) | "
+                f"{'; '.join(cell(m, training, fmt[0]) for m in METHODS if training.get(m))} (second half of training) | "
+                f"F-PPO below F-PPO-L in {k1} of {n1} seeds, below PPO in {k2} of {n2} |")
+    return ["", "The paper's headline claims, checked seed by seed (seeds paired by number; mean ± std over seeds):", "",
+            "| claim | values | outcome |", "|---|---|---|", *rows]
+
+
+def report(part: str, records: list[dict[str, Any]], args: argparse.Namespace, output: Output) -> None:
+    """The section ``F-PPO, <part>`` of ``<out>/RESULTS.md`` and ``<out>/fppo_<part>.png`` from the runs' records
+    (a smoke run: the section ``F-PPO smoke run, <part>`` and the PNG under ``<out>/out/fppo/quick/``)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    finished = [r for r in records if "evaluation" in r]
+    by_method = {m: [r for r in finished if r["method"] == m] for m in (*METHODS, "reference")}
+    # F-PPO evaluated with massaging on (MassagedPredictor, τ of the iteration after training) as one more row
+    by_method["f_ppo_massaged"] = [{**r, "evaluation": r["evaluation_massaged"]} for r in by_method["f_ppo"]
+                                   if "evaluation_massaged" in r]
+    fmt = FORMATS[part]
+    paper_ds = {"lending": "\\|mean TPR₀ − mean TPR₁\\| (window 300)", "attention": "Eq. 9 gap over the episode so far",
+                "epidemic": "Eq. 10 gap, episode-cumulative"}[part]
+    paper_dl = {"lending": "W1 between the episodes' pmf clouds", "attention": "max\\|Λ − mean Λ\\|",
+                "epidemic": "W1 between the episodes' S/I/R count clouds"}[part]
+    ours_dl = {"lending": "W1 on the credit axis, windowed", "attention": "max\\|Λ − mean Λ\\|",
+               "epidemic": "S/I/R fraction distance"}[part]
+    n, horizon = PROTOCOL[part]
+    quick = " --quick" if args.quick else ""
+    if args.quick:  # a smoke run's own protocol
+        n, horizon = args.eval_episodes, QUICK_HORIZON[part]
+    title = "F-PPO smoke run" if args.quick else "F-PPO"
+    lines = [f"## {title}, {part} (Hu et al. 2024, {'Fig. 1' if part == 'lending' else 'Fig. 3' if part == 'attention' else 'Fig. 4'})",
+             "",
+             f"`python benchmarks/fppo.py --part {part} --seeds {args.seeds} --timesteps {args.timesteps}{quick} --report`"
+             f" (runs resumed across calls; {time.strftime('%Y-%m-%d')}). FairPPO.from_preset(\"{part}\", variant=...), "
+             f"{args.timesteps:,} training steps per run (paper: {PAPER_TIMESTEPS[part]:,}), evaluated over {n} episodes of "
+             f"{horizon} steps (seeds {EVAL_SEED}+), sampled actions, no massaging. Mean ± std over training seeds "
+             f"(reference: over its own seeds); in brackets the paper's value, one seed, read off its figure. "
+             f"\"Paper's statistic\" is computed as the paper's figure computes it; \"env\" is the env's own signal "
+             f"per episode, averaged over episodes.", "",
+             f"| method | runs | Δs at the end, paper's statistic: {paper_ds} | Δs env, mean over t | "
+             f"Δl at the end, paper's statistic: {paper_dl} | Δl env at the end: {ours_dl} | "
+             f"utility: {UTILITY[part]} | training steps/s |",
+             "|---|---|---|---|---|---|---|---|"]
+    for m, runs in by_method.items():
+        if not runs:
+            continue
+        label = LABELS[m] if m != "reference" else REFERENCE[part]
+        key = {"reference": "reference", "f_ppo_massaged": "-"}.get(m, LABELS[m])
+        ev = [r["evaluation"] for r in runs]
+        speed = [r["steps"] / r["train_s"] for r in runs if r.get("train_s")]
+        paper = {k: PAPER[part][k].get(key, "-") for k in ("short_term", "long_term", "utility")}
+        lines.append(f"| {label} | {len(runs)} | {mean_sd([e['paper_short_term_final'] for e in ev], fmt[0])} "
+                     f"({paper['short_term']}) | {mean_sd([e['short_term_mean'] for e in ev], fmt[0])} | "
+                     f"{mean_sd([e['paper_long_term_final'] for e in ev], fmt[1])} ({paper['long_term']}) | "
+                     f"{mean_sd([e['long_term_final'] for e in ev], fmt[1])} | {mean_sd([e['utility'] for e in ev], fmt[2])} "
+                     f"({paper['utility']}) | {mean_sd(speed, '{:.0f}') if speed else '-'} |")
+    fig, axes = plt.subplots(1, 5, figsize=(25, 4))
+    for m, runs in by_method.items():
+        if not runs:
+            continue
+        label = LABELS[m] if m != "reference" else REFERENCE[part]
+        keys = ("paper_short_term", "paper_long_term", "long_term", "bank_cash" if part == "lending" else "reward")
+        for ax, key in zip(axes[:4], keys):
+            curves = np.array([r["evaluation"]["curves"][key] for r in runs])
+            x = np.arange(curves.shape[1]) * runs[0]["evaluation"]["curve_step"]
+            mu, sd = curves.mean(0), curves.std(0)
+            ax.plot(x, mu, label=label)
+            ax.fill_between(x, mu - sd, mu + sd, alpha=0.2)
+    # training-time Δs (Fig. 2a) of the finished runs (the same budget, so the same iterations)
+    training_rows = []
+    training: dict[str, dict[int, float]] = {}  # each run's mean Δs over the second half of its training
+    for m in METHODS:
+        runs = [r for r in finished if r["method"] == m and r.get("iterations")]
+        if not runs:
+            continue
+        it = [np.array(r["iterations"]) for r in runs]
+        k = min(len(a) for a in it)
+        mu, within = np.mean([a[:k, 0] for a in it], axis=0), np.mean([a[:k, 1] for a in it], axis=0)
+        axes[4].plot(np.arange(k), mu, label=LABELS[m])
+        axes[4].fill_between(np.arange(k), mu - within, mu + within, alpha=0.2)
+        late = [float(a[k // 2 : k, 0].mean()) for a in it]
+        massaged = [float(a[k // 2 : k, 2].mean()) for a in it]
+        training_rows.append(f"| {LABELS[m]} | {len(it)} | {k} | {mean_sd(late, '{:.3f}')} | {mean_sd(massaged, '{:.3f}')} |")
+        training[m] = {r["seed"]: v for r, v in zip(runs, late)}
+    titles = (f"Δs: {paper_ds}", f"Δl: {paper_dl}", f"Δl (env): {ours_dl}",
+              "bank cash" if part == "lending" else "reward per step", "Δs during training, mean ± within-rollout std")
+    for ax, panel in zip(axes, titles):  # not `title`: that names the section written below
+        ax.set_title(panel.replace("\\", ""), fontsize=9)
+        ax.set_xlabel("iteration" if panel.startswith("Δs during") else "t")
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    png = (output.runs / "quick" / f"fppo_{part}.png") if args.quick else output.png(f"fppo_{part}.png")
+    png.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(png, dpi=90)
+    plt.close(fig)
+    if training_rows:
+        lines += ["", "Δs during training (Fig. 2a; finished runs): the mean of the rollouts' mean Δs over "
+                  "the second half of the iterations, and the share of massaged actions over the same iterations.", "",
+                  "| method | runs | iterations | Δs, second half | massaged share, second half |", "|---|---|---|---|---|",
+                  *training_rows]
+    if by_method.get("f_ppo"):
+        lines += claims_table(part, by_method, training)
+    lines += ["", f"![{part}]({png.relative_to(output.root).as_posix() if args.quick else png.name})", ""]
+    missing = [f"{LABELS[r['method']]} seed {r['seed']} ({r['steps']:,} steps)" for r in records if "evaluation" not in r]
+    if missing:
+        lines += [f"Not finished (left out of the table): {', '.join(missing)}.", ""]
+    output.write_section(f"{title}, {part}", "\n".join(lines))
+    print("\n".join(lines))
+
+
+def speed(args: argparse.Namespace, output: Output) -> None:
+    """FairPPO vs SB3 PPO steps/s with the same preset settings, interleaved repeats in one run."""
+    import torch as th
+
+    th.set_num_threads(1)
+    from stable_baselines3 import PPO
+
+    from sb3_fair import FairPPO
+    from sb3_fair.ppo.presets import preset_kwargs
+
+    lines = ["## F-PPO, speed (Hu et al. 2024)", "",
+             f"`python benchmarks/fppo.py --part speed` ({time.strftime('%Y-%m-%d')}): median steps/s of "
+             "3 interleaved repeats of two iterations each, one thread, same settings (the preset's); targets: FairPPO "
+             "without massaging >= 0.95x PPO, with massaging >= 0.8x.", "",
+             "| case study | PPO | FairPPO, regulariser on, no massaging | ratio | FairPPO, regulariser and massaging (τ 0.5 from "
+             "iteration 0) | ratio |", "|---|---|---|---|---|---|"]
+    for part in ("lending", "epidemic"):
+        plain = preset_kwargs(part, "ppo")
+        for k in ("fairness", "fairness_coef"):
+            plain.pop(k)
+        makers = {"ppo": lambda: PPO("MlpPolicy", make_env(part), seed=0, **plain),
+                  "f_ppo_l": lambda: FairPPO.from_preset(part, make_env(part), variant="f_ppo_l", seed=0),
+                  "f_ppo": lambda: FairPPO.from_preset(part, make_env(part), variant="f_ppo", seed=0, massaging_tau=0.5)}
+        steps = 2 * plain["n_steps"]
+        sps = median_steps_per_s(makers, steps, repeats=1 if args.quick else 3)
+        lines.append(f"| {part} | {sps['ppo']:.0f} | {sps['f_ppo_l']:.0f} | {sps['f_ppo_l'] / sps['ppo']:.2f}x | "
+                     f"{sps['f_ppo']:.0f} | {sps['f_ppo'] / sps['ppo']:.2f}x |")
+        print(lines[-1], flush=True)
+    if not args.quick:
+        output.write_section("F-PPO, speed", "\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+def measure_table(name: str, options: tuple[str, ...], checkpoints: tuple[int, ...], make: Any, reference: Any) -> list[str]:
+    """Markdown rows: Δl of each ``long_term`` option at reset and at ``checkpoints`` along the reference policy's episode."""
+    from sb3_fair.common.protocol import LONG_TERM_FAIRNESS
+
+    lines = [f"| {name} `long_term` | reset | " + " | ".join(f"t = {t}" for t in checkpoints) + " |",
+             "|---|---|" + "---|" * len(checkpoints)]
+    for measure in options:
+        env = make(measure)
+        obs, info = env.reset(seed=0)
+        policy = reference(env)
+        row = [info[LONG_TERM_FAIRNESS]]
+        for t in range(1, checkpoints[-1] + 1):
+            obs, _, _, _, info = env.step(policy.predict(obs)[0])
+            if t in checkpoints:
+                row.append(info[LONG_TERM_FAIRNESS])
+        lines.append(f"| `{measure}` | " + " | ".join(f"{v:.3f}" for v in row) + " |")
+    return lines
+
+
+def measures(args: argparse.Namespace, output: Output) -> None:
+    """What each selectable long-term measure reads: at reset (lending's initial pmfs, one cluster apart) and
+    along one episode of the reference policy (the same seed for every measure, so the same trajectory)."""
+    from sb3_fair.envs import EpidemicControlEnv, EqualOpportunityPolicy, MaxDegreePolicy
+    from sb3_fair.envs.delayed_impact import LONG_TERM_MEASURES as LENDING
+    from sb3_fair.envs.delayed_impact import DelayedImpactLendingEnv
+    from sb3_fair.envs.epidemic import LONG_TERM_MEASURES as EPIDEMIC
+
+    lines = ["## F-PPO, the long-term measures (Hu et al. 2024)", "",
+             f"`python benchmarks/fppo.py --part measures` ({time.strftime('%Y-%m-%d')}). Δl as the env "
+             "reports it with each `long_term` option: at reset, and after t steps of the reference policy (env seed 0, "
+             "policy seed 0: the same trajectory for every option).", ""]
+    lines += measure_table("lending", LENDING, (1, 300, 1000, 2000), lambda m: DelayedImpactLendingEnv(long_term=m),
+                           lambda env: EqualOpportunityPolicy(env, seed=0))
+    lines += [""] + measure_table("epidemic", EPIDEMIC, (1, 5, 10, 20), lambda m: EpidemicControlEnv(long_term=m),
+                                  MaxDegreePolicy)
+    text = "\n".join(lines) + "\n"
+    if not args.quick:
+        output.write_section("F-PPO, the long-term measures", text)
+    print(text)
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = reproduce_parser("fppo", __doc__)
+    p.add_argument("--part", choices=["lending", "attention", "epidemic", "speed", "measures"], required=True)
+    p.add_argument("--seeds", type=int_at_least(1), default=3)
+    p.add_argument("--timesteps", type=int_at_least(1), default=None, help="training steps per run (default: BUDGETS)")
+    p.add_argument("--methods", nargs="+", default=[*METHODS, "reference"], choices=[*METHODS, "reference"])
+    p.add_argument("--jobs", "--workers", dest="workers", metavar="N", type=int_at_least(1), default=os.cpu_count() or 1,
+                        help="runs at a time, each in its own process with one torch thread (default: one per core)")
+    p.add_argument("--chunk", type=int_at_least(1), default=50_000, help="steps between checkpoints")
+    p.add_argument("--deadline-s", type=number_in(0.0, strict=True), default=float("inf"), help="stop training (after a chunk) after this many seconds")
+    p.add_argument("--eval-episodes", type=int_at_least(1), default=None, help="override the protocol's episode count")
+    p.add_argument("--report", action="store_true", help="write RESULTS.md and the PNG")
+    p.add_argument("--report-only", action="store_true", help="no training, only the report of what is on disk")
+    p.add_argument("--quick", action="store_true",
+                   help="smoke run of the whole pipeline (reports too): 1 seed, 512 steps in rollouts of 256, 2 evaluation "
+                        "episodes of a shortened horizon; runs and PNG under <out>/out/fppo/quick/")
+    args = p.parse_args(argv)
+    output = Output(args.out, RUNS_NAME)
+    if args.part in ("speed", "measures"):
+        (speed if args.part == "speed" else measures)(args, output)
+        return
+    if args.quick:
+        args.seeds, args.timesteps, args.eval_episodes, args.chunk = (QUICK["seeds"], args.timesteps or QUICK["timesteps"],
+                                                                      QUICK["eval_episodes"], QUICK["chunk"])
+        args.report = True
+    args.timesteps = args.timesteps or BUDGETS[args.part]
+    deadline = time.time() + args.deadline_s
+    jobs = [dict(part=args.part, method=m, seed=s, timesteps=args.timesteps, chunk=args.chunk, deadline=deadline,
+                 eval_episodes=args.eval_episodes, quick=args.quick) for s in range(args.seeds) for m in args.methods]
+    runs = str(output.runs)
+    if args.report_only:
+        records = [json.loads(paths(j, runs)[1].read_text()) for j in jobs if paths(j, runs)[1].exists()]
+    elif args.workers > 1:
+        with mp.get_context("spawn").Pool(args.workers) as pool:
+            records = pool.starmap(run, [(job, runs) for job in jobs], chunksize=1)
+    else:
+        records = [run(job, runs) for job in jobs]
+    if args.report or args.report_only:
+        report(args.part, records, args, output)
+    else:
+        for r in records:
+            print(r["method"], r["seed"], r.get("steps"), "evaluated" if "evaluation" in r else "")
+
 
 if __name__ == "__main__":
-    main(["--out", str(Path(__file__).resolve().parent), *sys.argv[1:]])
+    main()

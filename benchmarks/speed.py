@@ -33,7 +33,7 @@ BUSY = "import time\nt = time.time()\nwhile time.time() - t < 3600: pass\n"
 
 
 def _median_steps_per_s(makers: dict[str, Callable[[], Any]], steps: int, repeats: int) -> dict[str, float]:
-    from sb3_fair.experiment.reproduce.common import median_steps_per_s
+    from reproduction import median_steps_per_s
 
     # steps per CPU second: each model trains on one thread in this process, so this is its steps/s on an idle
     # core, and a busy neighbour (other work on a shared machine) disturbs it less than wall time
@@ -228,7 +228,7 @@ def main() -> None:
                         "per core at a time):\n\n" + "\n".join(table))
     if quick or args.only is not None or args.repeats is not None:
         return
-    from sb3_fair.experiment.reproduce.common import write_section
+    from reproduction import write_section
 
     stamp = time.strftime("%Y-%m-%d")
     text = f"## Speed: `{cmd}` ({stamp})\n\n" + "\n\n".join(sections) + "\n"

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from sb3_fair.experiment.reproduce.common import write_section
+from reproduction import write_section
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))

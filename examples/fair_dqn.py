@@ -1,4 +1,4 @@
-"""FairDQN with FairQCM counterfactual replay on paper 003's doughnut task, against SB3's DQN.
+"""FairDQN with FairQCM counterfactual replay on the FairQCM paper's doughnut task, against SB3's DQN.
 
 Five customers, one doughnut per step for 100 steps; the reward is the log-Nash welfare of what each
 customer has received so far (Alamdari et al. 2024, arXiv:2312.04772), so a good policy keeps every

@@ -1,4 +1,4 @@
-"""FairPPO (demographic-parity penalty) against PPO on a small Allelopathic Harvest (paper 001).
+"""FairPPO (demographic-parity penalty) against PPO on a small Allelopathic Harvest (La Malfa et al. 2025).
 
 One policy is shared by all 8 agents of 4 games played side by side; half of the agents are
 impaired (they act only every second step), which is the protected attribute.
@@ -29,7 +29,7 @@ def vec_env():
 
 models = {
     "PPO": PPO("MlpPolicy", vec_env(), **KW),
-    # alpha = beta = 0.5, one of paper 001's four fairest DP settings (Table 1)
+    # alpha = beta = 0.5, one of the fair-PPO paper's four fairest DP settings (Table 1)
     "FairPPO": FairPPO("MlpPolicy", vec_env(), fairness="dp", alpha=0.5, beta=0.5, **KW),
 }
 results = {}

@@ -1,7 +1,7 @@
-"""FairTD3 with Fair-ER against SB3's TD3 on paper 002's pursuit-evasion task, and their team fairness I(R;Z).
+"""FairTD3 with Fair-ER against SB3's TD3 on the Fair-ER paper's pursuit-evasion task, and their team fairness I(R;Z).
 
 Three pursuers (one joint action) chase a faster-thinking evader on a torus; the team reward is +50 for a
-capture and -0.1 per step. Fair-ER (Grupen, Selman, Lee 2022, arXiv:2205.14524, Eq. 10) adds an
+capture and -0.1 per step. Fair-ER (Grupen, Selman, Lee 2022, arXiv:2106.05727, Eq. 10) adds an
 equivariance penalty to the actor loss so that permuting the pursuers permutes their actions, which
 spreads the capture credit; I(R;Z) in bits measures how much the credit depends on who the pursuer is
 (0 = fair, log2(3) = one pursuer always credited). Settings: the tuned entry of
@@ -13,7 +13,7 @@ The evaluation is at pursuer speed 1.5 (training lowers it from 2 to 1), 20 gree
 both capture in every episode; TD3's captures are credited 0.10 / 0.80 / 0.15 per pursuer, I(R;Z) 0.680 bits,
 FairTD3's 0.80 / 0 / 0.35, 0.916 bits; the greedy chase 0.45 / 0.30 / 0.35, 0.071 bits. On this seed Fair-ER does
 not spread the credit; over 3 seeds it does on 2 of them (benchmarks/RESULTS.md, "FairTD3 on pursuit-evasion with
-paper 002's I(R;Z)").
+the Fair-ER paper's I(R;Z)").
 """
 
 import gymnasium as gym
@@ -29,8 +29,8 @@ from sb3_fair.envs import GreedyPursuitPolicy, SpeedCurriculum
 
 torch.set_num_threads(1)  # small networks train faster on one thread (docs/threads-and-parallel-runs.md)
 ENV = "sb3_fair/PursuitEvasion-v0"
-ARENA = dict(size=4, max_steps=200)  # paper 002: a 6 x 6 torus and 500 steps
-STEPS = 50_000  # paper 002 trains 125,000 episodes
+ARENA = dict(size=4, max_steps=200)  # Grupen et al. 2022: a 6 x 6 torus and 500 steps
+STEPS = 50_000  # the paper trains 125,000 episodes
 TUNED = dict(learning_rate=1e-3, batch_size=256, buffer_size=200_000, learning_starts=1000, gamma=0.99, tau=0.005,
              policy_kwargs={"net_arch": [128, 128]}, seed=0)
 

@@ -18,16 +18,16 @@ print("conditional statistical parity:             ", metrics.conditional_statis
 print("welfare: utilitarian", metrics.utilitarian(returns), "egalitarian", metrics.egalitarian(returns),
       "log-Nash", round(metrics.log_nash(returns), 3), "Gini", round(metrics.gini(returns), 3))
 
-# Paper 003's doughnuts: (6, 8, 10) is unfair to A by -2 and in favour of C by +2.
+# The FairQCM paper's doughnuts: (6, 8, 10) is unfair to A by -2 and in favour of C by +2.
 print("unfairness of (6, 8, 10):", metrics.unfairness([6, 8, 10]))
 
-# Fairness over time (paper 003, Fig. 1): two vaccine plans, equal at the end, not month by month.
+# Fairness over time (Alamdari et al. 2024, Fig. 1): two vaccine plans, equal at the end, not month by month.
 plan_1 = np.cumsum([[20, 0], [20, 0], [0, 20], [0, 20]], axis=0)
 plan_2 = np.cumsum([[10, 10]] * 4, axis=0)
 for name, plan in [("plan 1", plan_1), ("plan 2", plan_2)]:
     print(name, "long-term:", metrics.fairness_score(plan, "parity", "long_term"),
           "worst month:", metrics.fairness_score(plan, "parity", "anytime", how="min"))
 
-# Team fairness (paper 002): one of three pursuers always captures -> log2(3) bits.
+# Team fairness (Grupen et al. 2022): one of three pursuers always captures -> log2(3) bits.
 print("I(R;Z) one agent always credited:", round(metrics.team_fairness(np.tile([0, 0, 1], (20, 1))), 3))
 print("price of fairness, returns 44 vs 100:", metrics.price_of_fairness(44, 100), "%")

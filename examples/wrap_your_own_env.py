@@ -51,7 +51,7 @@ env = FairnessMonitor(env)                                           # fairness 
 model = FairDQN("MlpPolicy", env, counterfactual=True, learning_starts=500, exploration_fraction=0.3,
                 target_update_interval=500, train_freq=1, batch_size=256, gamma=0.9, seed=0)
 model.learn(5_000)  # logs fairness/* next to rollout/ep_rew_mean
-# 5k steps only show the plumbing: like paper 003's doughnuts (100k steps), learning to serve the hill
+# 5k steps only show the plumbing: like the FairQCM paper's doughnuts (100k steps), learning to serve the hill
 # village its share takes far longer; see benchmarks/fairqcm.py for full-length runs.
 
 obs, _ = env.reset(seed=1)

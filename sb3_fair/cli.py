@@ -10,7 +10,8 @@ Examples::
     sb3-fair train --algo fair_ppo --env sb3_fair/AllelopathicHarvest-v0 -p env_kwargs.preset=tiny -p alpha=1.0
     sb3-fair train --config my_experiment.yml --seed 3
     sb3-fair sweep my_experiment.yml --grid alpha=0,0.5,1 beta=0,0.5 --seeds 3 --name dp-weights
-    sb3-fair reproduce paper003 --quick --out /tmp/repro   # a paper's benchmark: RESULTS.md section + plots
+
+The papers' benchmarks are scripts in the repository's ``benchmarks/`` (``python benchmarks/fairqcm.py --quick``).
 
 ``--algo`` takes RL Zoo's names (``ppo``, ``dqn``, ``ppo_lstm`` ...), ``ppo_mask`` and ``fair_*``;
 ``--env`` a Gymnasium id or a multi-agent game (``sb3_fair/AllelopathicHarvest-v0``,
@@ -375,12 +376,6 @@ def _plot_tradeoff(per_seed: dict[str, list[dict[str, Any]]], figures: list[str]
     plt.close(fig)
 
 
-def cmd_reproduce(args: argparse.Namespace) -> None:
-    from sb3_fair.experiment.reproduce import reproduce
-
-    reproduce(args.paper, list(args.paper_args))
-
-
 def build_parser() -> argparse.ArgumentParser:
     from sb3_fair.experiment.registry import algo_names
 
@@ -506,16 +501,6 @@ def build_parser() -> argparse.ArgumentParser:
                         "the table is the same, seed for seed, as with --jobs 1")
     common(p)
     p.set_defaults(func=cmd_compare)
-
-    from sb3_fair.experiment.reproduce import PAPERS
-
-    p = sub.add_parser("reproduce", help="a paper's benchmark at its scaled preset: its RESULTS.md section and plots",
-                       description="Reproduce a paper's benchmark; the arguments after PAPER are the paper's own "
-                                   "(sb3-fair reproduce PAPER --help lists them).",
-                       epilog="papers: " + "; ".join(f"{k}: {v[1]}" for k, v in PAPERS.items()))
-    p.add_argument("paper", choices=sorted(PAPERS), metavar="PAPER", help=f"one of {sorted(PAPERS)}")
-    p.add_argument("paper_args", nargs=argparse.REMAINDER, metavar="...", help="the paper's own arguments (--quick, --out DIR, --seeds N, ...)")
-    p.set_defaults(func=cmd_reproduce)
     return parser
 
 

@@ -391,13 +391,13 @@ def test_values_that_would_fail_mid_training_are_refused_before(tmp_path) -> Non
             train(cfg.replace(hyperparams={"batch_size": 64}, save_path=str(bad)), callback=_Steps())
 
 
-@pytest.mark.parametrize("paper", ["paper001", "paper002", "paper003", "paper004"])
-def test_reproduce_refuses_zero_seeds(paper, capsys) -> None:
-    from sb3_fair import cli
+@pytest.mark.parametrize("method", ["fair_ppo", "fair_er", "fairqcm", "fppo"])
+def test_the_method_benchmarks_refuse_zero_seeds(method, capsys) -> None:
+    import importlib
 
-    extra = ["--part", "lending"] if paper == "paper004" else []
+    extra = ["--part", "lending"] if method == "fppo" else []
     with pytest.raises(SystemExit) as exit_info:
-        cli.main(["reproduce", paper, *extra, "--seeds", "0"])
+        importlib.import_module(method).main([*extra, "--seeds", "0"])
     assert exit_info.value.code == 2 and "argument --seeds: must be an int >= 1, got '0'" in capsys.readouterr().err
 
 
@@ -484,12 +484,12 @@ def test_unwritable_save_paths_and_eval_env_arguments_are_refused_before_trainin
         train(cfg.replace(eval_env_kwargs={"bogus": 1}), callback=_Steps())
 
 
-def test_reproduce_out_must_be_a_folder(tmp_path, capsys) -> None:
-    from sb3_fair import cli
+def test_a_method_benchmarks_out_must_be_a_folder(tmp_path, capsys) -> None:
+    import fairqcm
 
     (tmp_path / "file").write_text("")
     with pytest.raises(SystemExit) as exit_info:
-        cli.main(["reproduce", "paper003", "--out", str(tmp_path / "file")])
+        fairqcm.main(["--out", str(tmp_path / "file")])
     assert exit_info.value.code == 2 and "argument --out" in capsys.readouterr().err
 
 

@@ -472,14 +472,14 @@ add("2.14", C2, "sweep --name <abs path> --storage <tmp>/st", "cli", SW + " --na
     env={"ALLOW_INSIDE_ONLY": "st"})
 add("2.15", C2, "sweep --name a/../../b --storage <tmp>/st", "cli", SW + " --name a/../../b", names=esc_names, timeout=150, exclusive=True,
     env={"ALLOW_INSIDE_ONLY": "st"})
-add("2.16", C2, "reproduce paper003 --seeds 1 --episodes 1 --out o: nothing outside o (checks only; tiny)", "cli",
-    "reproduce paper003 --seeds 1 --episodes 1 --eval-every 1 --eval-episodes 1 --tasks donut --methods DQN --throughput-steps 10 --workers 1 --out o",
+add("2.16", C2, "benchmarks/fairqcm.py --seeds 1 --episodes 1 --out o: nothing outside o (checks only; tiny)", "cli",
+    "benchmarks/fairqcm.py --seeds 1 --episodes 1 --eval-every 1 --eval-episodes 1 --tasks donut --methods DQN --throughput-steps 10 --workers 1 --out o",
     expect="custom", check=contained_ok, env={"ALLOW_INSIDE_ONLY": "o"}, timeout=90)
 add("2.17", C2, "compare --plot ../../p.png (user-chosen plot path; tiny)", "cli",
     "compare --task donut --seeds 1 --episodes 1 --eval-episodes 1 --plot ../../p.png --quiet", expect="custom", check=saved_at("../../p.png"),
     env={"ALLOW_ESCAPE": "d1/d2/p.png"}, timeout=90)
 add("2.18", C2, "compare --plot <a directory>", "cli", "compare --task donut --seeds 1 --episodes 1 --plot .", names=("--plot", "directory"))
-add("2.19", C2, "reproduce paper003 --out <a file>", "cli", "reproduce paper003 --seeds 1 --episodes 1 --tasks donut --out f",
+add("2.19", C2, "benchmarks/fairqcm.py --out <a file>", "cli", "benchmarks/fairqcm.py --seeds 1 --episodes 1 --tasks donut --out f",
     setup="open('f','w').write('x')", names=("--out", "f'", "file", "directory", "folder"))
 add("2.20", C2, "train --tensorboard-log <a file>", "cli", PPO_T + " --tensorboard-log f", setup="open('f','w').write('x')",
     names=("--tensorboard-log",))
@@ -1033,16 +1033,15 @@ def ran_nothing(o: dict) -> tuple[str, str]:
     return ("GOOD" if "seeds" in o["err_line"] else "LATE"), "refused: " + o["err_line"][:140]
 
 
-for p in ("paper001", "paper002", "paper003", "paper004"):
-    part = " --part epidemic" if p == "paper004" else ""
-    add(f"9.5{p[-1]}", C9, f"reproduce {p} --seeds 0 --out o{part}", "cli", f"reproduce {p} --seeds 0 --out o{part}", expect="custom", check=ran_nothing,
-        timeout=60)
-add("9.55", C9, "reproduce paper003 --seeds -1 --out o", "cli", "reproduce paper003 --seeds -1 --out o", expect="custom", check=ran_nothing)
-add("9.56", C9, "reproduce paper003 --episodes 0 --out o", "cli", "reproduce paper003 --episodes 0 --seeds 1 --out o", names=("--episodes",), early=("parse",),
+for i, p in enumerate(("fair_ppo", "fair_er", "fairqcm", "fppo"), start=1):
+    part = " --part epidemic" if p == "fppo" else ""
+    add(f"9.5{i}", C9, f"benchmarks/{p}.py --seeds 0 --out o{part}", "cli", f"benchmarks/{p}.py --seeds 0 --out o{part}", expect="custom",
+        check=ran_nothing, timeout=60)
+add("9.55", C9, "benchmarks/fairqcm.py --seeds -1 --out o", "cli", "benchmarks/fairqcm.py --seeds -1 --out o", expect="custom", check=ran_nothing)
+add("9.56", C9, "benchmarks/fairqcm.py --episodes 0 --out o", "cli", "benchmarks/fairqcm.py --episodes 0 --seeds 1 --out o", names=("--episodes",), early=("parse",),
     timeout=60)
-add("9.57", C9, "reproduce paper003 --workers 0 --out o", "cli", "reproduce paper003 --workers 0 --seeds 1 --episodes 1 --out o",
+add("9.57", C9, "benchmarks/fairqcm.py --workers 0 --out o", "cli", "benchmarks/fairqcm.py --workers 0 --seeds 1 --episodes 1 --out o",
     names=("--workers",), early=("parse",), timeout=60)
-add("9.58", C9, "reproduce paper999", "cli", "reproduce paper999", names=("paper999", "PAPER"), early=("parse",))
 
 # ---------------------------------------------------------------- class 10: a dead Ray cluster
 C10 = "10 dead ray"
@@ -1402,7 +1401,9 @@ def run_case(c: Case, checkout: str, trust_flag: str | None) -> dict:
         cmd = [PY, str(script)]
     else:
         import shlex
-        cmd = [PY, "-m", "sb3_fair.cli", *shlex.split(fill(c.body))]
+        argv = shlex.split(fill(c.body))
+        # "benchmarks/<method>.py ...": one of the checkout's method benchmarks; anything else: the sb3-fair command
+        cmd = [PY, str(Path(checkout) / argv[0]), *argv[1:]] if argv[0].endswith(".py") else [PY, "-m", "sb3_fair.cli", *argv]
     t0 = time.perf_counter()
     timed_out = False
     try:

@@ -498,7 +498,7 @@ class FairDQN(FairAlgorithmMixin, DQN):
 
 def _warn_unused(counterfactual: Any, offsets: Any, max_counterfactuals: Any, exploration_decay: Any, kwargs: dict[str, Any]) -> None:
     """Warn about arguments the chosen settings do not use (warned, not refused: a sweep's grid over
-    ``counterfactual=true,false`` keeps the counterfactual settings of its entry, and paper 003's ablation adds
+    ``counterfactual=true,false`` keeps the counterfactual settings of its entry, and the FairQCM paper's ablation adds
     ``exploration_decay`` to presets that set ``exploration_fraction``)."""
     unused = []
     if not counterfactual:

@@ -38,7 +38,7 @@ def horizon_end(t: int, horizon: int, horizon_terminates: bool = False) -> tuple
 
 class TerminalHorizon(gym.Wrapper):
     """Report the end of every episode as ``terminated``, never ``truncated``: how sb3-fair 0.1.0's doughnut and
-    lending envs ended, so that SB3 did not bootstrap the last step (the ablation of ``sb3-fair reproduce paper003``).
+    lending envs ended, so that SB3 did not bootstrap the last step (the ablation of the repository's ``benchmarks/fairqcm.py --ablation``).
 
     Example::
 

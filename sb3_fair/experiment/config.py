@@ -198,7 +198,7 @@ class ExperimentConfig:
     :param n_timesteps: training steps; None takes the entry's ``n_timesteps``.
     :param eval_episodes: evaluation episodes after training (0: none).
     :param eval_env_kwargs: the evaluation env's keyword arguments where they differ from training's
-        (merged over ``env_kwargs``; e.g. ``{"horizon": 10000}`` for paper 004's lending protocol).
+        (merged over ``env_kwargs``; e.g. ``{"horizon": 10000}`` for the F-PPO paper's lending protocol).
     :param eval_deterministic: greedy evaluation; None picks the evaluator's default (greedy, except
         the long-term protocol of Hu et al. 2024 and the multi-agent games, which sample).
     :param eval_seed: the seed of the first evaluation episode (episode ``e`` gets ``eval_seed + e`` where the

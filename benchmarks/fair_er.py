@@ -1,4 +1,4 @@
-"""Paper 002's Figs. 3-5 at 2-core scale: capture success and I(R;Z) against pursuer speed.
+"""Fair-ER / Fair-E: Grupen et al.'s Figs. 3-5 at 2-core scale: capture success and I(R;Z) against pursuer speed.
 
 Reproduces Grupen, Selman and Lee, "Cooperative Multi-Agent Fairness and Equivariant Policies"
 (AAAI 2022, arXiv:2106.05727): FairDDPG with the Fair-ER regulariser for lambda in {0, 0.1, 0.5, 0.9},
@@ -17,12 +17,12 @@ Every run goes through :func:`sb3_fair.experiment.train` (no evaluation there: t
 evaluated afterwards at each fixed speed with
 :func:`~sb3_fair.common.evaluation.evaluate_team_fairness`). Writes the per-run records under
 ``<out>/out/fair_er/`` (a sub-folder for a non-default curriculum or arena), the section
-"Fair-ER / Fair-E (paper 002)" of ``<out>/RESULTS.md`` and ``<out>/fair_er_pursuit*.png``.
+"Fair-ER / Fair-E (Grupen et al. 2022)" of ``<out>/RESULTS.md`` and ``<out>/fair_er_pursuit*.png``.
 
 Usage::
 
-    sb3-fair reproduce paper002            # about 25 min on 2 cores (measured: see RESULTS.md)
-    sb3-fair reproduce paper002 --quick    # smoke run
+    python benchmarks/fair_er.py            # about 25 min on 2 cores (measured: see RESULTS.md)
+    python benchmarks/fair_er.py --quick    # smoke run
 """
 
 from __future__ import annotations
@@ -38,12 +38,12 @@ from typing import Any
 import numpy as np
 
 from sb3_fair.experiment.config import int_at_least, number_in
-from sb3_fair.experiment.reproduce.common import Output, median_steps_per_s, reproduce_parser
+from reproduction import Output, median_steps_per_s, reproduce_parser
 
 #: the folder under ``<out>/out/`` of this reproduction's runs
 RUNS_NAME = "fair_er"
 #: the command named in the RESULTS.md headings (the section keys; the script calls :func:`main`)
-COMMAND = "python benchmarks/fair_er_pursuit.py"
+COMMAND = "python benchmarks/fair_er.py"
 ENV_ID = "sb3_fair/PursuitEvasion-v0"
 PAPER_CURRICULUM = (1.2, 0.4)
 SPEEDS = (1.2, 1.0, 0.8, 0.6, 0.4)
@@ -70,7 +70,7 @@ def experiment_config(job: dict[str, Any]) -> Any:
                    "env_kwargs": {"max_steps": job["max_steps"], "size": job["size"]},
                    "callback": {"sb3_fair.envs.pursuit:SpeedCurriculum": {"start": float(start), "end": float(end)}}}
     return ExperimentConfig(algo="fair_ddpg", env=ENV_ID, hyperparams=hyperparams, seed=job["seed"], n_timesteps=job["steps"],
-                            eval_episodes=0, name=f"paper002-{job['variant']}-seed{job['seed']}", group="paper002")
+                            eval_episodes=0, name=f"fair_er-{job['variant']}-seed{job['seed']}", group="fair_er")
 
 
 def out_dir(runs: Path, curriculum: tuple[float, float], size: float = 6.0) -> Path:
@@ -172,15 +172,15 @@ def plot(results: list[dict], greedy: dict, path: Path, speeds: tuple[float, ...
     axes[0].set_ylabel("capture success")
     axes[1].set_ylabel("I(R;Z) (bits, lower = fairer)")
     axes[0].legend(fontsize=7)
-    fig.suptitle("paper 002, Figs. 3-5 (scaled)")
+    fig.suptitle("Grupen et al. 2022, Figs. 3-5 (scaled)")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
 
 
 def main(argv: list[str] | None = None) -> None:
-    """``sb3-fair reproduce paper002 [options]`` (``--help`` lists them)."""
-    parser = reproduce_parser("paper002", __doc__)
+    """``python benchmarks/fair_er.py [options]`` (``--help`` lists them)."""
+    parser = reproduce_parser("fair_er", __doc__)
     parser.add_argument("--seeds", type=int_at_least(1), default=3)
     parser.add_argument("--steps", type=int_at_least(1), default=50_000)
     parser.add_argument("--max-steps", type=int_at_least(1), default=200)
@@ -239,7 +239,7 @@ def main(argv: list[str] | None = None) -> None:
         "" if speeds == SPEEDS else " --speeds " + " ".join(f"{v:g}" for v in speeds)) + (
         "" if args.steps == 50_000 or args.quick else f" --steps {args.steps}") + ("" if args.size == 6.0 else f" --size {args.size:g}")
     head = "| variant | seeds | " + " | ".join(f"capture @ {v}" for v in speeds) + " | " + " | ".join(f"I(R;Z) @ {v}" for v in speeds) + " |"
-    lines = [f"## Fair-ER / Fair-E (paper 002): `{cmd}`", "",
+    lines = [f"## Fair-ER / Fair-E (Grupen et al. 2022): `{cmd}`", "",
              f"Measured on this project's 2-core CPU machine: FairDDPG trained on a {args.size:g} x {args.size:g} torus (paper: 6 x 6), "
              f"{args.steps} env steps per run with the speed "
              f"curriculum {args.curriculum[0]:g} -> {args.curriculum[1]:g}, episodes capped at {args.max_steps} steps, evaluated greedily on {args.eval_episodes} "
@@ -264,8 +264,12 @@ def main(argv: list[str] | None = None) -> None:
               f"Throughput ({tp['steps']} steps, one core, median of 3 interleaved runs): SB3 DDPG {tp['ddpg_steps_per_s']:.0f} steps/s, "
               f"FairDDPG(lambda=0) {tp['fair0_steps_per_s']:.0f} ({tp['ratio_lambda0']:.2f}x), "
               f"FairDDPG(lambda=0.5) {tp['fair05_steps_per_s']:.0f} ({tp['ratio_lambda05']:.2f}x; target >= 0.8x).", ""]
-    output.write_section(f"(paper 002): `{cmd}`", "\n".join(lines))
+    output.write_section(f"(Grupen et al. 2022): `{cmd}`", "\n".join(lines))
     print("\n".join(lines))
 
 
 __all__ = ["HYPERPARAMS", "VARIANTS", "evaluate_speeds", "experiment_config", "main", "run_job", "throughput"]
+
+
+if __name__ == "__main__":
+    main()

@@ -1,5 +1,8 @@
-"""What the paper reproductions share: where they write, timing models against each other, and
-replacing one section of ``RESULTS.md``."""
+"""What the method benchmarks (``fairqcm.py``, ``fair_er.py``, ``fair_ppo.py``, ``fppo.py``) share: where
+they write, timing models against each other, and replacing one section of ``RESULTS.md``.
+
+These scripts live in the repository, not in the installed package: run them from a clone
+(``python benchmarks/fairqcm.py --quick``); the tests put ``benchmarks/`` on the import path."""
 
 from __future__ import annotations
 
@@ -11,10 +14,11 @@ from typing import Any
 
 import numpy as np
 
-#: the default output folder of ``sb3-fair reproduce``: the repository's ``benchmarks/`` when run from its root
-DEFAULT_OUT = "benchmarks"
-#: data files shipped with sb3-fair (figures measured by running the papers' authors' code)
-DATA = Path(__file__).resolve().parent / "data"
+#: the folder of this file: the repository's ``benchmarks/``, the default output folder of every benchmark
+HERE = Path(__file__).resolve().parent
+DEFAULT_OUT = str(HERE)
+#: figures measured by running the papers' authors' code (numbers only)
+DATA = HERE / "data"
 
 
 class Output:
@@ -55,17 +59,17 @@ def _folder(text: str) -> str:
     return text
 
 
-def reproduce_parser(paper: str, doc: str | None) -> argparse.ArgumentParser:
-    """The command line of ``sb3-fair reproduce <paper>``: the module docstring as its description, and
-    ``--out DIR``, the folder of ``RESULTS.md``, the plots and the runs (default ``./benchmarks``).
+def reproduce_parser(method: str, doc: str | None) -> argparse.ArgumentParser:
+    """The command line of ``python benchmarks/<method>.py``: the module docstring as its description, and
+    ``--out DIR``, the folder of ``RESULTS.md``, the plots and the runs (default: the repository's ``benchmarks/``).
 
-    :param paper: the paper's name (``"paper001"`` ...), shown as the program name.
+    :param method: the benchmark's name (``"fairqcm"`` ...), shown in the program name.
     :param doc: the description (the module's docstring).
     """
-    parser = argparse.ArgumentParser(prog=f"sb3-fair reproduce {paper}", description=doc,
+    parser = argparse.ArgumentParser(prog=f"python benchmarks/{method}.py", description=doc,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", default=DEFAULT_OUT, metavar="DIR", type=_folder,
-                        help="folder of RESULTS.md, the PNGs and the runs under out/ (default: ./benchmarks, the repository's)")
+                        help="folder of RESULTS.md, the PNGs and the runs under out/ (default: the repository's benchmarks/)")
     return parser
 
 

@@ -1,16 +1,16 @@
-"""Paper 001's comparison (Table 1, Fig. 1) at 2-core scale: PPO vs FairPPO on Allelopathic Harvest.
+"""FairPPO: La Malfa et al.'s comparison (Table 1, Fig. 1) at 2-core scale: PPO vs FairPPO on Allelopathic Harvest.
 
-Paper 001: La Malfa, Zhang, Luck, Black (2025), *Fairness Aware Reinforcement Learning via Proximal
+La Malfa, Zhang, Luck, Black (2025), *Fairness Aware Reinforcement Learning via Proximal
 Policy Optimization*, arXiv:2502.03953.
 
-FairPPO with the DP, CSP and CF penalties at paper 001's four fairest (alpha, beta) settings per
+FairPPO with the DP, CSP and CF penalties at the paper's four fairest (alpha, beta) settings per
 metric (Table 1) against PPO (alpha = beta = 0), on ``AllelopathicHarvestEnv.from_preset("small")``
 (8 agents, 10 x 8 grid, 14 bushes, 300 steps; the paper: 40 agents, 25 x 15, 60 bushes, 3000
 steps), one shared policy for all agents (the paper trains one policy per group). Each run trains
 ``--steps`` agent-steps (default 1,000,000 = 417 games of 8 agents; the paper: 1000 games of 40) on 4
 game instances side by side (CF: 2 counterfactual pairs, the same 32 slots), then is evaluated on
 ``--eval-episodes`` fresh games: normalised DP, CSP per berry preference and CF (factual: nobody
-impaired, counterfactual: everybody, as paper 001 §5.1 tests) in Table 1's form
+impaired, counterfactual: everybody, as the paper's §5.1 tests) in Table 1's form
 ``(R_ns - R_s) / max(R_ns + R_s, 1)``, and the price of fairness per group against PPO of the same
 seed.
 
@@ -25,8 +25,8 @@ the same VecEnv.
 
 Usage::
 
-    sb3-fair reproduce paper001                            # full run, into ./benchmarks
-    sb3-fair reproduce paper001 --quick --out /tmp/repro   # smoke run
+    python benchmarks/fair_ppo.py                            # full run, into the repository's benchmarks/
+    python benchmarks/fair_ppo.py --quick --out /tmp/repro   # smoke run
 """
 
 from __future__ import annotations
@@ -41,13 +41,13 @@ from typing import Any
 import numpy as np
 
 from sb3_fair.experiment.config import int_at_least
-from sb3_fair.experiment.reproduce.common import Output, median_steps_per_s, reproduce_parser
+from reproduction import Output, median_steps_per_s, reproduce_parser
 
 #: the runs' folder under ``<out>/out/``
 RUNS_NAME = "fair_ppo"
 #: the multi-agent env id of the game (``env_kwargs``: ``preset``, ``counterfactual_pair``)
 ENV_ID = "sb3_fair/AllelopathicHarvest-v0"
-#: paper 001, Table 1: the four fairest (alpha, beta) per metric, with the paper's figures
+#: La Malfa et al. 2025, Table 1: the four fairest (alpha, beta) per metric, with the paper's figures
 PAPER = {
     "dp": [((0.0, 0.25), -56, -53, "0.23"), ((0.5, 0.5), -52, -50, "0.26"), ((1.0, 1.0), -47, -47, "0.29"), ((0.25, 0.25), -45, -44, "0.29")],
     "csp": [((0.75, 0.25), -57, -54, "0.15, 0.14"), ((1.0, 0.0), -57, -55, "0.15, 0.15"), ((0.5, 1.0), -56, -54, "0.15, 0.14"),
@@ -172,14 +172,14 @@ def plot(results: list[dict], path: Path) -> None:
                       "cf": "counterfactual fairness"}[metric], fontsize=9)
         ax.set_xlabel("(alpha, beta)")
     axes[0].set_ylabel("normalised unfairness (lower = fairer)")
-    fig.suptitle("paper 001, Fig. 1 (scaled): FairPPO vs PPO on Allelopathic Harvest (small preset)")
+    fig.suptitle("La Malfa et al. 2025, Fig. 1 (scaled): FairPPO vs PPO on Allelopathic Harvest (small preset)")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = reproduce_parser("paper001", __doc__)
+    parser = reproduce_parser("fair_ppo", __doc__)
     parser.add_argument("--seeds", type=int_at_least(1), default=3)
     parser.add_argument("--steps", type=int_at_least(1), default=1_000_000, help="agent-steps per training run")
     parser.add_argument("--eval-episodes", type=int_at_least(1), default=10)
@@ -214,8 +214,8 @@ def main(argv: list[str] | None = None) -> None:
 
     base = {r["seed"]: r for r in results if r["metric"] == "ppo"}
     # the command of the repository's wrapper script: the heading is the RESULTS.md section's key
-    cmd = "python benchmarks/fair_ppo_harvest.py" + (" --quick" if args.quick else "")
-    lines = [f"## FairPPO (paper 001): `{cmd}`", "",
+    cmd = "python benchmarks/fair_ppo.py" + (" --quick" if args.quick else "")
+    lines = [f"## FairPPO (La Malfa et al. 2025): `{cmd}`", "",
              f"Measured on this project's 2-core CPU machine: Allelopathic Harvest preset `{PRESET}` (8 agents, 10 x 8 grid, 14 bushes, "
              f"300-step games; paper: 40 agents, 25 x 15, 60 bushes, 3000 steps), one policy shared by all agents, {args.steps} agent-steps "
              f"per run on {INSTANCES} games side by side (CF: {INSTANCES // 2} counterfactual pairs), PPO n_steps 150, batch 600, 4 epochs, "
@@ -252,7 +252,7 @@ def main(argv: list[str] | None = None) -> None:
               f"not re-measured here).", "",
               f"Throughput ({ptp['steps']} steps, one core, median of 3 interleaved runs, same VecEnv): SB3 PPO "
               f"{ptp['ppo_steps_per_s']:.0f} steps/s, FairPPO(dp, 0.5, 0.5) {ptp['fair_steps_per_s']:.0f} ({ptp['ratio']:.2f}x; target >= 0.9x).", ""]
-    output.write_section(f"(paper 001): `{cmd}`", "\n".join(lines))
+    output.write_section(f"(La Malfa et al. 2025): `{cmd}`", "\n".join(lines))
     print("\n".join(lines))
 
 

@@ -1,4 +1,4 @@
-"""``sb3-fair reproduce paper003`` (FairQCM, Alamdari et al. 2024): the configs its runs train, and a
+"""``python benchmarks/fairqcm.py`` (FairQCM, Alamdari et al. 2024): the configs its runs train, and a
 ``--quick`` smoke run of the whole pipeline (train -> greedy evaluation -> RESULTS.md section -> PNGs)."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import json
 
 import pytest
 
+import fairqcm as benchmark
 from sb3_fair.experiment import build_model
-from sb3_fair.experiment.reproduce import paper003
 
 RECORD_KEYS = {"task", "method", "seed", "episodes", "learning_rate", "eval_every", "eval_episodes", "out", "curve",
                "train_returns", "seconds", "counterfactuals", "config"}
@@ -18,49 +18,47 @@ def job(task: str, method: str, **extra):
     return {**dict(task=task, method=method, seed=0, episodes=2, learning_rate=None, eval_every=1, eval_episodes=1), **extra}
 
 
-@pytest.mark.parametrize("task,method", [(t, m) for t, ms in (("donut", paper003.DONUT_METHODS), ("lending", paper003.LENDING_METHODS))
+@pytest.mark.parametrize("task,method", [(t, m) for t, ms in (("donut", benchmark.DONUT_METHODS), ("lending", benchmark.LENDING_METHODS))
                                          for m in ms])
 def test_job_config_is_the_paper_preset_with_the_methods_memory(task, method):
-    spec = (paper003.DONUT_METHODS if task == "donut" else paper003.LENDING_METHODS)[method]
-    cfg = paper003.job_config(job(task, method))
-    assert cfg.algo == "fair_dqn" and cfg.env == paper003.ENV_IDS[task]
+    spec = (benchmark.DONUT_METHODS if task == "donut" else benchmark.LENDING_METHODS)[method]
+    cfg = benchmark.job_config(job(task, method))
+    assert cfg.algo == "fair_dqn" and cfg.env == benchmark.ENV_IDS[task]
     assert cfg.variant == ("paper_fairqcm" if spec["counterfactual"] else "paper_dqn")
     assert cfg.hyperparams["env_kwargs"] == {"memory": spec["memory"]}
-    assert cfg.n_timesteps == 2 * paper003.HORIZON[task] and cfg.eval_episodes == 0
+    assert cfg.n_timesteps == 2 * benchmark.HORIZON[task] and cfg.eval_episodes == 0
     assert cfg.hyperparams["learning_rate"] == 1e-4
-    assert paper003.job_config(job(task, method, learning_rate=3e-4)).hyperparams["learning_rate"] == 3e-4
+    assert benchmark.job_config(job(task, method, learning_rate=3e-4)).hyperparams["learning_rate"] == 3e-4
 
 
 def test_ablation_configs():
-    names = list(paper003.ABLATIONS)
-    both = paper003.job_config(job("donut", "DQN-Full", ablation=names[0]))
-    assert both.hyperparams["env_wrapper"] == paper003.TERMINAL_HORIZON
+    names = list(benchmark.ABLATIONS)
+    both = benchmark.job_config(job("donut", "DQN-Full", ablation=names[0]))
+    assert both.hyperparams["env_wrapper"] == benchmark.TERMINAL_HORIZON
     assert both.hyperparams["policy_kwargs"] == {"net_arch": [32, 16, 8], "ortho_init": False}
-    init_only = paper003.job_config(job("donut", "DQN-Full", ablation=names[2]))
+    init_only = benchmark.job_config(job("donut", "DQN-Full", ablation=names[2]))
     assert "env_wrapper" not in init_only.hyperparams
-    decay = paper003.job_config(job("donut", "FairQCM", ablation=names[3]))
+    decay = benchmark.job_config(job("donut", "FairQCM", ablation=names[3]))
     assert decay.hyperparams["exploration_decay"] == 0.999 and decay.hyperparams["policy_kwargs"]["ortho_init"] is True
     model = build_model(both)
     env = model.get_env()
     assert "TerminalHorizon" in repr(env.envs[0])
     env.reset()
-    for _ in range(paper003.HORIZON["donut"]):
+    for _ in range(benchmark.HORIZON["donut"]):
         _, _, dones, infos = env.step([0])
     assert dones[0] and not infos[0]["TimeLimit.truncated"]  # the horizon reported as terminated, as in 0.1.0
 
 
 @pytest.mark.slow
 def test_quick_run_writes_the_section_pngs_and_records(tmp_path, monkeypatch):
-    from sb3_fair.cli import main
-
     out, cwd = tmp_path / "out_dir", tmp_path / "cwd"
     cwd.mkdir()
     monkeypatch.chdir(cwd)
-    main(["reproduce", "paper003", "--quick", "--out", str(out)])
+    benchmark.main(["--quick", "--out", str(out)])
 
     assert not any(cwd.iterdir()), "a --quick run wrote outside --out"
     text = (out / "RESULTS.md").read_text()
-    assert "## FairQCM (paper 003), smoke run: `sb3-fair reproduce paper003 --quick`" in text
+    assert "## FairQCM (Alamdari et al. 2024), smoke run: `python benchmarks/fairqcm.py --quick`" in text
     for heading in ("### Doughnut allocation (Fig. 2)", "### Simulated lending (Fig. 3)", "### Throughput"):
         assert heading in text
     runs = out / "out" / "fairqcm" / "quick"
@@ -71,16 +69,16 @@ def test_quick_run_writes_the_section_pngs_and_records(tmp_path, monkeypatch):
     assert not list(out.glob("*.png")), "a --quick run must not replace the real PNGs beside RESULTS.md"
 
     records = {(r["task"], r["method"]): r for r in (json.loads(p.read_text()) for p in runs.glob("*_lr0.0001.json"))}
-    assert set(records) == {("donut", m) for m in paper003.DONUT_METHODS} | {("lending", m) for m in paper003.LENDING_METHODS}
+    assert set(records) == {("donut", m) for m in benchmark.DONUT_METHODS} | {("lending", m) for m in benchmark.LENDING_METHODS}
     for (task, method), r in records.items():
         assert set(r) == RECORD_KEYS
-        episodes = paper003.QUICK_EPISODES[task]
+        episodes = benchmark.QUICK_EPISODES[task]
         assert r["episodes"] == episodes and len(r["train_returns"]) == episodes
         assert [n for n, _ in r["curve"]] == list(range(3, episodes + 1, 3))
         assert r["learning_rate"] == 1e-4 and r["seconds"] > 0
         assert (r["counterfactuals"] > 0) == (method == "FairQCM")
-        spec = (paper003.DONUT_METHODS if task == "donut" else paper003.LENDING_METHODS)[method]
+        spec = (benchmark.DONUT_METHODS if task == "donut" else benchmark.LENDING_METHODS)[method]
         assert r["config"]["hyperparams"]["env_kwargs"] == {"memory": spec["memory"]}
-        assert r["config"]["n_timesteps"] == episodes * paper003.HORIZON[task]
+        assert r["config"]["n_timesteps"] == episodes * benchmark.HORIZON[task]
     tp = json.loads((runs / "throughput.json").read_text())
     assert tp["dqn_steps_per_s"] > 0 and tp["fairdqn_cf_steps_per_s"] > 0

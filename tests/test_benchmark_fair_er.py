@@ -1,4 +1,4 @@
-"""``sb3-fair reproduce paper002`` (Fair-ER / Fair-E on pursuit-evasion): the smoke run trains through the
+"""``python benchmarks/fair_er.py`` (Fair-ER / Fair-E on pursuit-evasion): the smoke run trains through the
 experiment runner, evaluates at each speed, and writes its records, its RESULTS.md section and its plot
 under ``--out`` only."""
 
@@ -9,17 +9,17 @@ import json
 import numpy as np
 import pytest
 
+import fair_er as benchmark
 from sb3_fair.experiment import build_model
-from sb3_fair.experiment.reproduce import paper002
 
-HEADING = "## Fair-ER / Fair-E (paper 002): `python benchmarks/fair_er_pursuit.py --quick`"
+HEADING = "## Fair-ER / Fair-E (Grupen et al. 2022): `python benchmarks/fair_er.py --quick`"
 RECORD_KEYS = {"variant", "seed", "steps", "max_steps", "eval_episodes", "curriculum", "speeds", "size", "seconds", "eval", "config"}
 
 
 def test_config_matches_the_benchmark_hyperparameters() -> None:
     """The runner builds the model the benchmark always built: SB3's DDPG defaults except these."""
     job = dict(variant="Fair-E", seed=3, steps=1000, max_steps=50, eval_episodes=1, curriculum=[1.2, 0.4], speeds=[1.2], size=4.0)
-    config = paper002.experiment_config(job)
+    config = benchmark.experiment_config(job)
     assert config.algo == "fair_ddpg" and config.env == "sb3_fair/PursuitEvasion-v0" and config.eval_episodes == 0
     model = build_model(config)
     assert type(model.policy).__name__ == "FairEPolicy" and model.equivariance_coef == 0.0 and model.seed == 3
@@ -29,7 +29,7 @@ def test_config_matches_the_benchmark_hyperparameters() -> None:
     assert model.policy_kwargs["net_arch"] == [128, 128]
     assert model.get_env().get_attr("max_steps") == [50] and model.get_env().get_attr("size") == [4.0]
     assert config.hyperparams["callback"] == {"sb3_fair.envs.pursuit:SpeedCurriculum": {"start": 1.2, "end": 0.4}}
-    lam = build_model(paper002.experiment_config({**job, "variant": "lambda=0.9"}))
+    lam = build_model(benchmark.experiment_config({**job, "variant": "lambda=0.9"}))
     assert type(lam.policy).__name__ == "TD3Policy" and lam.equivariance_coef == 0.9
 
 
@@ -39,7 +39,7 @@ def test_quick_writes_records_section_and_plot_under_out(tmp_path, monkeypatch) 
     cwd.mkdir()
     monkeypatch.chdir(cwd)  # anything written to a relative path would land here
     out = tmp_path / "out"
-    paper002.main(["--quick", "--workers", "1", "--variants", "lambda=0.5", "Fair-E", "--out", str(out)])
+    benchmark.main(["--quick", "--workers", "1", "--variants", "lambda=0.5", "Fair-E", "--out", str(out)])
 
     runs = out / "out" / "fair_er"
     records = {p.name: json.loads(p.read_text()) for p in runs.glob("*_0.json")}
@@ -47,7 +47,7 @@ def test_quick_writes_records_section_and_plot_under_out(tmp_path, monkeypatch) 
     for record in records.values():
         assert set(record) == RECORD_KEYS
         assert record["steps"] == 1200 and record["max_steps"] == 50 and record["seconds"] > 0
-        assert set(record["eval"]) == {str(v) for v in paper002.SPEEDS}
+        assert set(record["eval"]) == {str(v) for v in benchmark.SPEEDS}
         for figures in record["eval"].values():
             assert set(figures) == {"team_fairness", "capture_success", "mean_length"}
             assert 0.0 <= figures["capture_success"] <= 1.0 and 0 < figures["mean_length"] <= 50
@@ -65,10 +65,8 @@ def test_quick_writes_records_section_and_plot_under_out(tmp_path, monkeypatch) 
     assert (out / "fair_er_pursuit.png").stat().st_size > 0
     assert list(cwd.iterdir()) == []
 
-    # --no-train re-summarises the runs on disk through the CLI, replacing the section where it stands
-    from sb3_fair.cli import main as cli
-
-    cli(["reproduce", "paper002", "--quick", "--no-train", "--out", str(out)])
+    # --no-train re-summarises the runs on disk, replacing the section where it stands
+    benchmark.main(["--quick", "--no-train", "--out", str(out)])
     again = (out / "RESULTS.md").read_text()
     assert again.count(HEADING + "\n") == 1 and "| Fair-E | 1 |" in again
     assert sorted(p.name for p in out.iterdir()) == ["RESULTS.md", "fair_er_pursuit.png", "out"]

@@ -1,4 +1,4 @@
-"""``sb3-fair reproduce paper001 --quick``: the whole pipeline (train through the experiment runner,
+"""``python benchmarks/fair_ppo.py --quick``: the whole pipeline (train through the experiment runner,
 evaluate per group, report, plot) writes only under ``--out``."""
 
 from __future__ import annotations
@@ -7,20 +7,18 @@ import json
 
 import pytest
 
+import fair_ppo as benchmark
 from sb3_fair.experiment import ExperimentConfig
-from sb3_fair.experiment.reproduce import paper001
 
 
 def test_quick_run_writes_section_png_and_records(tmp_path, monkeypatch):
-    from sb3_fair.cli import main as cli_main
-
     monkeypatch.chdir(tmp_path)  # anything written outside --out would land here
     out = tmp_path / "out_dir"
-    cli_main(["reproduce", "paper001", "--quick", "--workers", "1", "--out", str(out)])
+    benchmark.main(["--quick", "--workers", "1", "--out", str(out)])
 
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out_dir"]
     text = (out / "RESULTS.md").read_text()
-    assert "## FairPPO (paper 001): `python benchmarks/fair_ppo_harvest.py --quick`" in text
+    assert "## FairPPO (La Malfa et al. 2025): `python benchmarks/fair_ppo.py --quick`" in text
     assert "![fair-ppo](fair_ppo_harvest.png)" in text
     assert (out / "fair_ppo_harvest.png").stat().st_size > 0
     runs = out / "out" / "fair_ppo"
@@ -40,14 +38,14 @@ def test_quick_run_writes_section_png_and_records(tmp_path, monkeypatch):
 
     # --no-train re-summarises the records without training again
     (out / "RESULTS.md").unlink()
-    paper001.main(["--quick", "--no-train", "--out", str(out)])
-    assert "## FairPPO (paper 001)" in (out / "RESULTS.md").read_text()
+    benchmark.main(["--quick", "--no-train", "--out", str(out)])
+    assert "## FairPPO (La Malfa et al. 2025)" in (out / "RESULTS.md").read_text()
 
 
 @pytest.mark.parametrize("metric", ["ppo", "dp", "csp", "cf"])
 def test_job_configs_are_the_scripts_settings(metric):
     """The runs' settings: the shipped @dp / @cf entries (PPO: the same without the penalty)."""
-    config = paper001.job_config(metric, 0.25, 0.75, 2, 9600)
+    config = benchmark.job_config(metric, 0.25, 0.75, 2, 9600)
     assert isinstance(config, ExperimentConfig)
     assert (config.seed, config.n_timesteps, config.eval_episodes) == (2, 9600, 0)
     hp = config.hyperparams
