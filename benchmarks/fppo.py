@@ -3,7 +3,7 @@ Learning*, arXiv:2401.06318) on its three case studies: Figs. 1, 3 and 4 again, 
 
 For each case study (``--part lending | attention | epidemic``) and each method, PPO, A-PPO, F-PPO and
 F-PPO-L (the ``<env id>@ppo | a_ppo | f_ppo | f_ppo_l`` variants of ``sb3_fair/hyperparams/fair_ppo.yml``,
-which ``FairPPO.from_preset(part, env, variant=...)`` reads: the authors' settings) train for
+which ``FairPPO.from_preset(PRESET[part], env, variant=...)`` reads: the authors' settings) train for
 ``--timesteps`` steps per seed through :func:`sb3_fair.experiment.train`, then run the paper's
 evaluation protocol (lending 10 episodes of 10,000 steps, attention 10 of 1,000, epidemic 200 of 20;
 sampled actions, no massaging, the same evaluation seeds for every method; F-PPO also with massaging
@@ -71,7 +71,9 @@ REFERENCE = {"lending": "EO (equal opportunity)", "attention": "proportional heu
 PROTOCOL = {"lending": (10, 10_000), "attention": (10, 1_000), "epidemic": (200, 20)}
 EVAL_SEED = 10_000
 # training steps per run (module docstring): the paper's for lending, what fits the time budget elsewhere
-BUDGETS = {"lending": PAPER_TIMESTEPS["lending"], "attention": 200_000, "epidemic": 150_000}
+#: each case study (``--part``) -> its FairPPO preset name
+PRESET = {"lending": "delayed_impact_lending", "attention": "attention", "epidemic": "epidemic"}
+BUDGETS = {"lending": PAPER_TIMESTEPS[PRESET["lending"]], "attention": 200_000, "epidemic": 150_000}
 #: --quick: seeds, training steps, steps between checkpoints, evaluation episodes
 QUICK = {"seeds": 1, "timesteps": 512, "chunk": 256, "eval_episodes": 2}
 #: --quick: the evaluation episodes' length
@@ -121,12 +123,12 @@ def paths(job: dict[str, Any], runs: str | Path) -> tuple[Path, Path]:
 
 def experiment_config(part: str, method: str, seed: int, n_timesteps: int, quick: bool = False) -> Any:
     """The :class:`~sb3_fair.experiment.ExperimentConfig` of one run: the ``<env id>@<method>`` entry of
-    ``fair_ppo.yml`` (the keyword arguments ``FairPPO.from_preset(part, env, variant=method)`` builds),
+    ``fair_ppo.yml`` (the keyword arguments ``FairPPO.from_preset(PRESET[part], env, variant=method)`` builds),
     no evaluation by :func:`~sb3_fair.experiment.train` (the paper's protocol runs afterwards: :func:`evaluate`),
     nothing saved by it (:func:`run_job` saves the model itself, under the runs' names)."""
     from sb3_fair.experiment import ExperimentConfig
 
-    return ExperimentConfig.from_hyperparams("fair_ppo", ENV_IDS[part], variant=method,
+    return ExperimentConfig.from_hyperparams("fair_ppo", ENV_IDS[PRESET[part]], variant=method,
                                              overrides=QUICK_OVERRIDES if quick else None, seed=seed,
                                              n_timesteps=n_timesteps, eval_episodes=0)
 
@@ -435,8 +437,8 @@ def report(part: str, records: list[dict[str, Any]], args: argparse.Namespace, o
     lines = [f"## {title}, {part} (Hu et al. 2024, {'Fig. 1' if part == 'lending' else 'Fig. 3' if part == 'attention' else 'Fig. 4'})",
              "",
              f"`python benchmarks/fppo.py --part {part} --seeds {args.seeds} --timesteps {args.timesteps}{quick} --report`"
-             f" (runs resumed across calls; {time.strftime('%Y-%m-%d')}). FairPPO.from_preset(\"{part}\", variant=...), "
-             f"{args.timesteps:,} training steps per run (paper: {PAPER_TIMESTEPS[part]:,}), evaluated over {n} episodes of "
+             f" (runs resumed across calls; {time.strftime('%Y-%m-%d')}). FairPPO.from_preset(\"{PRESET[part]}\", variant=...), "
+             f"{args.timesteps:,} training steps per run (paper: {PAPER_TIMESTEPS[PRESET[part]]:,}), evaluated over {n} episodes of "
              f"{horizon} steps (seeds {EVAL_SEED}+), sampled actions, no massaging. Mean ± std over training seeds "
              f"(reference: over its own seeds); in brackets the paper's value, one seed, read off its figure. "
              f"\"Paper's statistic\" is computed as the paper's figure computes it; \"env\" is the env's own signal "
@@ -529,12 +531,12 @@ def speed(args: argparse.Namespace, output: Output) -> None:
              "| case study | PPO | FairPPO, regulariser on, no massaging | ratio | FairPPO, regulariser and massaging (τ 0.5 from "
              "iteration 0) | ratio |", "|---|---|---|---|---|---|"]
     for part in ("lending", "epidemic"):
-        plain = preset_kwargs(part, "ppo")
+        plain = preset_kwargs(PRESET[part], "ppo")
         for k in ("fairness", "fairness_coef"):
             plain.pop(k)
         makers = {"ppo": lambda: PPO("MlpPolicy", make_env(part), seed=0, **plain),
-                  "f_ppo_l": lambda: FairPPO.from_preset(part, make_env(part), variant="f_ppo_l", seed=0),
-                  "f_ppo": lambda: FairPPO.from_preset(part, make_env(part), variant="f_ppo", seed=0, massaging_tau=0.5)}
+                  "f_ppo_l": lambda: FairPPO.from_preset(PRESET[part], make_env(part), variant="f_ppo_l", seed=0),
+                  "f_ppo": lambda: FairPPO.from_preset(PRESET[part], make_env(part), variant="f_ppo", seed=0, massaging_tau=0.5)}
         steps = 2 * plain["n_steps"]
         sps = median_steps_per_s(makers, steps, repeats=1 if args.quick else 3)
         lines.append(f"| {part} | {sps['ppo']:.0f} | {sps['f_ppo_l']:.0f} | {sps['f_ppo_l'] / sps['ppo']:.2f}x | "

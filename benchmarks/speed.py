@@ -58,7 +58,7 @@ def algos(steps: int, repeats: int, only: str | None = None) -> list[tuple[str, 
 
     small = dict(n_steps=128, batch_size=64, n_epochs=2, seed=0)
     group = dict(fairness="dp", alpha=0.5, beta=0.5)
-    lending = {k: v for k, v in preset_kwargs("lending", "f_ppo").items()}
+    lending = {k: v for k, v in preset_kwargs("delayed_impact_lending", "f_ppo").items()}
     parent_lending = {k: v for k, v in lending.items() if k not in ("fairness", "fairness_coef", "delta", "massaging",
                                                                       "massaging_tau", "regularization")}
     no_massaging = {**lending, "massaging": False}

@@ -63,7 +63,7 @@ def massaging(steps: int = 2000, repeats: int = 4) -> None:
     _wrap(msg, "candidate_log_probs", "    candidate log-probabilities", timers)
     _wrap(msg, "_choices", "    Eq. 6 choice", timers)
     _wrap(DummyVecEnv, "step_wait", "env step (VecEnv)", timers)
-    lending = preset_kwargs("lending", "f_ppo")
+    lending = preset_kwargs("delayed_impact_lending", "f_ppo")
     best: dict[str, dict[str, float]] = {}
     for _ in range(repeats):
         for name, kwargs in (("F-PPO-L", {"massaging": False}), ("F-PPO, massaging", {"massaging_tau": 0.71})):

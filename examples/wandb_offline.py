@@ -13,7 +13,7 @@ from sb3_fair import FairDQN
 
 torch.set_num_threads(1)  # small networks train faster on one thread (docs/threads-and-parallel-runs.md)
 env = gym.make("sb3_fair/LoanApplicants-v0", memory="min")
-model = FairDQN.from_preset("lending", env, counterfactual=True, wandb={"project": "sb3-fair-examples"}, seed=0)
+model = FairDQN.from_preset("loan_applicants", env, counterfactual=True, wandb={"project": "sb3-fair-examples"}, seed=0)
 model.learn(40 * 30)
 
 import wandb  # noqa: E402

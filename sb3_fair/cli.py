@@ -38,7 +38,7 @@ from sb3_fair.experiment.config import int_at_least, number_in
 #: the ready-made comparisons of ``sb3-fair compare --task``: (env id, figures in the table)
 TASKS = {
     "donut": ("sb3_fair/DonutAllocation-v0", ["episode_reward", "utilitarian", "egalitarian", "log_nash", "gini", "max_unfairness"]),
-    "lending": ("sb3_fair/LoanApplicants-v0", ["episode_reward", "utilitarian", "group_0_mean", "group_1_mean", "dp", "dp_abs"]),
+    "loan_applicants": ("sb3_fair/LoanApplicants-v0", ["episode_reward", "utilitarian", "group_0_mean", "group_1_mean", "dp", "dp_abs"]),
 }
 HARVEST_ENV = "sb3_fair/AllelopathicHarvest-v0"
 HARVEST_FIGURES = ["episode_return", "group_0_mean", "group_1_mean", "dp_normalized", "csp_mean_abs", "pof_group_0", "pof_group_1"]
@@ -482,11 +482,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("compare", help="baseline vs fair counterpart over seeds: table + trade-off plot")
     p.add_argument("--task", choices=[*sorted(TASKS), "harvest"], default="donut",
-                   help="donut/lending: DQN vs FairDQN (Alamdari et al. 2024); harvest: PPO vs FairPPO (La Malfa et al. 2025)")
+                   help="donut/loan_applicants: DQN vs FairDQN (Alamdari et al. 2024); harvest: PPO vs FairPPO (La Malfa et al. 2025)")
     p.add_argument("--seeds", type=int_at_least(1), default=2)
     p.add_argument("--episodes", type=int_at_least(1), default=None,
                    help="training episodes per run (harvest: games of the preset's length x agents; donut: 100 steps each; "
-                        "lending: 40 steps each); default: the tuned entry's n_timesteps (fair_ppo.yml, tuned on the small "
+                        "loan_applicants: 40 steps each); default: the tuned entry's n_timesteps (fair_ppo.yml, tuned on the small "
                         "game / fair_dqn.yml)")
     p.add_argument("--eval-episodes", type=int_at_least(1), default=20)
     p.add_argument("--learning-rate", type=number_in(0.0, strict=True), default=None,

@@ -75,5 +75,5 @@ def test_configs_are_the_presets() -> None:
             kwargs = algo_kwargs(config.hyperparams)
             if isinstance(kwargs.get("fairness_coef"), list):
                 kwargs["fairness_coef"] = tuple(kwargs["fairness_coef"])
-            assert kwargs == preset_kwargs(part, method), (part, method)
+            assert kwargs == preset_kwargs(benchmark.PRESET[part], method), (part, method)
             assert (config.algo, config.variant, config.seed, config.eval_episodes) == ("fair_ppo", method, 2, 0)

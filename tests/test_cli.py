@@ -14,7 +14,7 @@ def test_compare_prints_table_and_plot_and_logs_them_to_wandb(tmp_path, capsys, 
     monkeypatch.setenv("WANDB_MODE", "offline")
     monkeypatch.setenv("WANDB_DIR", str(tmp_path))
     plot = tmp_path / "tradeoff.png"
-    main(["compare", "--task", "lending", "--seeds", "1", "--episodes", "3", "--eval-episodes", "2", "--plot", str(plot), "--wandb"])
+    main(["compare", "--task", "loan_applicants", "--seeds", "1", "--episodes", "3", "--eval-episodes", "2", "--plot", str(plot), "--wandb"])
     out = capsys.readouterr().out
     assert "FairDQN (FairQCM)" in out and "DQN (full memory)" in out and "DQN (no memory)" in out and "dp_abs" in out
     assert "120 training steps" in out  # --episodes 3 of 40 steps each

@@ -105,11 +105,11 @@ def test_presets_come_from_the_yaml_files() -> None:
     from sb3_fair.dqn import preset_kwargs as dqn_preset
     from sb3_fair.ppo.presets import PAPER_TIMESTEPS, preset_kwargs
 
-    assert PAPER_TIMESTEPS == {"lending": 700_000, "attention": 2_000_000, "epidemic": 500_000}
-    lending = preset_kwargs("lending", "f_ppo")
+    assert PAPER_TIMESTEPS == {"delayed_impact_lending": 700_000, "attention": 2_000_000, "epidemic": 500_000}
+    lending = preset_kwargs("delayed_impact_lending", "f_ppo")
     assert lending["fairness_coef"] == (1.12, 1.0) and lending["delta"] == 0.005 and lending["n_steps"] == 2000
     assert lending["policy_kwargs"]["features_extractor_class"] is MlpTrunk
-    fairqcm = dqn_preset("lending", True)
+    fairqcm = dqn_preset("loan_applicants", True)
     assert fairqcm["counterfactual_offsets"] == (0, 1, 2, 3, 4, 5) and fairqcm["batch_size"] == 512
     assert dqn_preset("donut", False)["buffer_size"] == 400 and dqn_preset("donut", True)["buffer_size"] == 6400
     assert load_hyperparams(hyperparams_file("fair_dqn"), "sb3_fair/LoanApplicants-v0", "paper_fairqcm")["env_kwargs"] == {"memory": "min"}

@@ -78,7 +78,7 @@ def test_counterfactual_reward_uses_memory_and_filter():
 
 
 def test_lending_counterfactuals_keep_task_penalty_and_paper_set():
-    model = FairDQN.from_preset("lending", make_loan_applicants(memory="min"), counterfactual=True)
+    model = FairDQN.from_preset("loan_applicants", make_loan_applicants(memory="min"), counterfactual=True)
     raw = model.env.envs[0]
     obs, _ = raw.reset(seed=0)
     # a loan to a non-applicant carries the -T penalty into every counterfactual
@@ -198,7 +198,7 @@ def test_ortho_init_is_the_authors_initialisation():
 def test_presets_use_the_papers_learning_rate_and_init(tmp_path):
     from sb3_fair.dqn import preset_kwargs
 
-    for name in ("donut", "lending"):
+    for name in ("donut", "loan_applicants"):
         for cf in (False, True):
             kw = preset_kwargs(name, cf)
             assert kw["learning_rate"] == 1e-4 and kw["policy_kwargs"]["ortho_init"] is True and kw["loss"] == "mse"

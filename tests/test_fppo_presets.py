@@ -18,18 +18,21 @@ from sb3_fair.ppo.presets import ENV_IDS, PRESETS, VARIANTS, preset_kwargs
 
 
 def test_variants_set_the_paper_weights():
-    f = preset_kwargs("lending", "f_ppo")
+    f = preset_kwargs("delayed_impact_lending", "f_ppo")
     assert (f["fairness"], f["fairness_coef"], f["delta"], f["massaging"]) == ("long_term", (1.12, 1.0), 0.005, True)
     assert f["massaging_tau"] is lending_massaging_threshold and f["n_steps"] == 2000 and f["learning_rate"] == 1e-5
-    assert "massaging" not in preset_kwargs("lending", "f_ppo_l")
+    assert "massaging" not in preset_kwargs("delayed_impact_lending", "f_ppo_l")
     a = preset_kwargs("epidemic", "a_ppo")
     assert (a["fairness"], a["fairness_coef"], a["omega"]) == ("a_ppo", (0.1, 0.1), 0.05)
     assert preset_kwargs("epidemic", "f_ppo")["massaging_tau"] is epidemic_massaging_threshold
     assert preset_kwargs("attention", "ppo")["fairness_coef"] == 0.0
     with pytest.raises(ValueError, match="preset must be one of"):
         preset_kwargs("loans")
+    # the name two presets of different envs shared up to 0.3.0 is refused, saying what each became
+    with pytest.raises(ValueError, match=r"got 'lending' \('lending' named two presets.*FairPPO.from_preset's 'delayed_impact_lending'"):
+        FairPPO.from_preset("lending", "sb3_fair/DelayedImpactLending-v0")
     with pytest.raises(ValueError, match="variant must be one of"):
-        preset_kwargs("lending", "fppo")
+        preset_kwargs("delayed_impact_lending", "fppo")
 
 
 @pytest.mark.parametrize("name", PRESETS)
@@ -38,7 +41,7 @@ def test_the_trunk_is_shared_by_actor_and_critic(name):
     policy = model.policy
     assert isinstance(policy.features_extractor, MlpTrunk)
     assert policy.pi_features_extractor is policy.features_extractor is policy.vf_features_extractor
-    trunk, head = {"lending": ([256, 256], [256, 128]), "attention": ([128, 128], [128, 64]),
+    trunk, head = {"delayed_impact_lending": ([256, 256], [256, 128]), "attention": ([128, 128], [128, 64]),
                    "epidemic": ([512, 512], [512, 256])}[name]
     obs_dim = model.observation_space.shape[0]
     widths = [obs_dim, *trunk]
@@ -52,11 +55,11 @@ def test_the_trunk_is_shared_by_actor_and_critic(name):
 
 
 def test_the_ppo_variant_is_sb3_ppo_with_the_same_settings():
-    kwargs = preset_kwargs("lending", "ppo")
+    kwargs = preset_kwargs("delayed_impact_lending", "ppo")
     del kwargs["fairness"], kwargs["fairness_coef"]
     kwargs.update(n_steps=64, batch_size=32, n_epochs=2)
     base = PPO("MlpPolicy", DelayedImpactLendingEnv(horizon=50), seed=0, **kwargs).learn(128)
-    fair = FairPPO.from_preset("lending", DelayedImpactLendingEnv(horizon=50), variant="ppo", seed=0, n_steps=64,
+    fair = FairPPO.from_preset("delayed_impact_lending", DelayedImpactLendingEnv(horizon=50), variant="ppo", seed=0, n_steps=64,
                                batch_size=32, n_epochs=2).learn(128)
     for a, b in zip(base.policy.state_dict().values(), fair.policy.state_dict().values()):
         th.testing.assert_close(a, b, rtol=0, atol=0)

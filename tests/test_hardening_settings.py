@@ -160,10 +160,10 @@ class Shim(gym.Wrapper):
     (lambda: make_vec_env(EpidemicControlEnv, n_envs=2, env_kwargs={"horizon": 5}), "EpidemicControlEnv"),
 ], ids=["id", "env", "wrapped", "VecEnv"])
 def test_fppo_preset_refuses_another_case_studys_env(env_fn, shown):
-    message = (rf"name='lending' is the preset of sb3_fair/DelayedImpactLending-v0 \(DelayedImpactLendingEnv\), but env is {shown}: "
+    message = (rf"name='delayed_impact_lending' is the preset of sb3_fair/DelayedImpactLending-v0 \(DelayedImpactLendingEnv\), but env is {shown}: "
                r"the preset's network, rollout length and massaging schedule \(tau\) belong to its own env, .*use name='epidemic'")
     with pytest.raises(ValueError, match=message):
-        FairPPO.from_preset("lending", env_fn())
+        FairPPO.from_preset("delayed_impact_lending", env_fn())
 
 
 def test_fppo_preset_refuses_any_other_sb3_fair_env():
@@ -189,19 +189,19 @@ class Own(gym.Env):
         return np.zeros(3, dtype=np.float32), 0.0, False, True, {}
 
 
-@pytest.mark.parametrize("env_fn", [lambda: ENV_IDS["lending"], lambda: Shim(DelayedImpactLendingEnv(horizon=20)),
+@pytest.mark.parametrize("env_fn", [lambda: ENV_IDS["delayed_impact_lending"], lambda: Shim(DelayedImpactLendingEnv(horizon=20)),
                                     lambda: make_vec_env(MyLending, n_envs=1, env_kwargs={"horizon": 20}), Own],
                          ids=["id", "user wrapper", "user subclass in a VecEnv", "user env"])
 def test_fppo_preset_accepts_its_env_and_what_it_cannot_identify(env_fn):
-    model = FairPPO.from_preset("lending", env_fn(), variant="f_ppo_l", n_steps=16, batch_size=16)
+    model = FairPPO.from_preset("delayed_impact_lending", env_fn(), variant="f_ppo_l", n_steps=16, batch_size=16)
     assert model.n_steps == 16
 
 
 @pytest.mark.parametrize("name, env_fn, other", [
-    ("donut", lambda: make_loan_applicants(), "lending"),
-    ("donut", lambda: "sb3_fair/LoanApplicants-v0", "lending"),
-    ("lending", lambda: make_donut_allocation(), "donut"),
-    ("lending", lambda: make_vec_env(make_donut_allocation, n_envs=2), "donut"),
+    ("donut", lambda: make_loan_applicants(), "loan_applicants"),
+    ("donut", lambda: "sb3_fair/LoanApplicants-v0", "loan_applicants"),
+    ("loan_applicants", lambda: make_donut_allocation(), "donut"),
+    ("loan_applicants", lambda: make_vec_env(make_donut_allocation, n_envs=2), "donut"),
 ])
 def test_dqn_preset_refuses_the_other_experiments_env(name, env_fn, other):
     with pytest.raises(ValueError, match=rf"name='{name}' is the preset of .* but env is .*: the preset's network, replay buffer.*"
@@ -210,7 +210,7 @@ def test_dqn_preset_refuses_the_other_experiments_env(name, env_fn, other):
 
 
 @pytest.mark.parametrize("name, env_fn", [("donut", lambda: "sb3_fair/DonutAllocationTabular-v0"),
-                                          ("lending", lambda: gym.make("sb3_fair/LoanApplicantsGaussian-v0", memory="min"))])
+                                          ("loan_applicants", lambda: gym.make("sb3_fair/LoanApplicantsGaussian-v0", memory="min"))])
 def test_dqn_preset_accepts_variants_of_its_own_task(name, env_fn):
     FairDQN.from_preset(name, env_fn(), counterfactual=True)
 

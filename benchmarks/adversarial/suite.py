@@ -686,12 +686,12 @@ add("6.12", C6, "FairDQN(counterfactual=True, counterfactual_offsets=(-1,))", "p
 phase("construct"); m = FairDQN("MlpPolicy", donut(), counterfactual=True, counterfactual_offsets=(-1,), buffer_size=1000, learning_starts=10)
 phase("learn"); m.learn(50)
 """, names=("counterfactual_offsets",))
-for cid, preset, envid, cls in (("6.13", "lending", "sb3_fair/EpidemicControl-v0", "FairPPO"),
+for cid, preset, envid, cls in (("6.13", "delayed_impact_lending", "sb3_fair/EpidemicControl-v0", "FairPPO"),
                                  ("6.14", "attention", "sb3_fair/DelayedImpactLending-v0", "FairPPO"),
                                  ("6.15", "epidemic", "sb3_fair/AttentionAllocation-v0", "FairPPO"),
                                  ("6.16", "epidemic", "CartPole-v1", "FairPPO"),
                                  ("6.17", "donut", "sb3_fair/LoanApplicants-v0", "FairDQN"),
-                                 ("6.18", "lending", "sb3_fair/DonutAllocation-v0", "FairDQN"),
+                                 ("6.18", "loan_applicants", "sb3_fair/DonutAllocation-v0", "FairDQN"),
                                  ("6.19", "donut", "sb3_fair/DonutAllocationTabular-v0", "FairDQN")):
     add(cid, C6, f"{cls}.from_preset({preset!r}, {envid!r}) (mismatched pair)", "py", DONUT + f"""
 phase("construct"); m = {cls}.from_preset({preset!r}, {envid!r})

@@ -182,6 +182,22 @@ def is_sb3_fair_env(cls: type) -> bool:
     return any(getattr(c, "__module__", "").startswith("sb3_fair.envs") for c in cls.__mro__)
 
 
+#: preset names of earlier releases -> what they are now, per algorithm (for the error message)
+RENAMED_PRESETS: dict[str, str] = {
+    "lending": "'lending' named two presets of different envs up to 0.3.0: FairDQN.from_preset's is now 'loan_applicants' "
+               "(sb3_fair/LoanApplicants-v0, Alamdari et al. 2024), FairPPO.from_preset's 'delayed_impact_lending' "
+               "(sb3_fair/DelayedImpactLending-v0, Hu et al. 2024)",
+}
+
+
+def check_preset_name(name: Any, accepted: Any) -> None:
+    """Raise a ValueError naming ``name`` and the ``accepted`` preset names (and what a renamed one became)."""
+    if isinstance(name, str) and name in accepted:
+        return
+    note = f" ({RENAMED_PRESETS[name]})" if isinstance(name, str) and name in RENAMED_PRESETS else ""
+    raise ValueError(f"preset must be one of {list(accepted)}, got {name!r}{note}")
+
+
 def check_preset_env(env: Any, name: str, expected: dict[str, tuple[type, str]], settings: str) -> None:
     """Refuse an ``env`` that is clearly not the env of preset ``name``.
 

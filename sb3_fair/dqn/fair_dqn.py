@@ -219,12 +219,12 @@ class FairDQN(FairAlgorithmMixin, DQN):
     # ------------------------------------------------------------------ set-up and checks
     @classmethod
     def from_preset(cls: type[SelfFairDQN], name: str, env: GymEnv | str, counterfactual: bool = True, **overrides: Any) -> SelfFairDQN:
-        """A FairDQN with Alamdari et al.'s (2024) hyperparameters (Tables 1-2) for ``"donut"`` or ``"lending"``.
+        """A FairDQN with Alamdari et al.'s (2024) hyperparameters (Tables 1-2) for ``"donut"`` or ``"loan_applicants"``.
 
         ``counterfactual=False`` gives the paper's DQN baselines (Full, Min, Reset differ only in the
         env's memory). See :func:`sb3_fair.dqn.presets.preset_kwargs`; ``overrides`` win.
 
-        :param name: ``"donut"`` (``sb3_fair/DonutAllocation-v0``) or ``"lending"`` (``sb3_fair/LoanApplicants-v0``).
+        :param name: ``"donut"`` (``sb3_fair/DonutAllocation-v0``) or ``"loan_applicants"`` (``sb3_fair/LoanApplicants-v0``).
         :param env: that experiment's env (or its id, or a VecEnv of it; memory and reward wrappers as the task
             needs). An env that is clearly another sb3-fair env is refused: the preset's network and buffer
             settings are its own task's.

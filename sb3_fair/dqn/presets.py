@@ -30,11 +30,11 @@ from __future__ import annotations
 from typing import Any
 
 from sb3_fair.common.hyperparams import ZOO_KEYS, hyperparams_file, load_hyperparams, resolve_hyperparams
-from sb3_fair.common.validation import check_preset_env, env_class
+from sb3_fair.common.validation import check_preset_env, check_preset_name, env_class
 
 #: preset name -> the env id of its entries in ``sb3_fair/hyperparams/fair_dqn.yml``
 #: (variants ``paper_fairqcm`` and ``paper_dqn``, the single source of these values)
-PRESETS: dict[str, str] = {"donut": "sb3_fair/DonutAllocation-v0", "lending": "sb3_fair/LoanApplicants-v0"}
+PRESETS: dict[str, str] = {"donut": "sb3_fair/DonutAllocation-v0", "loan_applicants": "sb3_fair/LoanApplicants-v0"}
 
 
 #: Training episodes per run in Alamdari et al. 2024 (§6.1 and §6.2: "across 1000 episodes"); the doughnut episode
@@ -47,8 +47,7 @@ PAPER_EPISODES = 1000
 def preset_entry(name: str, counterfactual: bool) -> dict[str, Any]:
     """The whole hyper-parameter entry of Alamdari et al.'s (2024) ``name`` experiment, as written in
     ``fair_dqn.yml`` (with RL Zoo's ``n_timesteps``, ``policy`` and, for FairQCM on lending, ``env_kwargs``)."""
-    if name not in PRESETS:
-        raise ValueError(f"preset must be one of {sorted(PRESETS)}, got {name!r}")
+    check_preset_name(name, sorted(PRESETS))
     variant = "paper_fairqcm" if counterfactual else "paper_dqn"
     return load_hyperparams(hyperparams_file("fair_dqn"), PRESETS[name], variant)
 
@@ -64,7 +63,7 @@ def check_env(name: str, env: Any) -> None:
 
 
 def preset_kwargs(name: str, counterfactual: bool) -> dict[str, Any]:
-    """FairDQN keyword arguments of Alamdari et al.'s (2024) ``name`` experiment (``"donut"`` or ``"lending"``)."""
+    """FairDQN keyword arguments of Alamdari et al.'s (2024) ``name`` experiment (``"donut"`` or ``"loan_applicants"``)."""
     entry = preset_entry(name, counterfactual)
     kwargs = resolve_hyperparams({k: v for k, v in entry.items() if k not in (*ZOO_KEYS, "policy", "counterfactual")})
     if "counterfactual_offsets" in kwargs:

@@ -75,7 +75,7 @@ class FairPPO(ActionMassagingMixin, LongTermPenaltyMixin, GroupPenaltyMixin, Fai
                     **overrides: Any) -> SelfFairPPO:
         """A FairPPO with Hu, Lear, Zhang's (2024, arXiv:2401.06318) settings for one of their case studies.
 
-        :param name: ``"lending"``, ``"attention"`` or ``"epidemic"`` (the envs
+        :param name: ``"delayed_impact_lending"``, ``"attention"`` or ``"epidemic"`` (the envs
             ``sb3_fair/DelayedImpactLending-v0``, ``AttentionAllocation-v0``, ``EpidemicControl-v0``).
         :param env: the env (or its id), the case study's: an env that is clearly another sb3-fair env (an id, or
             an env or VecEnv whose unwrapped class is another case study's) is refused, since the preset's network,
@@ -89,7 +89,7 @@ class FairPPO(ActionMassagingMixin, LongTermPenaltyMixin, GroupPenaltyMixin, Fai
 
         Example::
 
-            model = FairPPO.from_preset("lending", "sb3_fair/DelayedImpactLending-v0", variant="f_ppo", seed=0)
+            model = FairPPO.from_preset("delayed_impact_lending", "sb3_fair/DelayedImpactLending-v0", variant="f_ppo", seed=0)
             model.learn(700_000)
         """
         kwargs = preset_kwargs(name, variant)

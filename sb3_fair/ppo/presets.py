@@ -42,14 +42,14 @@ from __future__ import annotations
 from typing import Any
 
 from sb3_fair.common.hyperparams import ZOO_KEYS, hyperparams_file, load_hyperparams, resolve_hyperparams
-from sb3_fair.common.validation import check_preset_env, env_class
+from sb3_fair.common.validation import check_preset_env, check_preset_name, env_class
 
-#: the case studies
-PRESETS = ("lending", "attention", "epidemic")
+#: the case studies (the lending one by its env's name: FairDQN's lending preset is another env)
+PRESETS = ("delayed_impact_lending", "attention", "epidemic")
 #: the methods of the paper's figures, as FairPPO settings
 VARIANTS = ("f_ppo", "f_ppo_l", "a_ppo", "ppo")
 #: the registered env of each case study
-ENV_IDS = {"lending": "sb3_fair/DelayedImpactLending-v0", "attention": "sb3_fair/AttentionAllocation-v0",
+ENV_IDS = {"delayed_impact_lending": "sb3_fair/DelayedImpactLending-v0", "attention": "sb3_fair/AttentionAllocation-v0",
            "epidemic": "sb3_fair/EpidemicControl-v0"}
 
 
@@ -57,8 +57,7 @@ def preset_entry(name: str, variant: str = "f_ppo") -> dict[str, Any]:
     """The whole entry of Hu et al.'s (2024) ``name`` case study for one ``variant``, as written in
     ``sb3_fair/hyperparams/fair_ppo.yml`` (the single source of these values; entry
     ``"<env id>@<variant>"``, with RL Zoo's ``n_timesteps`` and ``policy``)."""
-    if name not in ENV_IDS:
-        raise ValueError(f"preset must be one of {list(PRESETS)}, got {name!r}")
+    check_preset_name(name, PRESETS)
     if variant not in VARIANTS:
         raise ValueError(f"variant must be one of {list(VARIANTS)}, got {variant!r}")
     return load_hyperparams(hyperparams_file("fair_ppo"), ENV_IDS[name], variant)
@@ -81,7 +80,7 @@ def check_env(name: str, env: Any) -> None:
 def preset_kwargs(name: str, variant: str = "f_ppo") -> dict[str, Any]:
     """FairPPO keyword arguments of Hu et al.'s (2024) ``name`` case study for one ``variant``.
 
-    :param name: ``"lending"``, ``"attention"`` or ``"epidemic"``.
+    :param name: ``"delayed_impact_lending"``, ``"attention"`` or ``"epidemic"``.
     :param variant: ``"f_ppo"``, ``"f_ppo_l"``, ``"a_ppo"`` or ``"ppo"``.
     """
     entry = preset_entry(name, variant)
