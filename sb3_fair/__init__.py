@@ -31,4 +31,13 @@ from sb3_fair.td3 import FairTD3
 
 __version__ = "0.3.0"
 
-__all__ = ["FairDDPG", "FairDQN", "FairMaskablePPO", "FairPPO", "FairRecurrentPPO", "FairTD3", "Stakeholders", "__version__"]
+__all__ = [
+    "FairDDPG",
+    "FairDQN",
+    "FairMaskablePPO",
+    "FairPPO",
+    "FairRecurrentPPO",
+    "FairTD3",
+    "Stakeholders",
+    "__version__",
+]

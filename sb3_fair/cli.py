@@ -37,11 +37,25 @@ from sb3_fair.experiment.config import int_at_least, number_in
 
 #: the ready-made comparisons of ``sb3-fair compare --task``: (env id, figures in the table)
 TASKS = {
-    "donut": ("sb3_fair/DonutAllocation-v0", ["episode_reward", "utilitarian", "egalitarian", "log_nash", "gini", "max_unfairness"]),
-    "loan_applicants": ("sb3_fair/LoanApplicants-v0", ["episode_reward", "utilitarian", "group_0_mean", "group_1_mean", "dp", "dp_abs"]),
+    "donut": (
+        "sb3_fair/DonutAllocation-v0",
+        ["episode_reward", "utilitarian", "egalitarian", "log_nash", "gini", "max_unfairness"],
+    ),
+    "loan_applicants": (
+        "sb3_fair/LoanApplicants-v0",
+        ["episode_reward", "utilitarian", "group_0_mean", "group_1_mean", "dp", "dp_abs"],
+    ),
 }
 HARVEST_ENV = "sb3_fair/AllelopathicHarvest-v0"
-HARVEST_FIGURES = ["episode_return", "group_0_mean", "group_1_mean", "dp_normalized", "csp_mean_abs", "pof_group_0", "pof_group_1"]
+HARVEST_FIGURES = [
+    "episode_return",
+    "group_0_mean",
+    "group_1_mean",
+    "dp_normalized",
+    "csp_mean_abs",
+    "pof_group_0",
+    "pof_group_1",
+]
 #: runs of at least this many steps show a progress bar unless --quiet
 PROGRESS_BAR_STEPS = 5_000
 
@@ -81,7 +95,19 @@ def _config_from_args(args: argparse.Namespace) -> Any:
     fields: dict[str, Any] = {}  # only what the command line gives: the rest comes from the file (or the defaults)
     if args.eval_env_kwargs:
         fields["eval_env_kwargs"] = _parse_kv(args.eval_env_kwargs, "--eval-env-kwargs")
-    for name in ("save", "checkpoint_every", "checkpoint_buffers", "num_threads", "seed", "eval_episodes", "eval_seed", "name", "group", "tensorboard_log", "verbose"):
+    for name in (
+        "save",
+        "checkpoint_every",
+        "checkpoint_buffers",
+        "num_threads",
+        "seed",
+        "eval_episodes",
+        "eval_seed",
+        "name",
+        "group",
+        "tensorboard_log",
+        "verbose",
+    ):
         if getattr(args, name, None) is not None:
             fields["save_path" if name == "save" else name] = getattr(args, name)
     if args.timesteps is not None:
@@ -107,7 +133,9 @@ def _config_from_args(args: argparse.Namespace) -> Any:
             return ExperimentConfig.from_file(config_file, overrides=overrides, **fields)
         if not args.algo or not args.env:
             raise ValueError(f"{config_file} is a hyper-parameter file (keyed by env id): give --algo and --env too")
-        return ExperimentConfig.from_hyperparams(args.algo, args.env, variant=args.variant, file=config_file, overrides=overrides, **fields)
+        return ExperimentConfig.from_hyperparams(
+            args.algo, args.env, variant=args.variant, file=config_file, overrides=overrides, **fields
+        )
     if not args.algo or not args.env:
         raise ValueError("train needs --algo and --env (or --config with an experiment file naming them)")
     return ExperimentConfig.from_hyperparams(args.algo, args.env, variant=args.variant, overrides=overrides, **fields)
@@ -119,27 +147,41 @@ def cmd_train(args: argparse.Namespace) -> None:
     config = _config_from_args(args)
     config.progress_bar = not args.quiet and config.n_timesteps >= PROGRESS_BAR_STEPS
     if not args.json:
-        print(f"training {config.algo} on {config.env}{' @' + config.variant if config.variant else ''}: {config.n_timesteps:,} steps, "
-              f"seed {config.seed}", flush=True)
+        print(
+            f"training {config.algo} on {config.env}{' @' + config.variant if config.variant else ''}: {config.n_timesteps:,} steps, "
+            f"seed {config.seed}",
+            flush=True,
+        )
     if config.checkpoint_every and not args.json:
         from sb3_fair.experiment.run import checkpoint_folder
 
         folder = checkpoint_folder(config)
-        print(f"checkpoints every {config.checkpoint_every} steps in {folder}/ (resume with --resume {folder}/model_<N>_steps.zip)")
+        print(
+            f"checkpoints every {config.checkpoint_every} steps in {folder}/ (resume with --resume {folder}/model_<N>_steps.zip)"
+        )
     result = train(config, resume=args.resume)
     if config.checkpoint_every and not args.json:
-        print(f"checkpoints: {result.checkpoint_bytes / 1e6:.1f} MB on disk (every model; the replay buffers of the newest "
-              f"{config.checkpoint_buffers})")
+        print(
+            f"checkpoints: {result.checkpoint_bytes / 1e6:.1f} MB on disk (every model; the replay buffers of the newest "
+            f"{config.checkpoint_buffers})"
+        )
     if args.resume and not args.json:
         buffer = f" with its replay buffer ({Path(result.resumed_buffer).name})" if result.resumed_buffer else ""
         print(f"resumed {args.resume} at {result.resumed_at} steps{buffer}; now at {result.n_timesteps} steps")
     if result.save_path and not args.json:
         print(f"saved {result.save_path} (and its config, {Path(result.save_path).with_suffix('').name}.config.yml)")
-    _report(result.evaluation, result.table, args.json, f"{config.env}: {config.eval_episodes} evaluation episodes",
-            Path(config.save_path).stem if config.save_path else config.algo)
+    _report(
+        result.evaluation,
+        result.table,
+        args.json,
+        f"{config.env}: {config.eval_episodes} evaluation episodes",
+        Path(config.save_path).stem if config.save_path else config.algo,
+    )
 
 
-def _report(evaluation: dict[str, float], table: dict[int, dict[str, float]], as_json: bool, title: str, name: str) -> None:
+def _report(
+    evaluation: dict[str, float], table: dict[int, dict[str, float]], as_json: bool, title: str, name: str
+) -> None:
     if as_json:
         print(json.dumps({"evaluation": evaluation, "table": {str(g): row for g, row in table.items()}}, indent=2))
         return
@@ -164,8 +206,9 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
     seed = args.seed
     if seed is None:  # the episodes train's own evaluation ran, for a model it saved
         seed = 0 if config is None else config.evaluation_seed
-    evaluation, table = evaluate(model, env_id, args.episodes, env_kwargs, wrapper, args.deterministic, seed=seed,
-                                 trusted=args.trust_config)
+    evaluation, table = evaluate(
+        model, env_id, args.episodes, env_kwargs, wrapper, args.deterministic, seed=seed, trusted=args.trust_config
+    )
     _report(evaluation, table, args.json, f"{env_id}: {args.episodes} evaluation episodes", Path(args.model).stem)
 
 
@@ -175,31 +218,59 @@ def cmd_sweep(args: argparse.Namespace) -> None:
     base = _config_from_args(args)
     if args.resume and args.sweep_name is None:
         raise ValueError("--resume needs the --name of the sweep to go on with")
-    result = sweep(base, grid=parse_grid(args.grid), seeds=args.seeds, space=parse_space(args.space), search=args.search,
-                   samples=args.samples, metric=args.metric, mode=args.mode, name=args.sweep_name, storage=args.storage,
-                   address=args.address, resume=args.resume, max_concurrent=args.max_concurrent, utility=args.utility,
-                   unfairness=args.unfairness)
+    result = sweep(
+        base,
+        grid=parse_grid(args.grid),
+        seeds=args.seeds,
+        space=parse_space(args.space),
+        search=args.search,
+        samples=args.samples,
+        metric=args.metric,
+        mode=args.mode,
+        name=args.sweep_name,
+        storage=args.storage,
+        address=args.address,
+        resume=args.resume,
+        max_concurrent=args.max_concurrent,
+        utility=args.utility,
+        unfairness=args.unfairness,
+    )
     from sb3_fair.experiment.sweep import UNFAIRNESS_KEYS, UTILITY_KEYS, _first_reported
 
     utility = args.utility or _first_reported(result.table, UTILITY_KEYS)
     unfairness = args.unfairness or _first_reported(result.table, UNFAIRNESS_KEYS)
     if utility and unfairness:
-        rows = {", ".join(f"{k}={v}" for k, v in p["point"].items()) or "base": {
-            utility: f"{p['utility']:.3f} ± {p['utility_std']:.3f}", unfairness: f"{p['unfairness']:.3f} ± {p['unfairness_std']:.3f}",
-            "trials": str(p["trials"]), "Pareto": "yes" if p["pareto"] else ""} for p in points(result.table, utility, unfairness)}
-        _print_table(rows, [utility, unfairness, "trials", "Pareto"], title=f"sweep {result.path.name}: mean ± sd over seeds")
+        rows = {
+            ", ".join(f"{k}={v}" for k, v in p["point"].items()) or "base": {
+                utility: f"{p['utility']:.3f} ± {p['utility_std']:.3f}",
+                unfairness: f"{p['unfairness']:.3f} ± {p['unfairness_std']:.3f}",
+                "trials": str(p["trials"]),
+                "Pareto": "yes" if p["pareto"] else "",
+            }
+            for p in points(result.table, utility, unfairness)
+        }
+        _print_table(
+            rows, [utility, unfairness, "trials", "Pareto"], title=f"sweep {result.path.name}: mean ± sd over seeds"
+        )
     for row in result.errors:
         print(f"trial {row['trial']} failed: {row['error']}")
-    print(f"{len(result.finished)} of {len(result.table)} trials finished; table {result.csv_path}"
-          + (f", Pareto plot {result.plot_path}" if result.plot_path else ""))
+    print(
+        f"{len(result.finished)} of {len(result.table)} trials finished; table {result.csv_path}"
+        + (f", Pareto plot {result.plot_path}" if result.plot_path else "")
+    )
 
 
 def _task_configs(args: argparse.Namespace, seed: int) -> dict[str, Any]:
     """The configs of a ``compare --task``, baselines first."""
     from sb3_fair.experiment import ExperimentConfig
 
-    common: dict[str, Any] = dict(seed=seed, eval_episodes=args.eval_episodes, wandb=bool(args.wandb), tensorboard_log=args.tensorboard_log,
-                                  group=f"compare-{args.task}")
+    common: dict[str, Any] = dict(
+        seed=seed,
+        eval_episodes=args.eval_episodes,
+        wandb=bool(args.wandb),
+        tensorboard_log=args.tensorboard_log,
+        group=f"compare-{args.task}",
+    )
     if args.num_threads is not None:
         common["num_threads"] = args.num_threads
     overrides = [f"learning_rate={args.learning_rate!r}"] if args.learning_rate is not None else []
@@ -209,17 +280,41 @@ def _task_configs(args: argparse.Namespace, seed: int) -> dict[str, Any]:
 
         game = GAMES[args.preset]
         # the budget: --episodes games, else the tuned entry's (tuned on the small game), also for cf, whose variant keeps @dp's 1M
-        steps = {"n_timesteps": args.episodes * game["max_steps"] * game["n_agents"] if args.episodes
-                 else load_hyperparams(hyperparams_file("fair_ppo"), HARVEST_ENV)["n_timesteps"]}
+        steps = {
+            "n_timesteps": args.episodes * game["max_steps"] * game["n_agents"]
+            if args.episodes
+            else load_hyperparams(hyperparams_file("fair_ppo"), HARVEST_ENV)["n_timesteps"]
+        }
         # dp / csp: the tuned fair_ppo.yml entry (tuned with the DP penalty); cf: the untuned @cf variant, whose games
         # run beside their group-flipped twins
         variant = "cf" if args.fairness == "cf" else None
-        fair = ExperimentConfig.from_hyperparams("fair_ppo", HARVEST_ENV, variant=variant, **steps, **common,
-                                                 overrides=[*overrides, f"env_kwargs.preset={args.preset}", f"fairness={args.fairness}",
-                                                            f"alpha={args.alpha!r}", f"beta={args.beta!r}"])
+        fair = ExperimentConfig.from_hyperparams(
+            "fair_ppo",
+            HARVEST_ENV,
+            variant=variant,
+            **steps,
+            **common,
+            overrides=[
+                *overrides,
+                f"env_kwargs.preset={args.preset}",
+                f"fairness={args.fairness}",
+                f"alpha={args.alpha!r}",
+                f"beta={args.beta!r}",
+            ],
+        )
         # the baseline: SB3's PPO with the fair model's settings (for cf, the @dp settings it was derived from: 4 plain games)
-        base = fair if variant is None else ExperimentConfig.from_hyperparams(
-            "fair_ppo", HARVEST_ENV, variant="dp", **steps, **common, overrides=[*overrides, f"env_kwargs.preset={args.preset}"])
+        base = (
+            fair
+            if variant is None
+            else ExperimentConfig.from_hyperparams(
+                "fair_ppo",
+                HARVEST_ENV,
+                variant="dp",
+                **steps,
+                **common,
+                overrides=[*overrides, f"env_kwargs.preset={args.preset}"],
+            )
+        )
         base = baseline_of(base)
         name_fair = f"FairPPO ({args.fairness}, alpha={args.alpha:g}, beta={args.beta:g})"
         return {"PPO": base, name_fair: fair}
@@ -230,8 +325,12 @@ def _task_configs(args: argparse.Namespace, seed: int) -> dict[str, Any]:
     # full memory in the observation and on the bare env (what a newcomer would train first)
     if args.episodes:
         fair = fair.replace(n_timesteps=args.episodes * horizon)
-    configs = {"DQN (no memory)": baseline_of(fair.replace(hyperparams={"counterfactual": False, "env_kwargs.memory": None})),
-               "DQN (full memory)": baseline_of(fair.replace(hyperparams={"counterfactual": False, "env_kwargs.memory": "full"}))}
+    configs = {
+        "DQN (no memory)": baseline_of(fair.replace(hyperparams={"counterfactual": False, "env_kwargs.memory": None})),
+        "DQN (full memory)": baseline_of(
+            fair.replace(hyperparams={"counterfactual": False, "env_kwargs.memory": "full"})
+        ),
+    }
     if fair.hyperparams.get("potential_shaping"):
         # what the shaping alone gives, so that the table shows what the counterfactuals add on top of it
         configs["FairDQN (shaping only)"] = fair.replace(hyperparams={"counterfactual": False})
@@ -290,13 +389,19 @@ def cmd_compare(args: argparse.Namespace) -> None:
 
     def done(i: int, result: Any) -> None:  # runs side by side: say what finished
         seed, name, _ = runs[i]
-        print(f"trained {name}, seed {seed}: {result.n_timesteps:,} {unit} of {result.config.env} in {result.train_time_s:.0f} s",
-              flush=True)
+        print(
+            f"trained {name}, seed {seed}: {result.n_timesteps:,} {unit} of {result.config.env} in {result.train_time_s:.0f} s",
+            flush=True,
+        )
 
     if jobs > 1:
         print(f"training {len(runs)} runs ({len(configs)} agents x {args.seeds} seeds), {jobs} at a time", flush=True)
-    results = train_all([config for _, _, config in runs], jobs=jobs, on_start=start if jobs == 1 else None,
-                        on_done=done if jobs > 1 else None)
+    results = train_all(
+        [config for _, _, config in runs],
+        jobs=jobs,
+        on_start=start if jobs == 1 else None,
+        on_done=done if jobs > 1 else None,
+    )
     for seed in range(args.seeds):
         seed_results = {name: res for (s, name, _), res in zip(runs, results) if s == seed}
         if args.task == "harvest":
@@ -310,16 +415,26 @@ def cmd_compare(args: argparse.Namespace) -> None:
         else:
             for name, res in seed_results.items():
                 per_seed.setdefault(name, []).append(res.evaluation)
-    table = {name: {k: float(np.mean([r.get(k, float("nan")) for r in runs])) for k in figures} for name, runs in per_seed.items()}
-    spread = {name: {k: float(np.std([r.get(k, float("nan")) for r in runs])) for k in figures} for name, runs in per_seed.items()}
+    table = {
+        name: {k: float(np.mean([r.get(k, float("nan")) for r in runs])) for k in figures}
+        for name, runs in per_seed.items()
+    }
+    spread = {
+        name: {k: float(np.std([r.get(k, float("nan")) for r in runs])) for k in figures}
+        for name, runs in per_seed.items()
+    }
     env_id = HARVEST_ENV if args.task == "harvest" else TASKS[args.task][0]
     n_steps = " / ".join(f"{n:,}" for n in sorted({c.n_timesteps for c in configs.values()}))
     if args.task == "harvest":
-        title = (f"Allelopathic Harvest ({args.preset}): {args.seeds} seed(s) x {n_steps} training agent-steps, {args.eval_episodes} "
-                 f"evaluation games each; dp_normalized = |Table 1 unfairness|, pof = price of fairness in % ")
+        title = (
+            f"Allelopathic Harvest ({args.preset}): {args.seeds} seed(s) x {n_steps} training agent-steps, {args.eval_episodes} "
+            f"evaluation games each; dp_normalized = |Table 1 unfairness|, pof = price of fairness in % "
+        )
     else:
-        title = (f"{env_id}: {args.seeds} seed(s) x {n_steps} training steps, {args.eval_episodes} greedy "
-                 f"evaluation episodes each ")
+        title = (
+            f"{env_id}: {args.seeds} seed(s) x {n_steps} training steps, {args.eval_episodes} greedy "
+            f"evaluation episodes each "
+        )
     _print_table(table, figures, spread=spread, title=title + f"({time.perf_counter() - t0:.0f} s)")
     if args.plot:
         if args.task == "harvest":
@@ -331,12 +446,18 @@ def cmd_compare(args: argparse.Namespace) -> None:
         from sb3_fair.common.logging import log_summary_run
 
         rows = [[name, *[table[name][k] for k in figures], *[spread[name][k] for k in figures]] for name in table]
-        log_summary_run(f"compare-{args.task}-summary", f"compare-{args.task}", {"task": args.task, "seeds": args.seeds, "episodes": args.episodes},
-                        images={"compare/tradeoff": args.plot} if args.plot else None,
-                        tables={"compare/table": (["method", *figures, *[f"{k}_sd" for k in figures]], rows)})
+        log_summary_run(
+            f"compare-{args.task}-summary",
+            f"compare-{args.task}",
+            {"task": args.task, "seeds": args.seeds, "episodes": args.episodes},
+            images={"compare/tradeoff": args.plot} if args.plot else None,
+            tables={"compare/table": (["method", *figures, *[f"{k}_sd" for k in figures]], rows)},
+        )
 
 
-def _print_table(rows: dict[str, dict[str, Any]], columns: list[str], title: str, spread: dict[str, dict[str, float]] | None = None) -> None:
+def _print_table(
+    rows: dict[str, dict[str, Any]], columns: list[str], title: str, spread: dict[str, dict[str, float]] | None = None
+) -> None:
     from rich.console import Console
     from rich.table import Table
 
@@ -356,7 +477,9 @@ def _print_table(rows: dict[str, dict[str, Any]], columns: list[str], title: str
     Console(width=200).print(table)
 
 
-def _plot_tradeoff(per_seed: dict[str, list[dict[str, Any]]], figures: list[str], path: Path, env_id: str, x_key: str = "utilitarian") -> None:
+def _plot_tradeoff(
+    per_seed: dict[str, list[dict[str, Any]]], figures: list[str], path: Path, env_id: str, x_key: str = "utilitarian"
+) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -379,48 +502,117 @@ def _plot_tradeoff(per_seed: dict[str, list[dict[str, Any]]], figures: list[str]
 def build_parser() -> argparse.ArgumentParser:
     from sb3_fair.experiment.registry import algo_names
 
-    parser = argparse.ArgumentParser(prog="sb3-fair", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="sb3-fair", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
     def trust(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--trust-config", action="store_true",
-                       help="let the config (file, -p overrides, a saved model's config) name Python objects outside "
-                            "sb3-fair's allow-list (sb3_fair, stable_baselines3, sb3_contrib, torch.nn, torch.optim, "
-                            "gymnasium.wrappers): they are imported and called. Only for configs you trust")
+        p.add_argument(
+            "--trust-config",
+            action="store_true",
+            help="let the config (file, -p overrides, a saved model's config) name Python objects outside "
+            "sb3-fair's allow-list (sb3_fair, stable_baselines3, sb3_contrib, torch.nn, torch.optim, "
+            "gymnasium.wrappers): they are imported and called. Only for configs you trust",
+        )
 
     def common(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--num-threads", type=int_at_least(1), default=None, metavar="N",
-                       help="torch threads of each training process (default 1: small networks lose time to a pool of "
-                            "threads as soon as anything else uses a core; run trials side by side instead)")
-        p.add_argument("--wandb", action="store_true", help="stream logs to Weights & Biases (offline without credentials)")
+        p.add_argument(
+            "--num-threads",
+            type=int_at_least(1),
+            default=None,
+            metavar="N",
+            help="torch threads of each training process (default 1: small networks lose time to a pool of "
+            "threads as soon as anything else uses a core; run trials side by side instead)",
+        )
+        p.add_argument(
+            "--wandb", action="store_true", help="stream logs to Weights & Biases (offline without credentials)"
+        )
         p.add_argument("--tensorboard-log", default=None, help="TensorBoard log folder")
-        p.add_argument("--quiet", action="store_true", help="no progress bar (shown by default for runs of 5,000 steps or more)")
+        p.add_argument(
+            "--quiet", action="store_true", help="no progress bar (shown by default for runs of 5,000 steps or more)"
+        )
 
-    p = sub.add_parser("train", help="train any algorithm on any env, save it, print its fairness table",
-                       description="train any algorithm on any env (hyper-parameters: sb3_fair/hyperparams/<algo>.yml, "
-                                   "--config, then -p overrides), save it with its config, print its fairness table")
-    p.add_argument("--algo", default=None, metavar="ALGO", help=f"one of {algo_names()} (or a class name such as FairPPO)")
-    p.add_argument("--env", default=None, metavar="ENV", help="a Gymnasium id or a multi-agent game id, e.g. sb3_fair/DonutAllocation-v0")
-    p.add_argument("--config", default=None, metavar="FILE",
-                   help="an experiment file (YAML with algo, env, hyperparams, ...) or a hyper-parameter file in RL Zoo's format")
-    p.add_argument("--variant", default=None, help="a named variant of the env's entry (<env>@<variant>), e.g. paper_fairqcm, f_ppo_l")
-    p.add_argument("-p", "--params", nargs="+", action="extend", default=[], metavar="KEY=VALUE",
-                   help="hyper-parameter overrides, e.g. -p learning_rate=3e-4 policy_kwargs.net_arch=[64,64] env_kwargs.preset=tiny")
-    p.add_argument("--timesteps", type=int_at_least(1), default=None, help="training steps (default: the entry's n_timesteps)")
+    p = sub.add_parser(
+        "train",
+        help="train any algorithm on any env, save it, print its fairness table",
+        description="train any algorithm on any env (hyper-parameters: sb3_fair/hyperparams/<algo>.yml, "
+        "--config, then -p overrides), save it with its config, print its fairness table",
+    )
+    p.add_argument(
+        "--algo", default=None, metavar="ALGO", help=f"one of {algo_names()} (or a class name such as FairPPO)"
+    )
+    p.add_argument(
+        "--env",
+        default=None,
+        metavar="ENV",
+        help="a Gymnasium id or a multi-agent game id, e.g. sb3_fair/DonutAllocation-v0",
+    )
+    p.add_argument(
+        "--config",
+        default=None,
+        metavar="FILE",
+        help="an experiment file (YAML with algo, env, hyperparams, ...) or a hyper-parameter file in RL Zoo's format",
+    )
+    p.add_argument(
+        "--variant",
+        default=None,
+        help="a named variant of the env's entry (<env>@<variant>), e.g. paper_fairqcm, f_ppo_l",
+    )
+    p.add_argument(
+        "-p",
+        "--params",
+        nargs="+",
+        action="extend",
+        default=[],
+        metavar="KEY=VALUE",
+        help="hyper-parameter overrides, e.g. -p learning_rate=3e-4 policy_kwargs.net_arch=[64,64] env_kwargs.preset=tiny",
+    )
+    p.add_argument(
+        "--timesteps", type=int_at_least(1), default=None, help="training steps (default: the entry's n_timesteps)"
+    )
     p.add_argument("--seed", type=int_at_least(0), default=None)
     p.add_argument("--save", default=None, help="path of the saved model (checked to be writable before training)")
-    p.add_argument("--checkpoint-every", type=int_at_least(1), default=None, metavar="STEPS",
-                   help="save the model, its replay buffer and its fairness statistics every STEPS steps (next to --save)")
-    p.add_argument("--checkpoint-buffers", type=int_at_least(0), default=None, metavar="N",
-                   help="how many of the newest checkpoints keep their replay buffer (default 1; each written up to its "
-                        "filled rows, older ones deleted)")
-    p.add_argument("--resume", default=None, metavar="CHECKPOINT",
-                   help="go on from a checkpoint (model_<N>_steps.zip) up to --timesteps steps in all, with its replay buffer")
-    p.add_argument("--eval-episodes", type=int_at_least(1), default=None, help="evaluation episodes after training (default 10)")
-    p.add_argument("--eval-seed", type=int_at_least(0), default=None, help="seed of the first evaluation episode (default 10000 + --seed)")
-    p.add_argument("--eval-env-kwargs", nargs="*", default=[], metavar="KEY=VALUE",
-                   help="the evaluation env's arguments where they differ, e.g. horizon=10000")
-    p.add_argument("--learning-rate", type=number_in(0.0, strict=True), default=None, help="shortcut for -p learning_rate=...")
+    p.add_argument(
+        "--checkpoint-every",
+        type=int_at_least(1),
+        default=None,
+        metavar="STEPS",
+        help="save the model, its replay buffer and its fairness statistics every STEPS steps (next to --save)",
+    )
+    p.add_argument(
+        "--checkpoint-buffers",
+        type=int_at_least(0),
+        default=None,
+        metavar="N",
+        help="how many of the newest checkpoints keep their replay buffer (default 1; each written up to its "
+        "filled rows, older ones deleted)",
+    )
+    p.add_argument(
+        "--resume",
+        default=None,
+        metavar="CHECKPOINT",
+        help="go on from a checkpoint (model_<N>_steps.zip) up to --timesteps steps in all, with its replay buffer",
+    )
+    p.add_argument(
+        "--eval-episodes", type=int_at_least(1), default=None, help="evaluation episodes after training (default 10)"
+    )
+    p.add_argument(
+        "--eval-seed",
+        type=int_at_least(0),
+        default=None,
+        help="seed of the first evaluation episode (default 10000 + --seed)",
+    )
+    p.add_argument(
+        "--eval-env-kwargs",
+        nargs="*",
+        default=[],
+        metavar="KEY=VALUE",
+        help="the evaluation env's arguments where they differ, e.g. horizon=10000",
+    )
+    p.add_argument(
+        "--learning-rate", type=number_in(0.0, strict=True), default=None, help="shortcut for -p learning_rate=..."
+    )
     p.add_argument("--name", default=None, help="run name (W&B)")
     p.add_argument("--group", default=None, help="experiment group (W&B)")
     p.add_argument("--verbose", type=int_at_least(0), default=None)
@@ -430,75 +622,147 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_train)
 
     p = sub.add_parser("evaluate", help="evaluate a saved model and print its fairness table")
-    p.add_argument("model", help="a model saved by sb3-fair train (its config beside it says algorithm and env) or any SB3 zip")
+    p.add_argument(
+        "model", help="a model saved by sb3-fair train (its config beside it says algorithm and env) or any SB3 zip"
+    )
     p.add_argument("--env", default=None, help="the env to evaluate on (default: the one it trained on)")
     p.add_argument("--algo", default=None, help="the algorithm (needed when the model has no saved config)")
     p.add_argument("--episodes", type=int_at_least(1), default=20)
-    p.add_argument("--seed", type=int_at_least(0), default=None,
-                   help="the first episode's seed (default: the one train's own evaluation used, 10000 + the training seed "
-                        "unless the saved config sets eval_seed; 0 for a model without a saved config)")
+    p.add_argument(
+        "--seed",
+        type=int_at_least(0),
+        default=None,
+        help="the first episode's seed (default: the one train's own evaluation used, 10000 + the training seed "
+        "unless the saved config sets eval_seed; 0 for a model without a saved config)",
+    )
     p.add_argument("--env-kwargs", nargs="*", default=[], metavar="KEY=VALUE")
     det = p.add_mutually_exclusive_group()
-    det.add_argument("--deterministic", dest="deterministic", action="store_const", const=True, default=None,
-                     help="greedy actions (default for single-agent envs without Hu et al.'s long-term signals)")
+    det.add_argument(
+        "--deterministic",
+        dest="deterministic",
+        action="store_const",
+        const=True,
+        default=None,
+        help="greedy actions (default for single-agent envs without Hu et al.'s long-term signals)",
+    )
     det.add_argument("--stochastic", dest="deterministic", action="store_const", const=False, help="sampled actions")
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
     trust(p)
     p.set_defaults(func=cmd_evaluate)
 
-    p = sub.add_parser("sweep", help="a grid or an Optuna search over hyper-parameters x seeds on Ray Tune: CSV table + Pareto plot",
-                       description="every trial is one `train` of the config with some hyper-parameters changed; runs on an embedded "
-                                   "local Ray (all cores) or an existing cluster (--address); needs pip install \"sb3-fair[sweep]\"")
+    p = sub.add_parser(
+        "sweep",
+        help="a grid or an Optuna search over hyper-parameters x seeds on Ray Tune: CSV table + Pareto plot",
+        description="every trial is one `train` of the config with some hyper-parameters changed; runs on an embedded "
+        'local Ray (all cores) or an existing cluster (--address); needs pip install "sb3-fair[sweep]"',
+    )
     p.add_argument("config", nargs="?", default=None, help="an experiment file (or give --algo and --env)")
     p.add_argument("--algo", default=None, metavar="ALGO", help=f"one of {algo_names()}")
     p.add_argument("--env", default=None, metavar="ENV", help="a Gymnasium id or a multi-agent game id")
     p.add_argument("--variant", default=None, help="a named variant of the env's entry")
-    p.add_argument("-p", "--params", nargs="+", action="extend", default=[], metavar="KEY=VALUE", help="overrides of every trial")
-    p.add_argument("--grid", nargs="+", action="extend", default=[], metavar="KEY=V1,V2",
-                   help="values to sweep, every combination: --grid alpha=0,0.5,1 beta=0,1 (dotted keys reach into mappings)")
+    p.add_argument(
+        "-p", "--params", nargs="+", action="extend", default=[], metavar="KEY=VALUE", help="overrides of every trial"
+    )
+    p.add_argument(
+        "--grid",
+        nargs="+",
+        action="extend",
+        default=[],
+        metavar="KEY=V1,V2",
+        help="values to sweep, every combination: --grid alpha=0,0.5,1 beta=0,1 (dotted keys reach into mappings)",
+    )
     p.add_argument("--seeds", type=int_at_least(1), default=1, help="seeds 0..N-1 per point")
     p.add_argument("--search", choices=["optuna"], default=None, help="sample --space with Optuna instead of a grid")
-    p.add_argument("--space", nargs="+", action="extend", default=[], metavar="KEY=DIST(ARGS)",
-                   help="the search space (quote each item in a shell): 'learning_rate=loguniform(1e-5,1e-3)' 'alpha=uniform(0,1)' "
-                        "'n_steps=choice(64,128)' 'n_epochs=randint(1,10)'")
+    p.add_argument(
+        "--space",
+        nargs="+",
+        action="extend",
+        default=[],
+        metavar="KEY=DIST(ARGS)",
+        help="the search space (quote each item in a shell): 'learning_rate=loguniform(1e-5,1e-3)' 'alpha=uniform(0,1)' "
+        "'n_steps=choice(64,128)' 'n_epochs=randint(1,10)'",
+    )
     p.add_argument("--samples", type=int_at_least(1), default=10, help="trials of a search")
     p.add_argument("--metric", default=None, help="what a search optimises, e.g. eval/episode_reward")
     p.add_argument("--mode", choices=["max", "min"], default="max")
     p.add_argument("--timesteps", type=int_at_least(1), default=None, help="training steps per run")
     p.add_argument("--eval-episodes", type=int_at_least(1), default=None)
-    p.add_argument("--eval-seed", type=int_at_least(0), default=None, help="seed of the first evaluation episode (default 10000 + seed)")
+    p.add_argument(
+        "--eval-seed",
+        type=int_at_least(0),
+        default=None,
+        help="seed of the first evaluation episode (default 10000 + seed)",
+    )
     p.add_argument("--eval-env-kwargs", nargs="*", default=[], metavar="KEY=VALUE")
-    p.add_argument("--name", dest="sweep_name", default=None, help="the sweep's name: its folder and W&B group (default <algo>-<env>)")
+    p.add_argument(
+        "--name",
+        dest="sweep_name",
+        default=None,
+        help="the sweep's name: its folder and W&B group (default <algo>-<env>)",
+    )
     p.add_argument("--storage", default="sweeps", help="the folder of sweeps")
-    p.add_argument("--resume", action="store_true", help="go on with the sweep of this --name (unfinished and failed trials)")
-    p.add_argument("--address", default=None, help="an existing Ray cluster: auto, or ray://HOST:10001 (default: a local Ray)")
+    p.add_argument(
+        "--resume", action="store_true", help="go on with the sweep of this --name (unfinished and failed trials)"
+    )
+    p.add_argument(
+        "--address", default=None, help="an existing Ray cluster: auto, or ray://HOST:10001 (default: a local Ray)"
+    )
     p.add_argument("--max-concurrent", type=int_at_least(1), default=None, help="trials at once (default: one per CPU)")
-    p.add_argument("--utility", default=None, help="x of the Pareto plot, an evaluation figure (default: episode_reward or episode_return)")
-    p.add_argument("--unfairness", default=None, help="y of the Pareto plot, lower is fairer (default: dp_normalized, long_term_final, team_fairness, gini, ...)")
+    p.add_argument(
+        "--utility",
+        default=None,
+        help="x of the Pareto plot, an evaluation figure (default: episode_reward or episode_return)",
+    )
+    p.add_argument(
+        "--unfairness",
+        default=None,
+        help="y of the Pareto plot, lower is fairer (default: dp_normalized, long_term_final, team_fairness, gini, ...)",
+    )
     p.add_argument("--verbose", type=int_at_least(0), default=None)
     trust(p)
     common(p)
     p.set_defaults(func=cmd_sweep, name=None, group=None, seed=None)
 
     p = sub.add_parser("compare", help="baseline vs fair counterpart over seeds: table + trade-off plot")
-    p.add_argument("--task", choices=[*sorted(TASKS), "harvest"], default="donut",
-                   help="donut/loan_applicants: DQN vs FairDQN (Alamdari et al. 2024); harvest: PPO vs FairPPO (La Malfa et al. 2025)")
+    p.add_argument(
+        "--task",
+        choices=[*sorted(TASKS), "harvest"],
+        default="donut",
+        help="donut/loan_applicants: DQN vs FairDQN (Alamdari et al. 2024); harvest: PPO vs FairPPO (La Malfa et al. 2025)",
+    )
     p.add_argument("--seeds", type=int_at_least(1), default=2)
-    p.add_argument("--episodes", type=int_at_least(1), default=None,
-                   help="training episodes per run (harvest: games of the preset's length x agents; donut: 100 steps each; "
-                        "loan_applicants: 40 steps each); default: the tuned entry's n_timesteps (fair_ppo.yml, tuned on the small "
-                        "game / fair_dqn.yml)")
+    p.add_argument(
+        "--episodes",
+        type=int_at_least(1),
+        default=None,
+        help="training episodes per run (harvest: games of the preset's length x agents; donut: 100 steps each; "
+        "loan_applicants: 40 steps each); default: the tuned entry's n_timesteps (fair_ppo.yml, tuned on the small "
+        "game / fair_dqn.yml)",
+    )
     p.add_argument("--eval-episodes", type=int_at_least(1), default=20)
-    p.add_argument("--learning-rate", type=number_in(0.0, strict=True), default=None,
-                   help="for every model (default: the tuned entry's)")
+    p.add_argument(
+        "--learning-rate",
+        type=number_in(0.0, strict=True),
+        default=None,
+        help="for every model (default: the tuned entry's)",
+    )
     p.add_argument("--fairness", choices=["dp", "csp", "cf"], default="dp", help="harvest: FairPPO's penalty")
-    p.add_argument("--alpha", type=number_in(0.0, MAX_COEF), default=0.5, help="harvest: weight of the retrospective part")
+    p.add_argument(
+        "--alpha", type=number_in(0.0, MAX_COEF), default=0.5, help="harvest: weight of the retrospective part"
+    )
     p.add_argument("--beta", type=number_in(0.0, MAX_COEF), default=0.5, help="harvest: weight of the prospective part")
     p.add_argument("--preset", choices=["tiny", "small", "medium", "paper"], default="small", help="harvest: game size")
-    p.add_argument("--plot", default="sb3_fair_compare.png", help="PNG path for the fairness-utility plot ('' for none)")
-    p.add_argument("--jobs", type=int_at_least(1), default=None, metavar="N",
-                   help="trainings at a time, each in its own process with --num-threads threads (default: one per core); "
-                        "the table is the same, seed for seed, as with --jobs 1")
+    p.add_argument(
+        "--plot", default="sb3_fair_compare.png", help="PNG path for the fairness-utility plot ('' for none)"
+    )
+    p.add_argument(
+        "--jobs",
+        type=int_at_least(1),
+        default=None,
+        metavar="N",
+        help="trainings at a time, each in its own process with --num-threads threads (default: one per core); "
+        "the table is the same, seed for seed, as with --jobs 1",
+    )
     common(p)
     p.set_defaults(func=cmd_compare)
     return parser
@@ -513,7 +777,11 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     for option in ("save", "plot"):
         _check_output_path(parser, f"--{option}", getattr(args, option, None))
-    if getattr(args, "tensorboard_log", None) and Path(args.tensorboard_log).exists() and not Path(args.tensorboard_log).is_dir():
+    if (
+        getattr(args, "tensorboard_log", None)
+        and Path(args.tensorboard_log).exists()
+        and not Path(args.tensorboard_log).is_dir()
+    ):
         parser.error(f"argument --tensorboard-log: {args.tensorboard_log!r} is a file; give a folder")
     for option in ("env_kwargs", "eval_env_kwargs"):
         if hasattr(args, option):

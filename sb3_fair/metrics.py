@@ -63,45 +63,45 @@ import numpy as np
 from sb3_fair._exact import SHORT, all_finite, pairwise_sum
 
 __all__ = [
-    "point_cloud_wasserstein",
-    "WELFARE_FUNCTIONS",
     "TEMPORAL_AGGREGATIONS",
-    "utilitarian",
-    "egalitarian",
-    "nash",
-    "log_nash",
+    "WELFARE_FUNCTIONS",
+    "allocation_share_gap",
     "alpha_fair",
-    "generalized_gini",
-    "parity",
-    "gini",
-    "welfare",
-    "welfare_rows",
-    "unfairness",
-    "overall_unfairness",
-    "temporal_aggregate",
-    "fairness_score",
-    "group_means",
+    "capture_success",
+    "conditional_statistical_parity",
+    "count_vector_distance",
+    "counterfactual_fairness",
     "demographic_parity",
     "demographic_parity_pairwise",
-    "normalized_demographic_parity",
-    "conditional_statistical_parity",
-    "counterfactual_fairness",
-    "normalized_counterfactual_fairness",
-    "normalized_conditional_statistical_parity",
-    "group_contrasts",
-    "team_fairness",
-    "capture_success",
-    "price_of_fairness",
-    "wasserstein_1",
-    "l2_distribution_gap",
+    "egalitarian",
     "equal_opportunity_gap",
-    "true_positive_rates",
-    "smoothed_distribution",
-    "vaccination_gap",
+    "fairness_score",
+    "generalized_gini",
+    "gini",
+    "group_contrasts",
+    "group_means",
     "health_state_gap",
-    "count_vector_distance",
-    "allocation_share_gap",
+    "l2_distribution_gap",
+    "log_nash",
     "max_mean_deviation",
+    "nash",
+    "normalized_conditional_statistical_parity",
+    "normalized_counterfactual_fairness",
+    "normalized_demographic_parity",
+    "overall_unfairness",
+    "parity",
+    "point_cloud_wasserstein",
+    "price_of_fairness",
+    "smoothed_distribution",
+    "team_fairness",
+    "temporal_aggregate",
+    "true_positive_rates",
+    "unfairness",
+    "utilitarian",
+    "vaccination_gap",
+    "wasserstein_1",
+    "welfare",
+    "welfare_rows",
 ]
 
 
@@ -117,7 +117,9 @@ def _sum(v: np.ndarray) -> float:
 
 def _finite(arr: np.ndarray, name: str) -> np.ndarray:
     if not all_finite(arr):
-        shown = arr.tolist() if arr.size <= 12 else f"{int(np.count_nonzero(~np.isfinite(arr)))} non-finite of {arr.size}"
+        shown = (
+            arr.tolist() if arr.size <= 12 else f"{int(np.count_nonzero(~np.isfinite(arr)))} non-finite of {arr.size}"
+        )
         raise ValueError(f"{name} must be finite (no NaN or inf), got {shown}")
     return arr
 
@@ -509,9 +511,7 @@ def demographic_parity(returns: Any, groups: Any, protected: int = 1) -> float:
     return float(r[g == protected].mean() - r[g != protected].mean())
 
 
-def demographic_parity_pairwise(
-    returns: Any, groups: Any, attributes: Any | None = None, protected: int = 1
-) -> float:
+def demographic_parity_pairwise(returns: Any, groups: Any, attributes: Any | None = None, protected: int = 1) -> float:
     """Pairwise form of demographic parity (La Malfa et al. 2024, Eq. 1).
 
     Mean of ``R_i - R_j`` over pairs (i, j) with i protected, j unprotected, and equal on every
@@ -556,9 +556,7 @@ def _normalized_gap(first: float, second: float) -> float:
     return (first - second) / max(abs(first) + abs(second), 1.0)
 
 
-def conditional_statistical_parity(
-    returns: Any, groups: Any, factors: Any, protected: int = 1
-) -> dict[str, Any]:
+def conditional_statistical_parity(returns: Any, groups: Any, factors: Any, protected: int = 1) -> dict[str, Any]:
     """Conditional statistical parity (La Malfa et al. 2024 Eq. 3, La Malfa et al. 2025 Eq. 4).
 
     The demographic-parity gap within each stratum of the legitimate factor. Strata that do not
@@ -610,7 +608,9 @@ def normalized_counterfactual_fairness(factual: Any, counterfactual: Any) -> flo
     return _normalized_gap(float(a.sum()), float(b.sum()))
 
 
-def normalized_conditional_statistical_parity(returns: Any, groups: Any, factors: Any, protected: int = 1) -> dict[int, float]:
+def normalized_conditional_statistical_parity(
+    returns: Any, groups: Any, factors: Any, protected: int = 1
+) -> dict[int, float]:
     """The normalised DP form of fair-PPO's Table 1 within each stratum of the legitimate factor.
 
     La Malfa et al. 2025 reports CSP unfairness per berry preference ("G1/G2"):
@@ -674,13 +674,17 @@ def group_contrasts(
         tw = _as_groups(twins, n, "twins")
         if np.any((tw < 0) | (tw >= n)):
             bad = int(np.flatnonzero((tw < 0) | (tw >= n))[0])
-            raise ValueError(f"twins must be indices of stakeholders in [0, {n - 1}] (one per stakeholder), got {tw.tolist()}: "
-                             f"stakeholder {bad} has twin {int(tw[bad])}")
+            raise ValueError(
+                f"twins must be indices of stakeholders in [0, {n - 1}] (one per stakeholder), got {tw.tolist()}: "
+                f"stakeholder {bad} has twin {int(tw[bad])}"
+            )
         unpaired = np.flatnonzero((tw[tw] != np.arange(n)) | (tw == np.arange(n)))
         if unpaired.size:  # each agent and its twin name each other: a factual run and its counterfactual, slot to slot
             bad = int(unpaired[0])
-            raise ValueError(f"twins must pair the stakeholders (x's twin is y and y's twin is x, never x itself), got "
-                             f"{tw.tolist()}: stakeholder {bad} has twin {int(tw[bad])}, whose twin is {int(tw[tw[bad]])}")
+            raise ValueError(
+                f"twins must pair the stakeholders (x's twin is y and y's twin is x, never x itself), got "
+                f"{tw.tolist()}: stakeholder {bad} has twin {int(tw[bad])}, whose twin is {int(tw[tw[bad]])}"
+            )
         factual = np.flatnonzero(tw > np.arange(n))
         c = np.zeros((factual.size, n))
         c[np.arange(factual.size), factual] = 1.0
@@ -811,7 +815,9 @@ def point_cloud_wasserstein(x: Any, y: Any) -> float:
     a = a[:, None] if a.ndim == 1 else a
     b = b[:, None] if b.ndim == 1 else b
     if a.ndim != 2 or a.shape != b.shape or a.shape[0] == 0:
-        raise ValueError(f"x and y must be non-empty clouds of the same shape (n, d), got {np.shape(x)} and {np.shape(y)}")
+        raise ValueError(
+            f"x and y must be non-empty clouds of the same shape (n, d), got {np.shape(x)} and {np.shape(y)}"
+        )
     if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
         raise ValueError("x and y must be finite")
     cost = cdist(a, b)

@@ -8,14 +8,14 @@ image beside the memory of :class:`~sb3_fair.wrappers.MemoryAugmentation` with
 
 from __future__ import annotations
 
-from typing import Any, Union
+from typing import Any
 
 import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.buffers import DictReplayBuffer, ReplayBuffer
 
 #: an observation batch: an array, or a dict of arrays for a Dict observation space
-ObsBatch = Union[np.ndarray, dict[str, np.ndarray]]
+ObsBatch = np.ndarray | dict[str, np.ndarray]
 
 
 def _rows(x: ObsBatch, rows: slice) -> ObsBatch:
@@ -66,28 +66,47 @@ class CounterfactualRows:
         self.n_source_envs = n_envs
         self.n_counterfactual = 0
 
-    def add(self, obs: ObsBatch, next_obs: ObsBatch, action: np.ndarray, reward: np.ndarray, done: np.ndarray,
-            infos: list[dict[str, Any]]) -> None:
+    def add(
+        self,
+        obs: ObsBatch,
+        next_obs: ObsBatch,
+        action: np.ndarray,
+        reward: np.ndarray,
+        done: np.ndarray,
+        infos: list[dict[str, Any]],
+    ) -> None:
         for i in range(len(infos)):
             row = slice(i, i + 1)
-            super().add(_rows(obs, row), _rows(next_obs, row), np.asarray(action)[row], reward[row], done[row], [infos[i]])  # type: ignore[misc]
+            super().add(
+                _rows(obs, row), _rows(next_obs, row), np.asarray(action)[row], reward[row], done[row], [infos[i]]
+            )  # type: ignore[misc]
 
     def _write_observations(self, idx: slice | np.ndarray, obs: ObsBatch, next_obs: ObsBatch) -> None:
         """Write the rows ``idx`` (a slice or an index array) of the observation arrays."""
         raise NotImplementedError
 
-    def add_batch(self, obs: ObsBatch, next_obs: ObsBatch, action: np.ndarray, reward: np.ndarray, done: np.ndarray) -> None:
+    def add_batch(
+        self, obs: ObsBatch, next_obs: ObsBatch, action: np.ndarray, reward: np.ndarray, done: np.ndarray
+    ) -> None:
         """Write ``k`` transitions (``done`` already excludes time-outs); the oldest rows are overwritten."""
         k = len(reward)
         if k == 0:
             return
         if k > self.buffer_size:
             keep = slice(k - self.buffer_size, k)
-            obs, next_obs, action, reward, done = _rows(obs, keep), _rows(next_obs, keep), action[keep], reward[keep], done[keep]
+            obs, next_obs, action, reward, done = (
+                _rows(obs, keep),
+                _rows(next_obs, keep),
+                action[keep],
+                reward[keep],
+                done[keep],
+            )
             k = self.buffer_size
         end = self.pos + k
         # the rows to write: one slice unless they wrap around the end of the buffer
-        idx: slice | np.ndarray = slice(self.pos, end) if end <= self.buffer_size else np.arange(self.pos, end) % self.buffer_size
+        idx: slice | np.ndarray = (
+            slice(self.pos, end) if end <= self.buffer_size else np.arange(self.pos, end) % self.buffer_size
+        )
         self._write_observations(idx, obs, next_obs)
         self.actions[idx, 0] = np.asarray(action).reshape((k, self.action_dim))  # type: ignore[attr-defined]
         self.rewards[idx, 0] = np.asarray(reward).reshape(k)  # type: ignore[attr-defined]

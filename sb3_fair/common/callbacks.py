@@ -11,9 +11,9 @@ import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.on_policy_algorithm import OnPolicyAlgorithm
 
+from sb3_fair._exact import pairwise_sum
 from sb3_fair.common.figures import scalar_figures
 from sb3_fair.common.logging import WandbOutputFormat, active_wandb_run, finish_wandb_run, start_wandb_run
-from sb3_fair._exact import pairwise_sum
 from sb3_fair.common.protocol import FAIRNESS, get_fairness_signal_lists, is_fairness_signals_supported
 from sb3_fair.common.validation import check_int, check_wandb
 
@@ -48,8 +48,14 @@ class FairnessCallback(BaseCallback):
     :param episodes: figures of earlier episodes to go on from (a resumed run's).
     """
 
-    def __init__(self, window: int | None = None, wandb: bool | dict[str, Any] = False, config: dict[str, Any] | None = None,
-                 verbose: int = 0, episodes: Iterable[dict[str, float]] | None = None) -> None:
+    def __init__(
+        self,
+        window: int | None = None,
+        wandb: bool | dict[str, Any] = False,
+        config: dict[str, Any] | None = None,
+        verbose: int = 0,
+        episodes: Iterable[dict[str, float]] | None = None,
+    ) -> None:
         super().__init__(verbose)
         self.window = check_int(window, "window", 1, allow_none=True)
         if config is not None and not isinstance(config, dict):

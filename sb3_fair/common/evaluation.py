@@ -44,8 +44,15 @@ def evaluate_fairness(model: Any, env: gym.Env, n_episodes: int = 20, determinis
     evaluate = evaluate_policy
     if "action_masks" in inspect.signature(model.predict).parameters and is_masking_supported(env):
         from sb3_contrib.common.maskable.evaluation import evaluate_policy as evaluate  # acts under the env's masks
-    rewards, _lengths = evaluate(model, env, n_eval_episodes=int(n_episodes), deterministic=deterministic,
-                                 return_episode_rewards=True, callback=grab, warn=False)
+    rewards, _lengths = evaluate(
+        model,
+        env,
+        n_eval_episodes=int(n_episodes),
+        deterministic=deterministic,
+        return_episode_rewards=True,
+        callback=grab,
+        warn=False,
+    )
     out: dict[str, Any] = {"episode_reward": float(np.mean(rewards)), "episode_reward_std": float(np.std(rewards))}
     out.update(_mean_figures(episodes))
     out["episodes"] = episodes
@@ -54,10 +61,15 @@ def evaluate_fairness(model: Any, env: gym.Env, n_episodes: int = 20, determinis
 
 def _mean_figures(episodes: list[dict[str, float]]) -> dict[str, float]:
     """Each figure's mean over the episodes that report it (NaN ignored)."""
-    return {key: float(np.nanmean([ep[key] for ep in episodes if key in ep])) for key in sorted({k for ep in episodes for k in ep})}
+    return {
+        key: float(np.nanmean([ep[key] for ep in episodes if key in ep]))
+        for key in sorted({k for ep in episodes for k in ep})
+    }
 
 
-def _episode_steps(model: Any, env: gym.Env, seed: int | None, deterministic: bool) -> Iterator[tuple[float, dict[str, Any]]]:
+def _episode_steps(
+    model: Any, env: gym.Env, seed: int | None, deterministic: bool
+) -> Iterator[tuple[float, dict[str, Any]]]:
     """Play one episode of ``model`` on ``env`` (reset with ``seed``) and yield each step's ``(reward, info)``; a recurrent
     ``model`` (its ``predict`` takes ``episode_start``) keeps its state through the episode."""
     recurrent = "episode_start" in inspect.signature(model.predict).parameters
@@ -74,7 +86,9 @@ def _episode_steps(model: Any, env: gym.Env, seed: int | None, deterministic: bo
         done, first = terminated or truncated, False
 
 
-def evaluate_team_fairness(policy: Any, env: gym.Env, n_episodes: int = 50, seed: int = 0, deterministic: bool = True) -> dict[str, Any]:
+def evaluate_team_fairness(
+    policy: Any, env: gym.Env, n_episodes: int = 50, seed: int = 0, deterministic: bool = True
+) -> dict[str, Any]:
     """Team fairness ``I(R;Z)`` and capture success of ``policy`` over ``n_episodes`` (Grupen et al. 2022, Defs. 1-2).
 
     ``policy`` is anything with SB3's ``predict`` (a model, or
@@ -108,19 +122,22 @@ def evaluate_team_fairness(policy: Any, env: gym.Env, n_episodes: int = 50, seed
         lengths.append(steps)
     credited = (credit > 0).astype(np.int64)
     out: dict[str, Any] = _mean_figures(episodes)
-    out.update({
-        "team_fairness": metrics.team_fairness(credited),
-        "capture_success": metrics.capture_success(credited),
-        "mean_return": float(np.mean(returns)),
-        "std_return": float(np.std(returns)),
-        "mean_length": float(np.mean(lengths)),
-        "credit": credited,
-    })
+    out.update(
+        {
+            "team_fairness": metrics.team_fairness(credited),
+            "capture_success": metrics.capture_success(credited),
+            "mean_return": float(np.mean(returns)),
+            "std_return": float(np.std(returns)),
+            "mean_length": float(np.mean(lengths)),
+            "credit": credited,
+        }
+    )
     return out
 
 
-def evaluate_group_fairness(model: Any, env: Any, n_episodes: int = 10, deterministic: bool = False,
-                            seed: int = 0, protected: int = 1) -> dict[str, Any]:
+def evaluate_group_fairness(
+    model: Any, env: Any, n_episodes: int = 10, deterministic: bool = False, seed: int = 0, protected: int = 1
+) -> dict[str, Any]:
     """Run ``model`` on a PettingZoo parallel game for ``n_episodes`` and tabulate fairness per group.
 
     One policy acts for every agent (parameter sharing, as FairPPO trains). Each episode's figures
@@ -171,8 +188,12 @@ def evaluate_group_fairness(model: Any, env: Any, n_episodes: int = 10, determin
         totals.append(float(returns.mean()))
         for g in np.unique(groups):
             per_group.setdefault(int(g), []).extend(returns[groups == g].tolist())
-    out: dict[str, Any] = {"table": {g: {"mean_return": float(np.mean(v)), "std_return": float(np.std(v)), "agents": len(v)}
-                                     for g, v in sorted(per_group.items())}}
+    out: dict[str, Any] = {
+        "table": {
+            g: {"mean_return": float(np.mean(v)), "std_return": float(np.std(v)), "agents": len(v)}
+            for g, v in sorted(per_group.items())
+        }
+    }
     for key in sorted({k for ep in episodes for k in ep}):
         out[key] = float(np.nanmean([ep[key] for ep in episodes if key in ep]))
     out["episode_return"] = float(np.mean(totals))
@@ -180,8 +201,14 @@ def evaluate_group_fairness(model: Any, env: Any, n_episodes: int = 10, determin
     return out
 
 
-def evaluate_long_term(model: Any, env: gym.Env, n_episodes: int = 10, seed: int | None = 0, deterministic: bool = False,
-                       info_keys: tuple[str, ...] = ()) -> dict[str, Any]:
+def evaluate_long_term(
+    model: Any,
+    env: gym.Env,
+    n_episodes: int = 10,
+    seed: int | None = 0,
+    deterministic: bool = False,
+    info_keys: tuple[str, ...] = (),
+) -> dict[str, Any]:
     """Per-step short- and long-term fairness of ``model`` on an env reporting both signals (Hu et al. 2024's protocol).
 
     Runs ``n_episodes`` episodes of a single env (reset with seeds ``seed``, ``seed + 1``, ...; no
@@ -228,12 +255,20 @@ def evaluate_long_term(model: Any, env: gym.Env, n_episodes: int = 10, seed: int
         out[k] = arr
     totals = np.nansum(out["reward"], axis=1)
     last = np.array([ep[-1] for ep in runs["long_term"]])
-    out.update(short_term_mean=float(np.nanmean(out["short_term"])), long_term_mean=float(np.nanmean(out["long_term"])),
-               long_term_final=float(last.mean()), episode_reward=float(totals.mean()), episode_reward_std=float(totals.std()))
+    out.update(
+        short_term_mean=float(np.nanmean(out["short_term"])),
+        long_term_mean=float(np.nanmean(out["long_term"])),
+        long_term_final=float(last.mean()),
+        episode_reward=float(totals.mean()),
+        episode_reward_std=float(totals.std()),
+    )
     return out
 
 
 def price_of_fairness_table(fair: dict[str, Any], base: dict[str, Any]) -> dict[int, float]:
     """Price of fairness per group (La Malfa et al. 2025 §6.2) from two :func:`evaluate_group_fairness` results."""
-    return {g: float(metrics.price_of_fairness(fair["table"][g]["mean_return"], base["table"][g]["mean_return"]))
-            for g in fair["table"] if g in base["table"]}
+    return {
+        g: float(metrics.price_of_fairness(fair["table"][g]["mean_return"], base["table"][g]["mean_return"]))
+        for g in fair["table"]
+        if g in base["table"]
+    }

@@ -86,7 +86,9 @@ class FairAlgorithmMixin:
     #: off-policy algorithms check their parameters after every this many ``train`` calls
     FINITE_CHECK_EVERY = 100
 
-    def __init__(self, *args: Any, fairness_window: int | None = None, wandb: bool | dict[str, Any] = False, **kwargs: Any) -> None:
+    def __init__(
+        self, *args: Any, fairness_window: int | None = None, wandb: bool | dict[str, Any] = False, **kwargs: Any
+    ) -> None:
         check_fairness_window(fairness_window)
         self.fairness_window = fairness_window
         self.wandb = check_wandb(wandb)
@@ -109,9 +111,10 @@ class FairAlgorithmMixin:
             if not self._parameters_finite():
                 self._raise_non_finite(exc)
             raise
-        if isinstance(self, OnPolicyAlgorithm) or self._train_calls % self.FINITE_CHECK_EVERY == 0:
-            if not self._parameters_finite():
-                self._raise_non_finite()
+        if (
+            isinstance(self, OnPolicyAlgorithm) or self._train_calls % self.FINITE_CHECK_EVERY == 0
+        ) and not self._parameters_finite():
+            self._raise_non_finite()
 
     def _parameters_finite(self) -> bool:
         # the largest magnitude per tensor: NaN and inf propagate, and unlike a norm it cannot overflow
@@ -139,14 +142,19 @@ class FairAlgorithmMixin:
         if buffer is None:
             return None
         found = []
-        for attr, what in (("observations", "observations"), ("next_observations", "next observations"),
-                           ("rewards", "rewards")):
+        for attr, what in (
+            ("observations", "observations"),
+            ("next_observations", "next observations"),
+            ("rewards", "rewards"),
+        ):
             if not _all_finite(getattr(buffer, attr, None)):
                 found.append(what)
         if not found:
             return None
-        return (f"the env's {' and '.join(found)} (as stored in the buffer) hold NaN or inf; check the env and any wrapper "
-                "(or VecNormalize)")
+        return (
+            f"the env's {' and '.join(found)} (as stored in the buffer) hold NaN or inf; check the env and any wrapper "
+            "(or VecNormalize)"
+        )
 
     def _raise_non_finite(self, exc: BaseException | None = None) -> None:
         name = type(self).__name__
@@ -154,35 +162,57 @@ class FairAlgorithmMixin:
         if inputs is not None:
             cause = inputs
         elif self.fairness_active():
-            cause = (f"a fairness weight too large for the reward scale, or the learning rate (the observations and "
-                     f"rewards in the buffer are finite); the fairness settings were {self.fairness_config()}")
+            cause = (
+                f"a fairness weight too large for the reward scale, or the learning rate (the observations and "
+                f"rewards in the buffer are finite); the fairness settings were {self.fairness_config()}"
+            )
         else:
-            cause = ("the learning rate or the reward scale is too large for this network (fairness is off and the "
-                     "observations and rewards in the buffer are finite)")
+            cause = (
+                "the learning rate or the reward scale is too large for this network (fairness is off and the "
+                "observations and rewards in the buffer are finite)"
+            )
         raise FloatingPointError(
             f"{name}: the policy's parameters became NaN or inf during training (update {self._train_calls}, "
             f"{self.num_timesteps} timesteps). Likely cause: {cause}. Training stopped."  # type: ignore[attr-defined]
         ) from exc
 
     @classmethod
-    def load(cls, path: str | pathlib.Path | io.BufferedIOBase, env: GymEnv | None = None, device: th.device | str = "auto",
-             custom_objects: dict[str, Any] | None = None, print_system_info: bool = False, force_reset: bool = True,
-             **kwargs: Any) -> Any:
+    def load(
+        cls,
+        path: str | pathlib.Path | io.BufferedIOBase,
+        env: GymEnv | None = None,
+        device: th.device | str = "auto",
+        custom_objects: dict[str, Any] | None = None,
+        print_system_info: bool = False,
+        force_reset: bool = True,
+        **kwargs: Any,
+    ) -> Any:
         """SB3's ``load``, after a check that the zip was saved by an algorithm whose policy this class can use.
 
         :raises ValueError: naming the class that saved the zip and this one, e.g. for
             ``FairDQN.load`` of a FairPPO zip (SB3 would fail later inside the policy's constructor).
         """
         _check_saved_class(cls, path, custom_objects)
-        model = super().load(path, env=env, device=device, custom_objects=custom_objects,  # type: ignore[misc]
-                             print_system_info=print_system_info, force_reset=force_reset, **kwargs)
+        model = super().load(
+            path,
+            env=env,
+            device=device,
+            custom_objects=custom_objects,  # type: ignore[misc]
+            print_system_info=print_system_info,
+            force_reset=force_reset,
+            **kwargs,
+        )
         model._saved_by = type(model).__name__  # saved again, it is this class's zip
         return model
 
     @staticmethod
     def _wrap_env(env: GymEnv, verbose: int = 0, monitor_wrapper: bool = True) -> VecEnv:
-        if (not isinstance(env, VecEnv) and monitor_wrapper and is_stakeholders_supported(env)
-                and not is_wrapped(env, FairnessMonitor)):  # type: ignore[arg-type]
+        if (
+            not isinstance(env, VecEnv)
+            and monitor_wrapper
+            and is_stakeholders_supported(env)
+            and not is_wrapped(env, FairnessMonitor)
+        ):  # type: ignore[arg-type]
             env = FairnessMonitor(env)
         return BaseAlgorithm._wrap_env(env, verbose, monitor_wrapper)
 
@@ -205,7 +235,9 @@ class FairAlgorithmMixin:
             LOGGER.warning(
                 "%s: this env reports no fairness figures, so none will be logged; for them, honour %s and wrap gym envs "
                 "in sb3_fair.wrappers.FairnessMonitor (done automatically for a single env; for a VecEnv pass "
-                "wrapper_class=FairnessMonitor to make_vec_env)", type(self).__name__, CONTRACT_HINT,
+                "wrapper_class=FairnessMonitor to make_vec_env)",
+                type(self).__name__,
+                CONTRACT_HINT,
             )
 
     def _setup_fairness(self, env: VecEnv) -> None:
@@ -230,15 +262,26 @@ class FairAlgorithmMixin:
         callbacks = [FiniteInputCheck(), *self._fairness_callbacks(), self.fairness_callback, *user]
         return super()._init_callback(SharedLocalsCallbackList(callbacks), progress_bar)  # type: ignore[misc]
 
-    def _setup_learn(self, total_timesteps: int, callback: MaybeCallback = None, reset_num_timesteps: bool = True,
-                     tb_log_name: str = "run", progress_bar: bool = False) -> Any:
+    def _setup_learn(
+        self,
+        total_timesteps: int,
+        callback: MaybeCallback = None,
+        reset_num_timesteps: bool = True,
+        tb_log_name: str = "run",
+        progress_bar: bool = False,
+    ) -> Any:
         # SB3 calls _init_callback from here; SB3 clears its ep_info_buffer exactly when reset_num_timesteps holds
         self._continues_learning = not reset_num_timesteps
         return super()._setup_learn(total_timesteps, callback, reset_num_timesteps, tb_log_name, progress_bar)  # type: ignore[misc]
 
     def _excluded_save_params(self) -> list[str]:
-        return [*super()._excluded_save_params(), "fairness_callback", "_warned_no_figures", "_train_calls",  # type: ignore[misc]
-                "_continues_learning"]
+        return [
+            *super()._excluded_save_params(),
+            "fairness_callback",
+            "_warned_no_figures",
+            "_train_calls",  # type: ignore[misc]
+            "_continues_learning",
+        ]
 
     def fairness_config(self) -> dict[str, Any]:
         """The fairness hyperparameters (stored in the W&B run config)."""
@@ -283,8 +326,11 @@ class SharedLocalsCallbackList(CallbackList):
     def update_child_locals(self, locals_: dict[str, Any]) -> None:
         for callback in self.callbacks:
             cls = type(callback)
-            if callback.locals is self.locals and cls.update_locals is BaseCallback.update_locals \
-                    and cls.update_child_locals is BaseCallback.update_child_locals:
+            if (
+                callback.locals is self.locals
+                and cls.update_locals is BaseCallback.update_locals
+                and cls.update_child_locals is BaseCallback.update_child_locals
+            ):
                 continue
             callback.update_locals(locals_)
 
@@ -320,13 +366,22 @@ class FiniteInputCheck(BaseCallback):
         # the common case in one test: float observations and numeric rewards whose float64 sum is finite. A NaN or
         # inf entry makes that sum non-finite, so a finite sum means every entry is; a sum that overflows (float64
         # observations near 1e308) goes to the exact checks below
-        fast = type(new_obs) is np.ndarray and type(rewards) is np.ndarray and new_obs.dtype.kind == "f" \
-            and rewards.dtype.kind in "fiub" and math.isfinite(new_obs.sum(dtype=np.float64) + rewards.sum(dtype=np.float64))
+        fast = (
+            type(new_obs) is np.ndarray
+            and type(rewards) is np.ndarray
+            and new_obs.dtype.kind == "f"
+            and rewards.dtype.kind in "fiub"
+            and math.isfinite(new_obs.sum(dtype=np.float64) + rewards.sum(dtype=np.float64))
+        )
         if not fast:
             if not _all_finite(new_obs):
                 self._fail("the observation after this step", _first_bad_row(new_obs))
             if not _all_finite(rewards):
-                self._fail("the reward of this step", _first_bad_row(np.asarray(rewards, dtype=np.float64).reshape(-1, 1)), "a reward")
+                self._fail(
+                    "the reward of this step",
+                    _first_bad_row(np.asarray(rewards, dtype=np.float64).reshape(-1, 1)),
+                    "a reward",
+                )
         dones = self.locals.get("dones")
         if dones is not None and dones.any():
             infos = self.locals.get("infos") or ()
@@ -345,8 +400,14 @@ def _policy_families() -> list[tuple[type, str]]:
     from stable_baselines3.sac.policies import SACPolicy
     from stable_baselines3.td3.policies import TD3Policy
 
-    return [(RecurrentActorCriticPolicy, "RecurrentPPO"), (MaskableActorCriticPolicy, "MaskablePPO"),
-            (ActorCriticPolicy, "PPO / A2C"), (DQNPolicy, "DQN"), (TD3Policy, "TD3 / DDPG"), (SACPolicy, "SAC")]
+    return [
+        (RecurrentActorCriticPolicy, "RecurrentPPO"),
+        (MaskableActorCriticPolicy, "MaskablePPO"),
+        (ActorCriticPolicy, "PPO / A2C"),
+        (DQNPolicy, "DQN"),
+        (TD3Policy, "TD3 / DDPG"),
+        (SACPolicy, "SAC"),
+    ]
 
 
 def _policy_family(policy_class: Any) -> str | None:
@@ -389,7 +450,9 @@ def _check_saved_class(cls: type, path: Any, custom_objects: dict[str, Any] | No
         return
     with warnings.catch_warnings():  # SB3's own load warns about what it cannot deserialize
         warnings.simplefilter("ignore")
-        saved_policy = json_to_data(json.dumps({"policy_class": data["policy_class"]}), custom_objects).get("policy_class")
+        saved_policy = json_to_data(json.dumps({"policy_class": data["policy_class"]}), custom_objects).get(
+            "policy_class"
+        )
     saved_family = _policy_family(saved_policy)
     families = {_policy_family(p) for p in getattr(cls, "policy_aliases", {}).values()} - {None}
     if saved_family is None or not families or saved_family in families:

@@ -29,20 +29,35 @@ class EquivariantActor(Actor):
     :param kwargs: as SB3's TD3 :class:`~stable_baselines3.td3.policies.Actor`.
     """
 
-    def __init__(self, observation_space: spaces.Space, action_space: spaces.Box, net_arch: list[int], features_extractor: nn.Module,
-                 features_dim: int, agent_obs: Any, activation_fn: type[nn.Module] = nn.ReLU, normalize_images: bool = True) -> None:
-        super().__init__(observation_space, action_space, net_arch, features_extractor, features_dim, activation_fn, normalize_images)
+    def __init__(
+        self,
+        observation_space: spaces.Space,
+        action_space: spaces.Box,
+        net_arch: list[int],
+        features_extractor: nn.Module,
+        features_dim: int,
+        agent_obs: Any,
+        activation_fn: type[nn.Module] = nn.ReLU,
+        normalize_images: bool = True,
+    ) -> None:
+        super().__init__(
+            observation_space, action_space, net_arch, features_extractor, features_dim, activation_fn, normalize_images
+        )
         idx = np.asarray(agent_obs, dtype=np.int64)
         action_dim = get_action_dim(self.action_space)
         if idx.ndim != 2 or action_dim % idx.shape[0] != 0:
-            raise ValueError(f"agent_obs must be an (n_agents, view_dim) index array whose n_agents divides the action size {action_dim}")
+            raise ValueError(
+                f"agent_obs must be an (n_agents, view_dim) index array whose n_agents divides the action size {action_dim}"
+            )
         if idx.min() < 0 or idx.max() >= features_dim:
             raise ValueError(f"agent_obs indices must lie in [0, {features_dim})")
         self.agent_obs = idx
         self.n_agents = idx.shape[0]
         self.register_buffer("_agent_index", th.as_tensor(idx), persistent=False)
         # replace SB3's joint network by one shared per-agent network
-        self.mu = nn.Sequential(*create_mlp(idx.shape[1], action_dim // self.n_agents, net_arch, activation_fn, squash_output=True))
+        self.mu = nn.Sequential(
+            *create_mlp(idx.shape[1], action_dim // self.n_agents, net_arch, activation_fn, squash_output=True)
+        )
 
     def _get_constructor_parameters(self) -> dict[str, Any]:
         data = super()._get_constructor_parameters()

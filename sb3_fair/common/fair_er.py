@@ -27,10 +27,7 @@ def equivariance_distance(pred: th.Tensor, target: th.Tensor, n_agents: int, kin
     """
     p = pred.reshape(pred.shape[0], n_agents, -1)
     t = target.reshape(target.shape[0], n_agents, -1)
-    if kind == "cosine":
-        d = 1.0 - F.cosine_similarity(p, t, dim=-1, eps=1e-8)
-    else:
-        d = ((p - t) ** 2).mean(dim=-1)
+    d = 1.0 - F.cosine_similarity(p, t, dim=-1, eps=1e-08) if kind == "cosine" else ((p - t) ** 2).mean(dim=-1)
     return d.mean(dim=-1)
 
 
@@ -61,8 +58,15 @@ class FairERMixin:
     :param equivariance_distance: ``"cosine"`` or ``"mse"``.
     """
 
-    def __init__(self, policy: Any, env: Any, *args: Any, equivariance_coef: float = 0.0,
-                 equivariance_distance: str = "cosine", **kwargs: Any) -> None:
+    def __init__(
+        self,
+        policy: Any,
+        env: Any,
+        *args: Any,
+        equivariance_coef: float = 0.0,
+        equivariance_distance: str = "cosine",
+        **kwargs: Any,
+    ) -> None:
         self.equivariance_coef = check_coef(equivariance_coef, "equivariance_coef")
         self.equivariance_distance = check_choice(equivariance_distance, "equivariance_distance", DISTANCES)
         self.symmetry: AgentSymmetry | None = None
@@ -78,7 +82,9 @@ class FairERMixin:
         sym = get_symmetry(env)
         agent_obs = None if sym is None else sym.agent_obs
         if agent_obs is None:
-            raise ValueError("policy='FairEPolicy' needs an env whose symmetry gives per-agent views (symmetry.agent_obs)")
+            raise ValueError(
+                "policy='FairEPolicy' needs an env whose symmetry gives per-agent views (symmetry.agent_obs)"
+            )
         return {**(policy_kwargs or {}), "agent_obs": np.asarray(agent_obs).tolist()}
 
     def _setup_fairness(self, env: VecEnv) -> None:
@@ -94,7 +100,9 @@ class FairERMixin:
         sym.check_action_space(int(np.prod(self.action_space.shape)))  # type: ignore[attr-defined]
         obs_shape = self.observation_space.shape  # type: ignore[attr-defined]
         if sym.obs_dim != int(np.prod(obs_shape)):
-            raise ValueError(f"symmetry: the permutation acts on observations of size {sym.obs_dim}, the env's have size {obs_shape}")
+            raise ValueError(
+                f"symmetry: the permutation acts on observations of size {sym.obs_dim}, the env's have size {obs_shape}"
+            )
         actor_views = getattr(getattr(self, "actor", None), "agent_obs", None)
         if actor_views is not None and np.asarray(actor_views).shape[0] != sym.n_agents:
             raise ValueError(
@@ -144,8 +152,12 @@ class FairERMixin:
         assert self.symmetry is not None
         obs_index, act_index = self._draw_permutations(obs.shape[0])
         target = th.gather(actions.detach(), 1, act_index)
-        return equivariance_distance(self.actor(th.gather(obs, 1, obs_index)), target,  # type: ignore[attr-defined]
-                                     self.symmetry.n_agents, self.equivariance_distance)
+        return equivariance_distance(
+            self.actor(th.gather(obs, 1, obs_index)),
+            target,  # type: ignore[attr-defined]
+            self.symmetry.n_agents,
+            self.equivariance_distance,
+        )
 
     def _actor_loss(self, obs: th.Tensor, eqv_errors: list[th.Tensor]) -> th.Tensor:
         """TD3's actor loss ``-Q1(s, mu(s))`` plus the Fair-ER term; the measured error (a detached scalar

@@ -65,7 +65,9 @@ class RewardSpec:
             raise ValueError("aggregate='group' needs the stakeholders' groups")
         check_int(self.period, "period", 1)
         if self.scheme == "bounded" and self.filter is None:
-            raise ValueError(f"scheme='bounded' needs a filter: one of {list(NAMED_FILTERS)} or a callable (t, benefits, info) -> bool")
+            raise ValueError(
+                f"scheme='bounded' needs a filter: one of {list(NAMED_FILTERS)} or a callable (t, benefits, info) -> bool"
+            )
         if isinstance(self.filter, str):
             check_choice(self.filter, "filter", NAMED_FILTERS)
         elif self.filter is not None and not callable(self.filter):
@@ -77,7 +79,9 @@ class RewardSpec:
         try:  # bad welfare_kwargs fail here, not at the first step
             metrics.welfare(np.ones(size), self.welfare, **self.welfare_kwargs)
         except (TypeError, ValueError) as exc:
-            raise ValueError(f"welfare_kwargs {self.welfare_kwargs!r} do not fit welfare {self.welfare!r}: {exc}") from None
+            raise ValueError(
+                f"welfare_kwargs {self.welfare_kwargs!r} do not fit welfare {self.welfare!r}: {exc}"
+            ) from None
         try:  # every episode starts from the all-zero status: W must be defined there
             metrics.welfare(np.zeros(size), self.welfare, **self.welfare_kwargs)
         except ValueError as exc:
@@ -151,7 +155,9 @@ def assessed(spec: RewardSpec, t: int, benefits: np.ndarray, episode_over: bool,
     return True
 
 
-def fairness_reward(spec: RewardSpec, status: Any, active: bool, task_reward: float, grouped: bool = False) -> np.ndarray | float:
+def fairness_reward(
+    spec: RewardSpec, status: Any, active: bool, task_reward: float, grouped: bool = False
+) -> np.ndarray | float:
     """``fairness_coef * W(status) * B + task_coef * task_reward`` (Alamdari et al. 2024, Defs. 5.6, 5.8).
 
     ``status`` may be one vector or a batch ``(k, n)`` (counterfactual statuses); the result has
@@ -189,8 +195,9 @@ def potential_shaping(
     """
     m, m_next = np.asarray(memory, dtype=np.float64), np.asarray(next_memory, dtype=np.float64)
     _check_gamma(gamma)
-    return shaping_from_welfare(spec.welfare_of_rows(m, grouped), spec.welfare_of_rows(m_next, grouped), spec.fairness_coef,
-                                gamma, terminal)
+    return shaping_from_welfare(
+        spec.welfare_of_rows(m, grouped), spec.welfare_of_rows(m_next, grouped), spec.fairness_coef, gamma, terminal
+    )
 
 
 def _check_gamma(gamma: Any) -> float:
@@ -200,8 +207,9 @@ def _check_gamma(gamma: Any) -> float:
     return g
 
 
-def shaping_from_welfare(welfare: Any, next_welfare: Any, fairness_coef: float, gamma: float,
-                         terminal: Any = False) -> np.ndarray | float:
+def shaping_from_welfare(
+    welfare: Any, next_welfare: Any, fairness_coef: float, gamma: float, terminal: Any = False
+) -> np.ndarray | float:
     """:func:`potential_shaping`'s term from the welfare of the two memories: ``gamma * Phi' - Phi`` with
     ``Phi = fairness_coef * W / (1 - gamma)``, and ``Phi' = 0`` where ``terminal``.
 
@@ -220,5 +228,7 @@ def shaping_from_welfare(welfare: Any, next_welfare: Any, fairness_coef: float, 
         # one transition (FairDQN's real step, at every env step): the same arithmetic on Python floats
         return g * (1.0 - float(terminal)) * (scale * float(next_welfare)) - scale * float(welfare)
     keep = 1.0 - np.asarray(terminal, dtype=np.float64)
-    shaped = g * keep * (scale * np.asarray(next_welfare, dtype=np.float64)) - scale * np.asarray(welfare, dtype=np.float64)
+    shaped = g * keep * (scale * np.asarray(next_welfare, dtype=np.float64)) - scale * np.asarray(
+        welfare, dtype=np.float64
+    )
     return float(shaped) if np.ndim(shaped) == 0 else shaped

@@ -89,31 +89,54 @@ _Applies = Callable[[_Episode], bool]
 
 #: ``name -> (applies to this episode?, figures)``; a family such as ``group_means`` gives several entries
 FIGURES: dict[str, tuple[_Applies, _Compute]] = {
-    "group_means": (lambda ep: True,
-                    lambda ep: {f"group_{g}_mean": v for g, v in metrics.group_means(ep.returns, ep.groups).items()}),
+    "group_means": (
+        lambda ep: True,
+        lambda ep: {f"group_{g}_mean": v for g, v in metrics.group_means(ep.returns, ep.groups).items()},
+    ),
     "utilitarian": (lambda ep: True, lambda ep: {"utilitarian": metrics.utilitarian(ep.returns)}),
     "egalitarian": (lambda ep: True, lambda ep: {"egalitarian": metrics.egalitarian(ep.returns)}),
     "log_nash": (lambda ep: True, lambda ep: {"log_nash": metrics.log_nash(ep.returns)}),  # domain: DOMAINS
     "gini": (lambda ep: True, lambda ep: {"gini": metrics.gini(ep.returns)}),
-    "max_unfairness": (lambda ep: True,
-                       lambda ep: {"max_unfairness": float(np.max(np.abs(metrics.unfairness(ep.returns))))}),
-    "group_gap": (lambda ep: np.unique(ep.groups).size >= 2,
-                  lambda ep: {"group_gap": -metrics.parity(list(metrics.group_means(ep.returns, ep.groups).values()))}),
-    "dp": (lambda ep: ep.two_groups, lambda ep: {"dp": metrics.demographic_parity(ep.returns, ep.groups, ep.protected)}),
-    "dp_abs": (lambda ep: ep.two_groups,
-               lambda ep: {"dp_abs": abs(metrics.demographic_parity(ep.returns, ep.groups, ep.protected))}),
-    "dp_normalized": (lambda ep: ep.two_groups,
-                      lambda ep: {"dp_normalized": metrics.normalized_demographic_parity(ep.returns, ep.groups, ep.protected)}),
+    "max_unfairness": (
+        lambda ep: True,
+        lambda ep: {"max_unfairness": float(np.max(np.abs(metrics.unfairness(ep.returns))))},
+    ),
+    "group_gap": (
+        lambda ep: np.unique(ep.groups).size >= 2,
+        lambda ep: {"group_gap": -metrics.parity(list(metrics.group_means(ep.returns, ep.groups).values()))},
+    ),
+    "dp": (
+        lambda ep: ep.two_groups,
+        lambda ep: {"dp": metrics.demographic_parity(ep.returns, ep.groups, ep.protected)},
+    ),
+    "dp_abs": (
+        lambda ep: ep.two_groups,
+        lambda ep: {"dp_abs": abs(metrics.demographic_parity(ep.returns, ep.groups, ep.protected))},
+    ),
+    "dp_normalized": (
+        lambda ep: ep.two_groups,
+        lambda ep: {"dp_normalized": metrics.normalized_demographic_parity(ep.returns, ep.groups, ep.protected)},
+    ),
     "csp_mean": (_csp_strata, lambda ep: {"csp_mean": _csp(ep)["mean"]}),
     "csp_mean_abs": (_csp_strata, lambda ep: {"csp_mean_abs": _csp(ep)["mean_abs"]}),
-    "csp_strata": (_csp_strata, lambda ep: {
-        f"csp_{k}": v
-        for k, v in metrics.normalized_conditional_statistical_parity(ep.returns, ep.groups, ep.factors, ep.protected).items()
-    }),
+    "csp_strata": (
+        _csp_strata,
+        lambda ep: {
+            f"csp_{k}": v
+            for k, v in metrics.normalized_conditional_statistical_parity(
+                ep.returns, ep.groups, ep.factors, ep.protected
+            ).items()
+        },
+    ),
     "cf": (lambda ep: ep.twins is not None, lambda ep: {"cf": metrics.counterfactual_fairness(*_factual(ep))}),
-    "cf_abs": (lambda ep: ep.twins is not None, lambda ep: {"cf_abs": abs(metrics.counterfactual_fairness(*_factual(ep)))}),
-    "cf_normalized": (lambda ep: ep.twins is not None,
-                      lambda ep: {"cf_normalized": metrics.normalized_counterfactual_fairness(*_factual(ep))}),
+    "cf_abs": (
+        lambda ep: ep.twins is not None,
+        lambda ep: {"cf_abs": abs(metrics.counterfactual_fairness(*_factual(ep)))},
+    ),
+    "cf_normalized": (
+        lambda ep: ep.twins is not None,
+        lambda ep: {"cf_normalized": metrics.normalized_counterfactual_fairness(*_factual(ep))},
+    ),
 }
 #: every figure of the table
 FIGURE_NAMES: tuple[str, ...] = tuple(FIGURES)
@@ -130,7 +153,9 @@ def check_figure_names(names: Sequence[str], argument: str = "metrics") -> tuple
     if isinstance(names, str):
         names = [names]
     elif isinstance(names, bytes) or not np.iterable(names):
-        raise ValueError(f"{argument} must be a figure name or a list of them; accepted values: {list(FIGURE_NAMES)}, got {names!r}")
+        raise ValueError(
+            f"{argument} must be a figure name or a list of them; accepted values: {list(FIGURE_NAMES)}, got {names!r}"
+        )
     for name in names:
         if not isinstance(name, str) or name not in FIGURES:
             raise ValueError(f"{argument}: unknown figure {name!r}; accepted values: {list(FIGURE_NAMES)}")

@@ -98,7 +98,9 @@ def advantage_weights(
     for rows_list in keys.values():
         rows = np.asarray(rows_list)
         r0 = rows[0]
-        C = group_contrasts(G[r0], metric, factors=None if F is None else F[r0], twins=None if W is None else W[r0], protected=protected)
+        C = group_contrasts(
+            G[r0], metric, factors=None if F is None else F[r0], twins=None if W is None else W[r0], protected=protected
+        )
         if C.shape[0] == 0:
             continue
         d_retro = R[rows] @ C.T
@@ -158,8 +160,12 @@ class GroupTracker(BaseCallback):
     def fits(self, n_envs: int, agents_per_instance: int, metric: str, protected: int) -> bool:
         """Whether this tracker's running episodes belong to an env of ``n_envs`` slots in games of
         ``agents_per_instance``, and it tracks ``metric`` for the ``protected`` group."""
-        return (self.n_agents == agents_per_instance and self.metric == metric and self.protected == protected
-                and (self._running is None or len(self._running) == n_envs))
+        return (
+            self.n_agents == agents_per_instance
+            and self.metric == metric
+            and self.protected == protected
+            and (self._running is None or len(self._running) == n_envs)
+        )
 
     def _on_training_start(self) -> None:
         env = self.training_env
@@ -200,7 +206,11 @@ class GroupTracker(BaseCallback):
                     "make_multiagent_vec_env"
                 )
             # the factor and twin are read only by the metric that needs them (DP ignores them)
-            cur[0][i], cur[1][i], cur[2][i] = group, factor if factor is not None else 0, twin if twin is not None else 0
+            cur[0][i], cur[1][i], cur[2][i] = (
+                group,
+                factor if factor is not None else 0,
+                twin if twin is not None else 0,
+            )
         self._cur[...] = cur
         if check:
             for inst, g in enumerate(self._cur[0].reshape(-1, self.n_agents)):
@@ -321,15 +331,19 @@ class GroupPenaltyMixin:
         if env.num_envs % n:
             raise ValueError(f"agents_per_instance ({n}) must divide the env's number of slots ({env.num_envs})")
         if not is_stakeholders_supported(env):
-            raise ValueError(f"env: {algo}'s group penalties need games honouring the stakeholder contract "
-                             "(`stakeholders` and info['benefits'] for every agent)")
+            raise ValueError(
+                f"env: {algo}'s group penalties need games honouring the stakeholder contract "
+                "(`stakeholders` and info['benefits'] for every agent)"
+            )
         if get_stakeholders(env).n != n:
             raise ValueError(
                 f"agents_per_instance ({n}) must equal the number of stakeholders of each game "
                 f"({get_stakeholders(env).n}, from env.stakeholders): each slot's info['benefits'] lists one game's agents"
             )
         if self.fairness == "csp" and get_stakeholders(env).factors is None:
-            raise ValueError("fairness='csp' needs games whose stakeholders have legitimate factors (Stakeholders.factors)")
+            raise ValueError(
+                "fairness='csp' needs games whose stakeholders have legitimate factors (Stakeholders.factors)"
+            )
         self._n_agents = int(n)
         if tracker is not None and tracker.fits(env.num_envs, self._n_agents, self.fairness, self.protected_group):
             self._tracker = tracker  # a loaded model continues its running episodes (exact resume)
@@ -343,16 +357,28 @@ class GroupPenaltyMixin:
             self._tracker.restart()
         return [self._tracker, *super()._fairness_callbacks()]  # type: ignore[misc]
 
-    def _setup_learn(self, total_timesteps: int, callback: Any = None, reset_num_timesteps: bool = True,
-                     tb_log_name: str = "run", progress_bar: bool = False) -> Any:
+    def _setup_learn(
+        self,
+        total_timesteps: int,
+        callback: Any = None,
+        reset_num_timesteps: bool = True,
+        tb_log_name: str = "run",
+        progress_bar: bool = False,
+    ) -> Any:
         # SB3 resets the env in _setup_learn exactly when this holds; the tracker must then start afresh
         self._env_was_reset = reset_num_timesteps or self._last_obs is None  # type: ignore[attr-defined]
         return super()._setup_learn(total_timesteps, callback, reset_num_timesteps, tb_log_name, progress_bar)  # type: ignore[misc]
 
     def fairness_config(self) -> dict[str, Any]:
         """The fairness hyperparameters (stored in the W&B run config)."""
-        return {"fairness": self.fairness, "alpha": self.alpha, "beta": self.beta, "fairness_coef": self.fairness_coef,
-                "protected_group": self.protected_group, "agents_per_instance": self._n_agents}
+        return {
+            "fairness": self.fairness,
+            "alpha": self.alpha,
+            "beta": self.beta,
+            "fairness_coef": self.fairness_coef,
+            "protected_group": self.protected_group,
+            "agents_per_instance": self._n_agents,
+        }
 
     def train(self) -> None:
         """Reweight the rollout's advantages by the group penalty (if on), then the parent's update."""
@@ -360,9 +386,18 @@ class GroupPenaltyMixin:
         if self.penalized and tracker is not None and tracker.filled:
             buf = self.rollout_buffer  # type: ignore[attr-defined]
             weights, stats = advantage_weights(
-                tracker.realised, buf.values, tracker.groups, tracker.n_agents, self.fairness, self.alpha, self.beta,
-                self.fairness_coef, factors=tracker.factors if self.fairness == "csp" else None,
-                twins=tracker.twins if self.fairness == "cf" else None, protected=self.protected_group)
+                tracker.realised,
+                buf.values,
+                tracker.groups,
+                tracker.n_agents,
+                self.fairness,
+                self.alpha,
+                self.beta,
+                self.fairness_coef,
+                factors=tracker.factors if self.fairness == "csp" else None,
+                twins=tracker.twins if self.fairness == "cf" else None,
+                protected=self.protected_group,
+            )
             buf.advantages *= weights.astype(buf.advantages.dtype)
             logger = self.logger  # type: ignore[attr-defined]
             for key, value in stats.items():
@@ -377,8 +412,16 @@ class GroupPenaltyMixin:
 #: the group penalty's own keyword arguments and their defaults: with ``fairness="long_term"`` or ``"a_ppo"``
 #: (:class:`~sb3_fair.common.long_term_penalty.LongTermPenaltyMixin`) each is refused unless left at its default
 GROUP_PENALTY_DEFAULTS: dict[str, Any] = {
-    name: p.default for name, p in inspect.signature(GroupPenaltyMixin.__init__).parameters.items()
+    name: p.default
+    for name, p in inspect.signature(GroupPenaltyMixin.__init__).parameters.items()
     if name in ("alpha", "beta", "protected_group", "agents_per_instance")
 }
 
-__all__ = ["GROUP_PENALTY_DEFAULTS", "METRICS", "GroupPenaltyMixin", "GroupTracker", "advantage_weights", "check_metric"]
+__all__ = [
+    "GROUP_PENALTY_DEFAULTS",
+    "METRICS",
+    "GroupPenaltyMixin",
+    "GroupTracker",
+    "advantage_weights",
+    "check_metric",
+]

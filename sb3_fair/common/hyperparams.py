@@ -49,8 +49,18 @@ HYPERPARAMS_DIR = Path(__file__).resolve().parent.parent / "hyperparams"
 #: separates an env id from a variant name in an entry's key
 VARIANT_SEPARATOR = "@"
 #: RL Zoo's keys that are not keyword arguments of the algorithm (read by the experiment layer)
-ZOO_KEYS = ("n_timesteps", "n_envs", "env_kwargs", "env_wrapper", "vec_env_wrapper", "normalize", "frame_stack", "callback",
-            "noise_type", "noise_std")
+ZOO_KEYS = (
+    "n_timesteps",
+    "n_envs",
+    "env_kwargs",
+    "env_wrapper",
+    "vec_env_wrapper",
+    "normalize",
+    "frame_stack",
+    "callback",
+    "noise_type",
+    "noise_std",
+)
 
 _OBJECT = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 _DOTTED = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)+$")
@@ -76,13 +86,29 @@ ROLES: dict[str, tuple[str, str]] = {
 #: keyword arguments of a wrapper or callback that name a file or folder to write (SB3's ``Monitor(filename)``,
 #: ``CheckpointCallback(save_path)``, Gymnasium's ``RecordVideo(video_folder)``, ...): without ``trusted`` a config's
 #: values for them must be relative paths that stay in the working folder
-PATH_ARGUMENTS = frozenset({"filename", "save_path", "video_folder", "log_path", "best_model_save_path", "log_dir", "path",
-                            "folder", "directory", "dir", "file", "output_path"})
+PATH_ARGUMENTS = frozenset(
+    {
+        "filename",
+        "save_path",
+        "video_folder",
+        "log_path",
+        "best_model_save_path",
+        "log_dir",
+        "path",
+        "folder",
+        "directory",
+        "dir",
+        "file",
+        "output_path",
+    }
+)
 #: how :func:`load_yaml` bounds a file: values after anchors and aliases are expanded, and nesting
 MAX_YAML_NODES = 100_000
 MAX_YAML_DEPTH = 100
-TRUST_HINT = ("configs are data: sb3-fair imports only classes and functions of {packages}; pass trusted=True "
-              "(sb3-fair --trust-config) to let a config you trust name your own code")
+TRUST_HINT = (
+    "configs are data: sb3-fair imports only classes and functions of {packages}; pass trusted=True "
+    "(sb3-fair --trust-config) to let a config you trust name your own code"
+)
 
 
 def _in(name: str, prefixes: tuple[str, ...]) -> bool:
@@ -126,7 +152,10 @@ def import_object(path: str, trusted: bool = False, role: str | None = None) -> 
     if not trusted:
         defined_in = getattr(obj, "__module__", None) or ""
         if not (inspect.isclass(obj) or inspect.isfunction(obj)) or not is_allowed_module(defined_in):
-            raise _untrusted(path, f"is a {type(obj).__name__} from {defined_in or 'elsewhere'}, not a class or function of those packages")
+            raise _untrusted(
+                path,
+                f"is a {type(obj).__name__} from {defined_in or 'elsewhere'}, not a class or function of those packages",
+            )
         if role in ROLES:
             base_module, base_name = ROLES[role]
             base = getattr(importlib.import_module(base_module), base_name)
@@ -153,7 +182,9 @@ def load_yaml(text: str, source: str = "<string>") -> Any:
     except yaml.YAMLError as err:
         raise ValueError(f"{source} is not valid YAML: {err}") from None
     except RecursionError:
-        raise ValueError(f"{source}: YAML nested deeper than Python can read; configs nest at most {MAX_YAML_DEPTH} levels") from None
+        raise ValueError(
+            f"{source}: YAML nested deeper than Python can read; configs nest at most {MAX_YAML_DEPTH} levels"
+        ) from None
     return bounded_data(data, source)
 
 
@@ -176,7 +207,7 @@ def bounded_data(data: Any, source: str = "<data>") -> Any:
             raise ValueError(f"{source}: YAML nested deeper than {MAX_YAML_DEPTH} levels")
         if id(node) not in seen:
             total, height = 1, 0
-            for child in ([*node.keys(), *node.values()] if isinstance(node, dict) else node):
+            for child in [*node.keys(), *node.values()] if isinstance(node, dict) else node:
                 n, h = measure(child, (*path, id(node)))
                 total, height = total + n, max(height, h + 1)
                 if total > MAX_YAML_NODES:
@@ -184,8 +215,10 @@ def bounded_data(data: Any, source: str = "<data>") -> Any:
             seen[id(node)] = (total, height)
         total, height = seen[id(node)]
         if total > MAX_YAML_NODES:
-            raise ValueError(f"{source}: YAML expands to more than {MAX_YAML_NODES:,} values once its anchors and aliases "
-                             f"(&name / *name) are expanded; a config that large is refused so that reading it stays bounded")
+            raise ValueError(
+                f"{source}: YAML expands to more than {MAX_YAML_NODES:,} values once its anchors and aliases "
+                f"(&name / *name) are expanded; a config that large is refused so that reading it stays bounded"
+            )
         if len(path) + height > MAX_YAML_DEPTH:
             raise ValueError(f"{source}: YAML nested deeper than {MAX_YAML_DEPTH} levels")
         return total, height
@@ -229,7 +262,7 @@ def entry_key(env_id: str, variant: str | None = None) -> str:
 def variants(path: str | Path, env_id: str) -> list[str]:
     """The named variants a file has for ``env_id``."""
     prefix = env_id + VARIANT_SEPARATOR
-    return sorted(k[len(prefix):] for k in read_hyperparams_file(path) if isinstance(k, str) and k.startswith(prefix))
+    return sorted(k[len(prefix) :] for k in read_hyperparams_file(path) if isinstance(k, str) and k.startswith(prefix))
 
 
 def load_hyperparams(path: str | Path, env_id: str, variant: str | None = None, default: bool = True) -> dict[str, Any]:
@@ -251,7 +284,11 @@ def load_hyperparams(path: str | Path, env_id: str, variant: str | None = None, 
     else:
         have = variants(path, env_id)
         what = f"variant {variant!r} of {env_id!r}" if variant else f"an entry for {env_id!r} (and no 'default')"
-        hint = f"; its variants: {have}" if have else f"; its entries: {sorted(k for k in data if not str(k).startswith('_'))}"
+        hint = (
+            f"; its variants: {have}"
+            if have
+            else f"; its entries: {sorted(k for k in data if not str(k).startswith('_'))}"
+        )
         raise ValueError(f"{path} has no {what}{hint}")
     if not isinstance(entry, dict):
         raise ValueError(f"{path}: entry {key!r} must be a mapping of hyper-parameters, got {entry!r}")
@@ -305,8 +342,13 @@ def parse_dict_expression(text: str, trusted: bool = False) -> dict[str, Any]:
     def value(node: ast.AST, key: str | None) -> Any:
         if isinstance(node, ast.Constant) and isinstance(node.value, (int, float, str, bool, type(None))):
             return node.value
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)) and isinstance(node.operand, ast.Constant) \
-                and isinstance(node.operand.value, (int, float)) and not isinstance(node.operand.value, bool):
+        if (
+            isinstance(node, ast.UnaryOp)
+            and isinstance(node.op, (ast.USub, ast.UAdd))
+            and isinstance(node.operand, ast.Constant)
+            and isinstance(node.operand.value, (int, float))
+            and not isinstance(node.operand.value, bool)
+        ):
             return -node.operand.value if isinstance(node.op, ast.USub) else node.operand.value
         if isinstance(node, (ast.List, ast.Tuple)):
             items = [value(v, key) for v in node.elts]
@@ -316,15 +358,22 @@ def parse_dict_expression(text: str, trusted: bool = False) -> dict[str, Any]:
                 raise ValueError(f"cannot read {text!r}: '**' is not data")
             keys = [value(k, None) for k in node.keys]  # type: ignore[arg-type]
             return {k: value(v, k if isinstance(k, str) else None) for k, v in zip(keys, node.values)}
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dict" and not node.args \
-                and all(kw.arg is not None for kw in node.keywords):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "dict"
+            and not node.args
+            and all(kw.arg is not None for kw in node.keywords)
+        ):
             return {kw.arg: value(kw.value, kw.arg) for kw in node.keywords}
         name = dotted(node)
         if name is not None and "." in name:
             root, _, rest = name.partition(".")
             return import_object(f"{_EXPRESSION_ROOTS.get(root, root)}.{rest}", trusted=trusted, role=key)
-        raise ValueError(f"cannot read {text!r}: {ast.unparse(node)!r} is not data (numbers, strings, lists, dict(...) "
-                         f"and names such as nn.ReLU are)")
+        raise ValueError(
+            f"cannot read {text!r}: {ast.unparse(node)!r} is not data (numbers, strings, lists, dict(...) "
+            f"and names such as nn.ReLU are)"
+        )
 
     out = value(tree.body, None)
     if not isinstance(out, dict):
@@ -383,7 +432,9 @@ def zoo_spec_items(spec: Any, key: str, trusted: bool = False) -> list[tuple[Any
     for item in spec if isinstance(spec, list) else [spec]:
         if isinstance(item, dict):
             if len(item) != 1:
-                raise ValueError(f"hyper-parameter {key!r}: each entry is a dotted path or {{path: kwargs}} with one path, got {item!r}")
+                raise ValueError(
+                    f"hyper-parameter {key!r}: each entry is a dotted path or {{path: kwargs}} with one path, got {item!r}"
+                )
             path, kwargs = next(iter(item.items()))
         else:
             path, kwargs = item, None
@@ -394,9 +445,11 @@ def zoo_spec_items(spec: Any, key: str, trusted: bool = False) -> list[tuple[Any
             if name in PATH_ARGUMENTS and isinstance(value, (str, PurePath)):
                 where = PurePath(value)
                 if where.is_absolute() or ".." in where.parts or str(value).startswith("~"):
-                    raise ValueError(f"hyper-parameter {key!r}: {path!r} would write {name}={str(value)!r}, outside the working "
-                                     "folder; give a relative path inside it (or trusted=True, sb3-fair --trust-config, for a "
-                                     "config you trust)")
+                    raise ValueError(
+                        f"hyper-parameter {key!r}: {path!r} would write {name}={str(value)!r}, outside the working "
+                        "folder; give a relative path inside it (or trusted=True, sb3-fair --trust-config, for a "
+                        "config you trust)"
+                    )
         items.append((path, dict(kwargs)))
     return items
 
@@ -432,7 +485,9 @@ def check_objects(hyperparams: dict[str, Any]) -> None:
 def algo_kwargs(hyperparams: dict[str, Any], trusted: bool = False) -> dict[str, Any]:
     """The algorithm's keyword arguments of an entry: everything but RL Zoo's own keys and ``policy``, resolved
     (``trusted`` as in :func:`resolve_hyperparams`)."""
-    return resolve_hyperparams({k: v for k, v in hyperparams.items() if k not in ZOO_KEYS and k != "policy"}, trusted=trusted)
+    return resolve_hyperparams(
+        {k: v for k, v in hyperparams.items() if k not in ZOO_KEYS and k != "policy"}, trusted=trusted
+    )
 
 
 __all__ = [
@@ -447,13 +502,13 @@ __all__ = [
     "ZOO_KEYS",
     "LinearSchedule",
     "algo_kwargs",
+    "bounded_data",
     "check_objects",
     "entry_key",
     "hyperparams_file",
     "import_object",
     "is_allowed_module",
     "load_hyperparams",
-    "bounded_data",
     "load_yaml",
     "parse_dict_expression",
     "read_hyperparams_file",

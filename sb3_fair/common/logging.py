@@ -119,13 +119,14 @@ def start_wandb_run(config: dict[str, Any], **init_kwargs: Any) -> Any | None:
             if created:  # the process's active run from now on, for the models and train() that join it
                 _CREATED_RUN = run
             return run
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:
             if kwargs["mode"] != "online":
                 raise
             _ONLINE_FAILED = True
             warnings.warn(
                 f"Weights & Biases could not start an online run within {WANDB_INIT_TIMEOUT:g} s ({exc!r}); logging offline "
-                "instead for the rest of this process (upload later with `wandb sync`)", stacklevel=2,
+                "instead for the rest of this process (upload later with `wandb sync`)",
+                stacklevel=2,
             )
             kwargs["mode"] = "offline"
             if our_settings:  # a user's own settings go to the offline run too
@@ -188,8 +189,10 @@ class WandbOutputFormat(KVWriter):
                 self.failures += 1
                 if not self._warned:
                     self._warned = True
-                    warnings.warn(f"Weights & Biases logging failed ({exc!r}); the dump is kept and retried with the next one",
-                                  stacklevel=2)
+                    warnings.warn(
+                        f"Weights & Biases logging failed ({exc!r}); the dump is kept and retried with the next one",
+                        stacklevel=2,
+                    )
                 return False
             self.pending.popleft()
             self.sent += 1
@@ -210,9 +213,11 @@ class WandbOutputFormat(KVWriter):
         """A one-line account of W&B failures during this training (``None`` when nothing failed)."""
         if not self.failures and not self.lost and not self.pending:
             return None
-        return (f"Weights & Biases: {self.failures} failed run.log call(s) during training; {self.sent} dump(s) sent, "
-                f"{len(self.pending) + self.lost} lost ({len(self.pending)} still failing at the end, {self.lost} beyond the "
-                f"retry buffer). stdout/CSV/TensorBoard have every record")
+        return (
+            f"Weights & Biases: {self.failures} failed run.log call(s) during training; {self.sent} dump(s) sent, "
+            f"{len(self.pending) + self.lost} lost ({len(self.pending)} still failing at the end, {self.lost} beyond the "
+            f"retry buffer). stdout/CSV/TensorBoard have every record"
+        )
 
     def close(self) -> None:
         """The run is finished by whoever started it (``run.finish()``), not by the logger."""
@@ -239,8 +244,11 @@ def finish_wandb_run(run: Any) -> None:
     except Exception as exc:  # noqa: BLE001 - W&B must never stop training
         _STALE_RUNS.append(run)
         _let_go(run)
-        warnings.warn(f"Weights & Biases could not finish the run ({exc!r}); its data may be incomplete (see its ./wandb folder). "
-                      "The run is let go: the next model starts a new run", stacklevel=2)
+        warnings.warn(
+            f"Weights & Biases could not finish the run ({exc!r}); its data may be incomplete (see its ./wandb folder). "
+            "The run is let go: the next model starts a new run",
+            stacklevel=2,
+        )
 
 
 def _let_go(run: Any) -> None:
@@ -256,7 +264,9 @@ def _let_go(run: Any) -> None:
         pass
 
 
-def log_results(run: Any, images: dict[str, Any] | None = None, tables: dict[str, tuple[list[str], list[list[Any]]]] | None = None) -> bool:
+def log_results(
+    run: Any, images: dict[str, Any] | None = None, tables: dict[str, tuple[list[str], list[list[Any]]]] | None = None
+) -> bool:
     """Log plots (``wandb.Image`` of a PNG path) and tables (``wandb.Table(columns, data)``) to ``run``, with
     W&B's own types, so that they show as media and tables in the run's page; False (and a warning) if W&B fails.
 
@@ -273,7 +283,9 @@ def log_results(run: Any, images: dict[str, Any] | None = None, tables: dict[str
         for key, path in (images or {}).items():
             data[key] = wandb.Image(str(path))
         for key, (columns, rows) in (tables or {}).items():
-            data[key] = wandb.Table(columns=[str(c) for c in columns], data=[[_table_cell(v) for v in row] for row in rows])
+            data[key] = wandb.Table(
+                columns=[str(c) for c in columns], data=[[_table_cell(v) for v in row] for row in rows]
+            )
         if data:
             run.log(data)
         return True
@@ -290,8 +302,14 @@ def _table_cell(value: Any) -> Any:
     return value
 
 
-def log_summary_run(name: str, group: str, config: dict[str, Any], images: dict[str, Any] | None = None,
-                    tables: dict[str, tuple[list[str], list[list[Any]]]] | None = None, **init_kwargs: Any) -> None:
+def log_summary_run(
+    name: str,
+    group: str,
+    config: dict[str, Any],
+    images: dict[str, Any] | None = None,
+    tables: dict[str, tuple[list[str], list[list[Any]]]] | None = None,
+    **init_kwargs: Any,
+) -> None:
     """One short W&B run (``job_type="summary"``) in ``group`` that holds a comparison's or a sweep's plot and table."""
     run = start_wandb_run(config, name=name, group=group, job_type="summary", reinit="finish_previous", **init_kwargs)
     if run is None:

@@ -62,7 +62,9 @@ def long_term_terms(short_term: Any, long_term_change: Any, delta: float) -> tup
     ds = _array(short_term, "short_term")
     decrease = -_array(long_term_change, "long_term_change")  # Δl_t - Δl_{t+1}
     if ds.shape != decrease.shape:
-        raise ValueError(f"short_term and long_term_change must have the same shape, got {ds.shape} and {decrease.shape}")
+        raise ValueError(
+            f"short_term and long_term_change must have the same shape, got {ds.shape} and {decrease.shape}"
+        )
     poor = ds > delta
     penalty = np.where(poor, np.minimum(0.0, decrease), 0.0)
     reward = np.where(poor, 0.0, np.maximum(0.0, decrease))
@@ -105,8 +107,9 @@ def _min_max_rows(rows: np.ndarray, eps: float = 1e-8) -> np.ndarray:
     return (rows - lo) / (rows.max(axis=1, keepdims=True) - lo + eps)
 
 
-def regularized_advantages(advantages: Any, terms: Sequence[Any], weights: Sequence[float], mode: str = "scaled",
-                           advantage_weight: float = 1.0) -> np.ndarray:
+def regularized_advantages(
+    advantages: Any, terms: Sequence[Any], weights: Sequence[float], mode: str = "scaled", advantage_weight: float = 1.0
+) -> np.ndarray:
     """The advantage plus weighted fairness terms, for one minibatch (or a whole rollout).
 
     * ``mode="literal"``: ``advantage_weight * A + sum_k w_k T_k`` (Hu et al. 2024, Eq. 4 with
@@ -143,8 +146,9 @@ def regularized_advantages(advantages: Any, terms: Sequence[Any], weights: Seque
     return weighted_rows(rows, weights, mode, advantage_weight).reshape(adv.shape)[()]  # a NumPy scalar for a 0-d input
 
 
-def weighted_rows(rows: np.ndarray, weights: Sequence[float], mode: str = "scaled",
-                  advantage_weight: float = 1.0) -> np.ndarray:
+def weighted_rows(
+    rows: np.ndarray, weights: Sequence[float], mode: str = "scaled", advantage_weight: float = 1.0
+) -> np.ndarray:
     """:func:`regularized_advantages` of checked inputs stacked as rows: the advantages first, then one row per term.
 
     The one implementation of the regularisation: :func:`regularized_advantages` checks its inputs and
@@ -189,13 +193,17 @@ def massaging_choice(probabilities: Any, short_term: Any, tau: float) -> int:
     p = np.asarray(probabilities, dtype=np.float64)
     ds = np.asarray(short_term, dtype=np.float64)
     if p.shape != ds.shape or p.ndim != 1 or p.size == 0:
-        raise ValueError(f"probabilities and short_term must be 1-D of the same non-zero length, got {p.shape} and {ds.shape}")
+        raise ValueError(
+            f"probabilities and short_term must be 1-D of the same non-zero length, got {p.shape} and {ds.shape}"
+        )
     # +inf marks a candidate that cannot be executed (massage_actions: probability 0); NaN has no order at all
     for values, name in ((p, "probabilities"), (ds, "short_term")):
         bad = np.flatnonzero(np.isnan(values) | (values == -np.inf))
         if bad.size:
-            raise ValueError(f"{name} must be numbers (+inf only for a candidate that cannot be executed): candidate "
-                             f"{int(bad[0])} has {values[bad[0]]}")
+            raise ValueError(
+                f"{name} must be numbers (+inf only for a candidate that cannot be executed): candidate "
+                f"{int(bad[0])} has {values[bad[0]]}"
+            )
     return int(_choices(p[:, None], ds[:, None], tau)[0])
 
 
@@ -252,7 +260,7 @@ def _scaled_power(scale: float, base: float, exponent: int) -> float:
     if scale == 0.0:
         return 0.0
     try:
-        return scale * base ** exponent
+        return scale * base**exponent
     except OverflowError:
         return math.inf
 
@@ -274,9 +282,13 @@ def lending_massaging_threshold(iteration: int, tau_s: float = 0.5, i_s: int = 1
     gamma = check_weights(gamma, "gamma", allow_zero=False)
     i_s = check_int(i_s, "i_s", 0)
     if tau_s > 0.5:
-        raise ValueError(f"tau_s must be a number in [0, 0.5] (τ = 1 - 2 τ_s γ^(i - i_s) must stay >= 0), got {tau_s!r}")
+        raise ValueError(
+            f"tau_s must be a number in [0, 0.5] (τ = 1 - 2 τ_s γ^(i - i_s) must stay >= 0), got {tau_s!r}"
+        )
     if gamma > 1.0:
-        raise ValueError(f"gamma must be a number in (0, 1] (a decay: τ = 1 - 2 τ_s γ^(i - i_s) must stay >= 0), got {gamma!r}")
+        raise ValueError(
+            f"gamma must be a number in (0, 1] (a decay: τ = 1 - 2 τ_s γ^(i - i_s) must stay >= 0), got {gamma!r}"
+        )
     t = _scaled_power(tau_s, gamma, i - i_s) if i >= i_s else 0.5
     return 1.0 - 2.0 * t
 
@@ -297,8 +309,9 @@ def attention_massaging_threshold(iteration: int, tau: float = 0.08, i_s: int = 
     return tau if i >= check_int(i_s, "i_s", 0) else 0.0
 
 
-def epidemic_massaging_threshold(iteration: int, tau_e: float = 0.35, tau_s: float = 0.01, i_s: int = 50,
-                                 gamma: float = 1.2) -> float:
+def epidemic_massaging_threshold(
+    iteration: int, tau_e: float = 0.35, tau_s: float = 0.01, i_s: int = 50, gamma: float = 1.2
+) -> float:
     """τ of Hu et al.'s (2024) epidemic case study (§VI-C): ``min(τ_e, τ_s γ^(i - i_s))`` for ``i >= i_s``, else 0.
 
     A total function: in [0, τ_e] for every iteration. ``γ^(i - i_s)`` overflows a float from

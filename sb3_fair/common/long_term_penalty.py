@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import inspect
 import math
-from collections.abc import Sequence
-from typing import Any, Callable
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 from stable_baselines3.common.buffers import RolloutBuffer
@@ -71,8 +71,10 @@ class LongTermBufferMixin:
     def set_terms(self, terms: Sequence[np.ndarray]) -> None:
         """The fairness terms of every row of the rollout, each of the signals' shape (before or after :meth:`get`
         flattened them); kept stacked, one row per term, in the order :meth:`get` hands the rows out."""
-        flat = [(self.swap_and_flatten(t) if not self.generator_ready else t).reshape(-1)  # type: ignore[attr-defined]
-                for t in terms]
+        flat = [
+            (self.swap_and_flatten(t) if not self.generator_ready else t).reshape(-1)  # type: ignore[attr-defined]
+            for t in terms
+        ]
         self._term_rows = np.stack(flat).astype(np.float64, copy=False)
 
     def get(self, batch_size: int | None = None) -> Any:
@@ -107,8 +109,9 @@ def long_term_buffer_class(buffer_class: type[RolloutBuffer]) -> type[RolloutBuf
     if issubclass(buffer_class, LongTermBufferMixin):
         return buffer_class
     if buffer_class not in _BUFFER_CLASSES:
-        _BUFFER_CLASSES[buffer_class] = type(f"LongTerm{buffer_class.__name__}", (LongTermBufferMixin, buffer_class),
-                                             {"__module__": __name__})
+        _BUFFER_CLASSES[buffer_class] = type(
+            f"LongTerm{buffer_class.__name__}", (LongTermBufferMixin, buffer_class), {"__module__": __name__}
+        )
     return _BUFFER_CLASSES[buffer_class]
 
 
@@ -128,7 +131,9 @@ class LongTermTracker(BaseCallback):
         self._t = 0
         self._before: tuple[np.ndarray, np.ndarray] | None = None  # each sub-env's Δs and Δl before the next row
         self._rows: tuple[list[list[float]], list[list[float]]] = ([], [])  # Δs and Δl of each step not yet written
-        self._resets: list[tuple[int, int, float, float]] = []  # (row, sub-env, Δs, Δl): a reset state, that row's "before"
+        self._resets: list[
+            tuple[int, int, float, float]
+        ] = []  # (row, sub-env, Δs, Δl): a reset state, that row's "before"
         self._first_row = 0  # the buffer row of self._rows[0]
 
     def restart(self) -> None:
@@ -255,8 +260,16 @@ class LongTermPenaltyMixin:
     :param regularization: ``"scaled"`` or ``"literal"``; ``fairness="long_term"`` or ``"a_ppo"`` only.
     """
 
-    def __init__(self, *args: Any, fairness: str = "dp", fairness_coef: Any = 1.0, delta: float = 0.05,
-                 omega: float = 0.05, regularization: str = "scaled", **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *args: Any,
+        fairness: str = "dp",
+        fairness_coef: Any = 1.0,
+        delta: float = 0.05,
+        omega: float = 0.05,
+        regularization: str = "scaled",
+        **kwargs: Any,
+    ) -> None:
         check_choice(fairness, "fairness", (*GROUP_METRICS, *LONG_TERM_METRICS))
         self.delta = check_weights(delta, "delta")
         self.omega = check_weights(omega, "omega")
@@ -287,8 +300,9 @@ class LongTermPenaltyMixin:
                     check_unused(name, kwargs[name], default, mode, GROUP_SETTINGS)
         for name, used_by in USED_BY.items():
             if fairness not in used_by:
-                check_unused(name, own[name], LONG_TERM_DEFAULTS[name], mode,
-                             "fairness=" + " or ".join(repr(m) for m in used_by))
+                check_unused(
+                    name, own[name], LONG_TERM_DEFAULTS[name], mode, "fairness=" + " or ".join(repr(m) for m in used_by)
+                )
 
     @property
     def long_term_regularized(self) -> bool:
@@ -297,7 +311,9 @@ class LongTermPenaltyMixin:
 
     def _setup_fairness(self, env: VecEnv) -> None:
         super()._setup_fairness(env)  # type: ignore[misc]
-        self._long_term_coef = check_coef_pair(self._long_term_coef)  # a list after loading (checked again: the file could be edited)
+        self._long_term_coef = check_coef_pair(
+            self._long_term_coef
+        )  # a list after loading (checked again: the file could be edited)
         if self._long_term is not None:
             self.fairness_coef = self._long_term_coef
         self._long_term_tracker = None  # a new env: the next training start reads its reset infos
@@ -334,8 +350,13 @@ class LongTermPenaltyMixin:
         """The fairness hyperparameters (stored in the W&B run config)."""
         if self._long_term is None:
             return super().fairness_config()  # type: ignore[misc]
-        return {"fairness": self._long_term, "fairness_coef": list(self._long_term_coef), "delta": self.delta,
-                "omega": self.omega, "regularization": self.regularization}
+        return {
+            "fairness": self._long_term,
+            "fairness_coef": list(self._long_term_coef),
+            "delta": self.delta,
+            "omega": self.omega,
+            "regularization": self.regularization,
+        }
 
     def _fairness_terms(self, buf: LongTermBufferMixin) -> tuple[np.ndarray, np.ndarray]:
         """The two terms of every row of the rollout: Eq. 7's ``(penalty, reward)``, or A-PPO's
@@ -362,8 +383,11 @@ class LongTermPenaltyMixin:
         if self.long_term_regularized and isinstance(buf, LongTermBufferMixin):
             first, second = self._fairness_terms(buf)
             buf.set_terms((first, second))
-            names = ("long_term_penalty", "long_term_reward") if self._long_term == "long_term" else (
-                "a_ppo_value_threshold", "a_ppo_decrease")
+            names = (
+                ("long_term_penalty", "long_term_reward")
+                if self._long_term == "long_term"
+                else ("a_ppo_value_threshold", "a_ppo_decrease")
+            )
             logger = self.logger  # type: ignore[attr-defined]
             logger.record(f"fairness/{names[0]}", float(first.mean()))
             logger.record(f"fairness/{names[1]}", float(second.mean()))
@@ -378,13 +402,25 @@ class LongTermPenaltyMixin:
 
 #: the defaults of :class:`LongTermPenaltyMixin`'s own arguments (given unchanged, an argument the mode ignores is accepted)
 LONG_TERM_DEFAULTS: dict[str, Any] = {
-    name: p.default for name, p in inspect.signature(LongTermPenaltyMixin.__init__).parameters.items()
+    name: p.default
+    for name, p in inspect.signature(LongTermPenaltyMixin.__init__).parameters.items()
     if name in ("delta", "omega", "regularization")
 }
 #: the ``fairness`` values that use each of :class:`LongTermPenaltyMixin`'s own arguments
-USED_BY: dict[str, tuple[str, ...]] = {"delta": ("long_term",), "omega": ("a_ppo",), "regularization": LONG_TERM_METRICS}
+USED_BY: dict[str, tuple[str, ...]] = {
+    "delta": ("long_term",),
+    "omega": ("a_ppo",),
+    "regularization": LONG_TERM_METRICS,
+}
 #: the settings that use the group penalty's arguments (for the error messages)
 GROUP_SETTINGS = "fairness=" + ", ".join(repr(m) for m in GROUP_METRICS[:-1]) + f" or {GROUP_METRICS[-1]!r}"
 
-__all__ = ["LONG_TERM_METRICS", "SIGNALS", "LongTermBufferMixin", "LongTermPenaltyMixin", "LongTermTracker",
-           "check_coef_pair", "long_term_buffer_class"]
+__all__ = [
+    "LONG_TERM_METRICS",
+    "SIGNALS",
+    "LongTermBufferMixin",
+    "LongTermPenaltyMixin",
+    "LongTermTracker",
+    "check_coef_pair",
+    "long_term_buffer_class",
+]

@@ -28,8 +28,9 @@ Gaussian densities). A candidate of probability 0 (a masked action) is never exe
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from functools import partial
-from typing import Any, Callable, Union
+from typing import Any
 
 import numpy as np
 import torch as th
@@ -44,7 +45,7 @@ from sb3_fair.common.protocol import WHAT_IF, get_what_if, is_what_if_supported
 from sb3_fair.common.validation import check_bool, check_weights
 
 #: τ: a number >= 0, or a schedule ``tau(iteration) -> float`` of the 0-based PPO iteration
-Tau = Union[float, Callable[[int], float]]
+Tau = float | Callable[[int], float]
 
 
 def check_tau(tau: Any, name: str = "massaging_tau") -> Tau:
@@ -64,7 +65,9 @@ def tau_at(tau: Tau, iteration: int, name: str = "massaging_tau") -> float:
     return float(tau)
 
 
-def candidate_log_probs(distribution: Distribution, candidates: np.ndarray, device: th.device | str = "cpu") -> np.ndarray:
+def candidate_log_probs(
+    distribution: Distribution, candidates: np.ndarray, device: th.device | str = "cpu"
+) -> np.ndarray:
     """Log-probabilities of ``candidates`` (shape ``(K, n, *action shape)``) under a batch-of-``n`` distribution,
     as a ``(K, n)`` float64 array.
 
@@ -77,14 +80,19 @@ def candidate_log_probs(distribution: Distribution, candidates: np.ndarray, devi
     :raises ValueError: when a categorical candidate is not one of the actions.
     """
     inner = getattr(distribution, "distribution", None)
-    if isinstance(distribution, (CategoricalDistribution, MaskableCategoricalDistribution)) and isinstance(
-            inner, th.distributions.Categorical) and candidates.ndim == 2:
+    if (
+        isinstance(distribution, (CategoricalDistribution, MaskableCategoricalDistribution))
+        and isinstance(inner, th.distributions.Categorical)
+        and candidates.ndim == 2
+    ):
         logits = inner.logits.detach().cpu().numpy()
         n_actions = logits.shape[-1]
         index = candidates.astype(np.int64)
         if index.size and (index.min() < 0 or index.max() >= n_actions):
-            raise ValueError(f"the what-if query (fairness_what_if) returned a candidate outside the {n_actions} actions: "
-                             f"{candidates.tolist()}")
+            raise ValueError(
+                f"the what-if query (fairness_what_if) returned a candidate outside the {n_actions} actions: "
+                f"{candidates.tolist()}"
+            )
         return logits[np.arange(index.shape[1]), index].astype(np.float64)
     with th.no_grad():
         rows = th.as_tensor(candidates, device=device)
@@ -110,13 +118,17 @@ def check_what_if_answer(candidates: np.ndarray, short_term: np.ndarray, sub_env
     bad = np.flatnonzero(~np.isfinite(ds))
     if bad.size:
         k = int(bad[0])
-        raise ValueError(f"{WHAT_IF} answered a non-finite Δs (short-term fairness gap) for candidate {k} of sub-env {sub_env}: "
-                         f"{ds[k]}; the env's what-if query must return a finite Δs for every candidate")
+        raise ValueError(
+            f"{WHAT_IF} answered a non-finite Δs (short-term fairness gap) for candidate {k} of sub-env {sub_env}: "
+            f"{ds[k]}; the env's what-if query must return a finite Δs for every candidate"
+        )
     c = np.asarray(candidates)
     if c.dtype.kind == "f" and not np.all(np.isfinite(c)):
         k = int(np.flatnonzero(~np.isfinite(c.reshape(len(c), -1)).all(axis=1))[0])
-        raise ValueError(f"{WHAT_IF} answered a non-finite candidate action {k} for sub-env {sub_env}: {c[k].tolist()}; "
-                         "the env's what-if query must return finite candidate actions")
+        raise ValueError(
+            f"{WHAT_IF} answered a non-finite candidate action {k} for sub-env {sub_env}: {c[k].tolist()}; "
+            "the env's what-if query must return finite candidate actions"
+        )
 
 
 def _check_answers(answers: list[tuple[np.ndarray, np.ndarray]]) -> None:
@@ -124,14 +136,21 @@ def _check_answers(answers: list[tuple[np.ndarray, np.ndarray]]) -> None:
     one), then :func:`check_what_if_answer`. Raises for the first that fails."""
     for i, (c, ds) in enumerate(answers):
         if len(c) == 0 or len(c) != len(ds):
-            raise ValueError(f"{WHAT_IF} must return as many candidates as Δs values, at least one (sub-env {i}): "
-                             f"got {len(c)} and {len(ds)}")
+            raise ValueError(
+                f"{WHAT_IF} must return as many candidates as Δs values, at least one (sub-env {i}): "
+                f"got {len(c)} and {len(ds)}"
+            )
         check_what_if_answer(c, ds, i)
 
 
-def massage_actions(env: VecEnv | Any, env_actions: np.ndarray, distribution: Distribution, tau: float,
-                    to_policy: Callable[[np.ndarray], np.ndarray] | None = None,
-                    device: th.device | str = "cpu") -> tuple[np.ndarray, list[np.ndarray], np.ndarray]:
+def massage_actions(
+    env: VecEnv | Any,
+    env_actions: np.ndarray,
+    distribution: Distribution,
+    tau: float,
+    to_policy: Callable[[np.ndarray], np.ndarray] | None = None,
+    device: th.device | str = "cpu",
+) -> tuple[np.ndarray, list[np.ndarray], np.ndarray]:
     """Eq. 6 of Hu et al. (2024) for one batch of proposed actions.
 
     :param env: the VecEnv (one row of ``env_actions`` per sub-env) or a single env (one row) that
@@ -164,7 +183,7 @@ def massage_actions(env: VecEnv | Any, env_actions: np.ndarray, distribution: Di
     if not np.isfinite(short_term).all():
         _check_answers(answers)
     for i, (c, _) in enumerate(answers):
-        short_term[len(c):, i] = np.inf  # a padding row is never the fairest
+        short_term[len(c) :, i] = np.inf  # a padding row is never the fairest
     dtype = np.asarray(env_actions).dtype
     if to_policy is None:
         candidates = [np.asarray(c, dtype=dtype) for c, _ in answers]
@@ -174,7 +193,7 @@ def massage_actions(env: VecEnv | Any, env_actions: np.ndarray, distribution: Di
     stacked = np.empty((len(short_term), n, *candidates[0].shape[1:]), dtype=candidates[0].dtype)
     for i, c in enumerate(candidates):
         stacked[: len(c), i] = c
-        stacked[len(c):, i] = c[0]
+        stacked[len(c) :, i] = c[0]
     log_probs = candidate_log_probs(distribution, stacked, device)
     if not tau > 0:  # also for a NaN τ: nothing is massaged
         return np.zeros(n, dtype=np.int64), candidates, log_probs[0]
@@ -182,8 +201,10 @@ def massage_actions(env: VecEnv | Any, env_actions: np.ndarray, distribution: Di
     if np.isnan(p).any():  # named as massaging_choice names it, for the first sub-env that has one
         i = int(np.flatnonzero(np.isnan(p).any(axis=0))[0])
         k = int(np.flatnonzero(np.isnan(p[:, i]))[0])
-        raise ValueError(f"probabilities must be numbers (+inf only for a candidate that cannot be executed): candidate {k} "
-                         f"has {p[k, i]} (sub-env {i})")
+        raise ValueError(
+            f"probabilities must be numbers (+inf only for a candidate that cannot be executed): candidate {k} "
+            f"has {p[k, i]} (sub-env {i})"
+        )
     proposal = short_term[0].copy()
     short_term = np.where(p > 0, short_term, np.inf)  # a candidate the policy cannot take (masked) is never executed
     short_term[0] = proposal  # the proposal stays the reference even where its density underflows
@@ -191,8 +212,9 @@ def massage_actions(env: VecEnv | Any, env_actions: np.ndarray, distribution: Di
     return chosen, candidates, log_probs[chosen, np.arange(n)]
 
 
-def _massage_small(answers: list[tuple[np.ndarray, np.ndarray]], dtype: np.dtype, distribution: Distribution,
-                   tau: float) -> tuple[np.ndarray, list[np.ndarray], np.ndarray] | None:
+def _massage_small(
+    answers: list[tuple[np.ndarray, np.ndarray]], dtype: np.dtype, distribution: Distribution, tau: float
+) -> tuple[np.ndarray, list[np.ndarray], np.ndarray] | None:
     """:func:`massage_actions` for a few sub-envs of a categorical policy (a rollout step), on Python floats.
 
     The same choice and log-probabilities as the array path, bit for bit: the log-probabilities are the logits' float32
@@ -203,8 +225,11 @@ def _massage_small(answers: list[tuple[np.ndarray, np.ndarray]], dtype: np.dtype
     error).
     """
     inner = getattr(distribution, "distribution", None)
-    if not (isinstance(distribution, (CategoricalDistribution, MaskableCategoricalDistribution))
-            and isinstance(inner, th.distributions.Categorical) and dtype.kind in "iu"):
+    if not (
+        isinstance(distribution, (CategoricalDistribution, MaskableCategoricalDistribution))
+        and isinstance(inner, th.distributions.Categorical)
+        and dtype.kind in "iu"
+    ):
         return None
     cands, gaps_by_env, width = [], [], 0
     for c, ds in answers:
@@ -248,8 +273,11 @@ def _massage_small(answers: list[tuple[np.ndarray, np.ndarray]], dtype: np.dtype
             ds = gaps_by_env[i]
             gaps[k].append(ds[k] if k < len(ds) and (k == 0 or p > 0) else math.inf)
     chosen = _choice_lists(probs, gaps, tau)
-    return (np.array(chosen, dtype=np.int64), candidates,
-            np.array([lp[k][i] for i, k in enumerate(chosen)], dtype=np.float64))
+    return (
+        np.array(chosen, dtype=np.int64),
+        candidates,
+        np.array([lp[k][i] for i, k in enumerate(chosen)], dtype=np.float64),
+    )
 
 
 #: tensor dtypes that NumPy holds and casts into exactly as torch does (round to nearest for floats); float16 and
@@ -326,8 +354,14 @@ class ActionMassagingMixin:
         raw = actions.cpu().numpy()
         if len(raw) != env.num_envs:  # not the rollout's own call
             return None
-        chosen, candidates, new_log_probs = massage_actions(env, self._policy_to_env(raw), module.action_dist, tau,
-                                                            to_policy=self._env_to_policy(), device=actions.device)
+        chosen, candidates, new_log_probs = massage_actions(
+            env,
+            self._policy_to_env(raw),
+            module.action_dist,
+            tau,
+            to_policy=self._env_to_policy(),
+            device=actions.device,
+        )
         rows = [i for i, k in enumerate(chosen.tolist()) if k]
         self._massaged[0] += len(rows)
         self._massaged[1] += len(chosen)
@@ -347,7 +381,8 @@ class ActionMassagingMixin:
             index = th.as_tensor(rows, device=actions.device)
             actions, log_probs = actions.clone(), log_probs.clone()
             actions[index] = th.as_tensor(executed, dtype=actions.dtype, device=actions.device).reshape(
-                len(rows), *actions.shape[1:])
+                len(rows), *actions.shape[1:]
+            )
             log_probs[index] = th.as_tensor(new_log_probs[rows], dtype=log_probs.dtype, device=log_probs.device)
         return (actions, output[1], log_probs, *output[3:])
 
@@ -406,15 +441,17 @@ class MassagedPredictor:
             tau = model.current_massaging_tau()
         self.model, self.env, self.tau = model, env, check_weights(tau, "tau")
 
-    def predict(self, observation: Any, state: Any = None, episode_start: Any = None, deterministic: bool = False,
-                **kwargs: Any) -> tuple[np.ndarray, Any]:
+    def predict(
+        self, observation: Any, state: Any = None, episode_start: Any = None, deterministic: bool = False, **kwargs: Any
+    ) -> tuple[np.ndarray, Any]:
         """The model's action for ``observation``, replaced by Eq. 6 where a fairer candidate is close enough.
 
         Extra keyword arguments (``action_masks``) go to the model's ``predict``.
         """
         model = self.model
-        actions, state = model.predict(observation, state=state, episode_start=episode_start,
-                                       deterministic=deterministic, **kwargs)
+        actions, state = model.predict(
+            observation, state=state, episode_start=episode_start, deterministic=deterministic, **kwargs
+        )
         policy = model.policy
         vectorized = policy.obs_to_tensor(observation)[1]
         batch = np.asarray(actions) if vectorized else np.asarray(actions)[None]
@@ -422,8 +459,14 @@ class MassagedPredictor:
             raise ValueError(f"a single env answers for one observation, got a batch of {len(batch)}: pass the VecEnv")
         # the predict call above left its distribution in the policy's action distribution
         squash = isinstance(model.action_space, spaces.Box) and policy.squash_output
-        chosen, candidates, _ = massage_actions(self.env, batch, policy.action_dist, self.tau,
-                                                to_policy=policy.scale_action if squash else None, device=model.device)
+        chosen, candidates, _ = massage_actions(
+            self.env,
+            batch,
+            policy.action_dist,
+            self.tau,
+            to_policy=policy.scale_action if squash else None,
+            device=model.device,
+        )
         out = batch.copy()
         for i in np.flatnonzero(chosen):
             c = candidates[i][chosen[i]]
@@ -431,5 +474,12 @@ class MassagedPredictor:
         return (out if vectorized else out[0]), state
 
 
-__all__ = ["ActionMassagingMixin", "MassagedPredictor", "Tau", "check_tau", "check_what_if_answer", "massage_actions",
-           "tau_at"]
+__all__ = [
+    "ActionMassagingMixin",
+    "MassagedPredictor",
+    "Tau",
+    "check_tau",
+    "check_what_if_answer",
+    "massage_actions",
+    "tau_at",
+]

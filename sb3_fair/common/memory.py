@@ -81,7 +81,7 @@ class MemorySpec:
 
     @cached_property
     def n_bits(self) -> int:
-        return int(math.ceil(math.log2(float(self.max_value) + 1))) if self.encoding == "binary" else 1
+        return math.ceil(math.log2(float(self.max_value) + 1)) if self.encoding == "binary" else 1
 
     @cached_property
     def encoded_size(self) -> int:
@@ -163,7 +163,9 @@ def encode_memory(spec: MemorySpec, memory: Any) -> np.ndarray:
         return np.clip(m / float(spec.max_value), 0.0, 1.0).astype(np.float32)  # type: ignore[arg-type]
     # binary
     rows = spec._bit_rows
-    if rows is not None and m.ndim == 1 and m.size == spec.size and m.size <= SHORT:  # else NumPy's path (and its errors)
+    if (
+        rows is not None and m.ndim == 1 and m.size == spec.size and m.size <= SHORT
+    ):  # else NumPy's path (and its errors)
         values = m.tolist()
         if all(map(math.isfinite, values)):  # NaN and inf take NumPy's path below, which decides what they give
             out: list[float] = []

@@ -36,8 +36,12 @@ class _DomainWarnings:
     def __call__(self, name: str, reason: str) -> None:
         if name not in self.warned:
             self.warned.add(name)
-            LOGGER.warning("fairness figure %r is left out of the episodes whose returns are outside its domain: %s "
-                           "(said once per monitor; episodes inside the domain still report it)", name, reason)
+            LOGGER.warning(
+                "fairness figure %r is left out of the episodes whose returns are outside its domain: %s "
+                "(said once per monitor; episodes inside the domain still report it)",
+                name,
+                reason,
+            )
 
 
 class FairnessMonitor(gym.Wrapper):
@@ -85,7 +89,9 @@ class FairnessMonitor(gym.Wrapper):
         self.figure_names = check_figure_names(names)
         for name, fn in extra.items():
             if name == "returns" or name in FIGURE_NAMES:
-                raise ValueError(f"metrics: {name!r} is a name of the figure table or of the summary itself; choose another name")
+                raise ValueError(
+                    f"metrics: {name!r} is a name of the figure table or of the summary itself; choose another name"
+                )
             if not callable(fn):
                 raise ValueError(f"metrics[{name!r}] must be callable (returns, stakeholders) -> float")
         self.metric_fns: dict[str, MetricFn] = extra
@@ -107,8 +113,11 @@ class FairnessMonitor(gym.Wrapper):
         """The fairness figures of one episode's per-stakeholder returns (and ``returns`` itself)."""
         sh = self.stakeholders
         out: dict[str, Any] = {"returns": returns.copy()}
-        out.update(episode_figures(returns, sh.groups, sh.factors, names=self.figure_names,
-                                   on_out_of_domain=self._domain_warnings))
+        out.update(
+            episode_figures(
+                returns, sh.groups, sh.factors, names=self.figure_names, on_out_of_domain=self._domain_warnings
+            )
+        )
         for name, fn in self.metric_fns.items():
             out[name] = float(fn(returns, sh))
         return out
@@ -148,8 +157,10 @@ class ParallelFairnessMonitor(BaseParallelWrapper):
         super().__init__(env)
         sh = get_stakeholders(env)
         if sh.n != len(env.possible_agents):
-            raise ValueError(f"env: the game declares {sh.n} stakeholders for {len(env.possible_agents)} possible agents; "
-                             "a parallel game's stakeholders are its agents, in possible_agents order")
+            raise ValueError(
+                f"env: the game declares {sh.n} stakeholders for {len(env.possible_agents)} possible agents; "
+                "a parallel game's stakeholders are its agents, in possible_agents order"
+            )
         self.figure_names = check_figure_names(FIGURE_NAMES if metrics is None else metrics)
         self.protected = int(protected)
         self._n = sh.n
@@ -188,7 +199,16 @@ class ParallelFairnessMonitor(BaseParallelWrapper):
         if not self.env.agents and infos:
             first = next(a for a in self.env.possible_agents if a in infos)
             summary: dict[str, Any] = {"returns": self._returns.copy()}
-            summary.update(episode_figures(self._returns, self.episode_groups, self._factors, self._twins, self.protected,
-                                           self.figure_names, on_out_of_domain=self._domain_warnings))
+            summary.update(
+                episode_figures(
+                    self._returns,
+                    self.episode_groups,
+                    self._factors,
+                    self._twins,
+                    self.protected,
+                    self.figure_names,
+                    on_out_of_domain=self._domain_warnings,
+                )
+            )
             infos[first] = {**infos[first], FAIRNESS: summary}
         return obs, rewards, terms, truncs, infos

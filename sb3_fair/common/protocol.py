@@ -164,9 +164,13 @@ def get_benefits(info: dict[str, Any], stakeholders: int | Stakeholders, env: An
     try:
         b = np.asarray(info[BENEFITS], dtype=np.float64)
     except (TypeError, ValueError):
-        raise ValueError(f"info[{BENEFITS!r}]{_of_env(env)} must be one float per stakeholder, got {info[BENEFITS]!r}") from None
+        raise ValueError(
+            f"info[{BENEFITS!r}]{_of_env(env)} must be one float per stakeholder, got {info[BENEFITS]!r}"
+        ) from None
     if b.shape != (n,):
-        raise ValueError(f"info[{BENEFITS!r}]{_of_env(env)} must have one entry per stakeholder ({n}), got shape {b.shape}")
+        raise ValueError(
+            f"info[{BENEFITS!r}]{_of_env(env)} must have one entry per stakeholder ({n}), got shape {b.shape}"
+        )
     if not all_finite(b):  # every wrapper checks the benefits at every step: Python floats for a few stakeholders
         where = _of_env(env)
         i = int(np.flatnonzero(~np.isfinite(b))[0])
@@ -238,7 +242,9 @@ def get_fairqcm_spec(env: gym.Env | VecEnv | Any) -> tuple[MemorySpec | None, Re
     memory_spec = _env_attr(env, MEMORY_SPEC)
     reward_spec = _env_attr(env, REWARD_SPEC)
     base = _env_attr(env, BASE_OBS_SIZE)
-    memory_slice = None if memory_spec is None or base is None else slice(int(base), int(base) + memory_spec.encoded_size)
+    memory_slice = (
+        None if memory_spec is None or base is None else slice(int(base), int(base) + memory_spec.encoded_size)
+    )
     return memory_spec, reward_spec, memory_slice
 
 
@@ -272,7 +278,9 @@ def get_fairness_signals(infos: list[dict[str, Any]] | tuple[dict[str, Any], ...
     return np.array(short_term, dtype=np.float64), np.array(long_term, dtype=np.float64)
 
 
-def get_fairness_signal_lists(infos: list[dict[str, Any]] | tuple[dict[str, Any], ...]) -> tuple[list[float], list[float]]:
+def get_fairness_signal_lists(
+    infos: list[dict[str, Any]] | tuple[dict[str, Any], ...],
+) -> tuple[list[float], list[float]]:
     """:func:`get_fairness_signals` as two lists of Python floats (the same values, the same checks), for a caller
     that collects a rollout's steps and builds one array at its end.
 

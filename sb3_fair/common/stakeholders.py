@@ -33,27 +33,36 @@ class Stakeholders:
         for arg in ("names", "groups", "factors"):
             value = getattr(self, arg)
             if isinstance(value, (str, bytes)):
-                accepted = "a sequence of names, one per stakeholder (e.g. ('a', 'b'))" if arg == "names" else \
-                    "a sequence of ints, one per stakeholder"
+                accepted = (
+                    "a sequence of names, one per stakeholder (e.g. ('a', 'b'))"
+                    if arg == "names"
+                    else "a sequence of ints, one per stakeholder"
+                )
                 raise ValueError(f"stakeholders: {arg} must be {accepted}, not a string: got {value!r}")
         try:
             names = tuple(str(n) for n in self.names)
         except TypeError:
-            raise ValueError(f"stakeholders: names must be a sequence of names, one per stakeholder, got {self.names!r}") from None
+            raise ValueError(
+                f"stakeholders: names must be a sequence of names, one per stakeholder, got {self.names!r}"
+            ) from None
         object.__setattr__(self, "names", names)
         n = len(names)
         if n == 0:
             raise ValueError("stakeholders: names must not be empty")
         if len(set(names)) != n:
             repeated = sorted({x for x in names if names.count(x) > 1})
-            raise ValueError(f"stakeholders: names must be distinct (one per stakeholder), got {repeated} more than once")
+            raise ValueError(
+                f"stakeholders: names must be distinct (one per stakeholder), got {repeated} more than once"
+            )
         groups = np.asarray(self.groups)
         if groups.shape != (n,):
             raise ValueError(f"stakeholders: groups must have one int per stakeholder ({n}), got shape {groups.shape}")
         if not np.issubdtype(groups.dtype, np.integer):
             raise ValueError(f"stakeholders: groups must be integers, got dtype {groups.dtype}")
         if (groups < 0).any():
-            raise ValueError(f"stakeholders: groups must be ints >= 0 (group 1 is the protected one), got {groups.tolist()}")
+            raise ValueError(
+                f"stakeholders: groups must be ints >= 0 (group 1 is the protected one), got {groups.tolist()}"
+            )
         object.__setattr__(self, "groups", groups.astype(np.int64))
         if not isinstance(self.group_names, dict):
             raise ValueError(f"stakeholders: group_names must be a dict {{group: name}}, got {self.group_names!r}")

@@ -103,7 +103,9 @@ def check_discrete_action(action: Any, n: int) -> int:
             return i
         raise ValueError(f"action must be an int in [0, {n}), got {action!r}")
     a = np.asarray(action)
-    if a.size != 1 or not (np.issubdtype(a.dtype, np.integer) or (np.issubdtype(a.dtype, np.floating) and float(a.flat[0]).is_integer())):
+    if a.size != 1 or not (
+        np.issubdtype(a.dtype, np.integer) or (np.issubdtype(a.dtype, np.floating) and float(a.flat[0]).is_integer())
+    ):
         raise ValueError(f"action must be an int in [0, {n}), got {action!r}")
     i = int(a.flat[0])
     if not 0 <= i < n:
@@ -159,7 +161,10 @@ def env_class(env: Any) -> type | None:
             creator = load_env_creator(entry) if isinstance(entry, str) else entry
         except Exception:  # noqa: BLE001 - an id gym cannot resolve: SB3 says why when it makes the env
             return None
-        factories = {envs.make_donut_allocation: envs.DonutAllocationEnv, envs.make_loan_applicants: envs.LoanApplicantsEnv}
+        factories = {
+            envs.make_donut_allocation: envs.DonutAllocationEnv,
+            envs.make_loan_applicants: envs.LoanApplicantsEnv,
+        }
         return creator if isinstance(creator, type) else factories.get(creator)
     if isinstance(env, VecEnv):
         try:
@@ -185,8 +190,8 @@ def is_sb3_fair_env(cls: type) -> bool:
 #: preset names of earlier releases -> what they are now, per algorithm (for the error message)
 RENAMED_PRESETS: dict[str, str] = {
     "lending": "'lending' named two presets of different envs up to 0.3.0: FairDQN.from_preset's is now 'loan_applicants' "
-               "(sb3_fair/LoanApplicants-v0, Alamdari et al. 2024), FairPPO.from_preset's 'delayed_impact_lending' "
-               "(sb3_fair/DelayedImpactLending-v0, Hu et al. 2024)",
+    "(sb3_fair/LoanApplicants-v0, Alamdari et al. 2024), FairPPO.from_preset's 'delayed_impact_lending' "
+    "(sb3_fair/DelayedImpactLending-v0, Hu et al. 2024)",
 }
 
 
@@ -219,7 +224,11 @@ def check_preset_env(env: Any, name: str, expected: dict[str, tuple[type, str]],
     given = f"{env!r} ({cls.__name__})" if isinstance(env, str) else cls.__name__
     fits = [other for other, (c, _) in expected.items() if issubclass(cls, c)]
     remedy = f"pass a {want.__name__} (e.g. {want_id!r}) for name={name!r}"
-    hint = f"use name={fits[0]!r} for {cls.__name__}, or {remedy}" if fits else f"{remedy} (no preset is made for {cls.__name__})"
+    hint = (
+        f"use name={fits[0]!r} for {cls.__name__}, or {remedy}"
+        if fits
+        else f"{remedy} (no preset is made for {cls.__name__})"
+    )
     raise ValueError(
         f"name={name!r} is the preset of {want_id} ({want.__name__}), but env is {given}: the preset's {settings} belong to "
         f"its own env, so this env would train with another task's settings; {hint}"

@@ -71,8 +71,11 @@ def check_offsets(offsets: Any) -> tuple[float, ...]:
         raise ValueError(f"counterfactual_offsets must be a tuple of numbers, got {offsets!r}")
     out = []
     for o in offsets:
-        if isinstance(o, (str, bytes, bool, np.bool_)) or not isinstance(o, (int, float, np.integer, np.floating)) \
-                or not np.isfinite(o):
+        if (
+            isinstance(o, (str, bytes, bool, np.bool_))
+            or not isinstance(o, (int, float, np.integer, np.floating))
+            or not np.isfinite(o)
+        ):
             raise ValueError(f"counterfactual_offsets must be a tuple of finite numbers, got {offsets!r}")
         out.append(float(o))
     return tuple(out)
@@ -93,11 +96,15 @@ def usable_offsets(spec: MemorySpec, offsets: tuple[float, ...]) -> tuple[tuple[
     top = float(spec.max_value)
     if spec.encoding == "raw":
         usable = tuple(o for o in offsets if o < top)
-        return usable, (f"its memory entries lie in [0, {top:g}] (max_value) and a counterfactual memory keeps each entry below "
-                        f"{top:g}, so only offsets below {top:g} can be used")
+        return usable, (
+            f"its memory entries lie in [0, {top:g}] (max_value) and a counterfactual memory keeps each entry below "
+            f"{top:g}, so only offsets below {top:g} can be used"
+        )
     usable = tuple(o for o in offsets if -top < o < top)
-    return usable, (f"its memory entries lie in [0, {top:g}] (max_value) and a counterfactual memory keeps each entry in "
-                    f"[0, {top:g}), so only offsets strictly between {-top:g} and {top:g} can be used")
+    return usable, (
+        f"its memory entries lie in [0, {top:g}] (max_value) and a counterfactual memory keeps each entry in "
+        f"[0, {top:g}), so only offsets strictly between {-top:g} and {top:g} can be used"
+    )
 
 
 class FairDQN(FairAlgorithmMixin, DQN):
@@ -181,7 +188,9 @@ class FairDQN(FairAlgorithmMixin, DQN):
         check_choice(loss, "loss", LOSSES)
         offsets = check_offsets(counterfactual_offsets)
         if counterfactual and len(offsets) == 0:
-            raise ValueError(f"counterfactual_offsets must be a non-empty tuple of finite numbers, got {counterfactual_offsets!r}")
+            raise ValueError(
+                f"counterfactual_offsets must be a non-empty tuple of finite numbers, got {counterfactual_offsets!r}"
+            )
         if counterfactual and not any(offsets):
             raise ValueError(
                 f"counterfactual_offsets {counterfactual_offsets!r} give no counterfactual memory (every candidate m + 0 is "
@@ -203,9 +212,15 @@ class FairDQN(FairAlgorithmMixin, DQN):
         self.loss = loss
         self.exploration_decay = None if exploration_decay is None else float(exploration_decay)
         if self.counterfactual:
-            if kwargs.get("replay_buffer_class") not in (None, CounterfactualReplayBuffer, CounterfactualDictReplayBuffer):
-                raise ValueError("counterfactual=True needs replay_buffer_class=CounterfactualReplayBuffer, "
-                                 "CounterfactualDictReplayBuffer (a Dict observation) or None (chosen from the env)")
+            if kwargs.get("replay_buffer_class") not in (
+                None,
+                CounterfactualReplayBuffer,
+                CounterfactualDictReplayBuffer,
+            ):
+                raise ValueError(
+                    "counterfactual=True needs replay_buffer_class=CounterfactualReplayBuffer, "
+                    "CounterfactualDictReplayBuffer (a Dict observation) or None (chosen from the env)"
+                )
             if kwargs.get("n_steps", 1) != 1:
                 raise ValueError("counterfactual=True supports n_steps=1 only")
         self.memory_spec: MemorySpec | None = None
@@ -218,7 +233,9 @@ class FairDQN(FairAlgorithmMixin, DQN):
 
     # ------------------------------------------------------------------ set-up and checks
     @classmethod
-    def from_preset(cls: type[SelfFairDQN], name: str, env: GymEnv | str, counterfactual: bool = True, **overrides: Any) -> SelfFairDQN:
+    def from_preset(
+        cls: type[SelfFairDQN], name: str, env: GymEnv | str, counterfactual: bool = True, **overrides: Any
+    ) -> SelfFairDQN:
         """A FairDQN with Alamdari et al.'s (2024) hyperparameters (Tables 1-2) for ``"donut"`` or ``"loan_applicants"``.
 
         ``counterfactual=False`` gives the paper's DQN baselines (Full, Min, Reset differ only in the
@@ -247,8 +264,12 @@ class FairDQN(FairAlgorithmMixin, DQN):
         if not (self.counterfactual or self.potential_shaping):
             return
         gamma = self.gamma
-        if self.potential_shaping and not (isinstance(gamma, (int, float)) and not isinstance(gamma, bool) and 0.0 <= gamma < 1.0):
-            raise ValueError(f"potential_shaping=True needs gamma in [0, 1) (Phi = fairness_coef * W / (1 - gamma)), got gamma={gamma!r}")
+        if self.potential_shaping and not (
+            isinstance(gamma, (int, float)) and not isinstance(gamma, bool) and 0.0 <= gamma < 1.0
+        ):
+            raise ValueError(
+                f"potential_shaping=True needs gamma in [0, 1) (Phi = fairness_coef * W / (1 - gamma)), got gamma={gamma!r}"
+            )
         # both read the memory from the observation and recompute the reward's welfare from it
         needs = "counterfactual=True" if self.counterfactual else "potential_shaping=True"
         memory_spec, reward_spec, memory_slice = get_fairqcm_spec(env)
@@ -261,10 +282,14 @@ class FairDQN(FairAlgorithmMixin, DQN):
                 f"{needs} needs the reward to be a function of the memory: wrap the env in sb3_fair.wrappers.FairnessReward"
             )
         if self._vec_normalize_env is not None or not isinstance(self.observation_space, (spaces.Box, spaces.Dict)):
-            raise ValueError(f"{needs} needs MemoryAugmentation's observation (a flat Box, or a Dict with "
-                             "dict_observation=True) and no VecNormalize")
+            raise ValueError(
+                f"{needs} needs MemoryAugmentation's observation (a flat Box, or a Dict with "
+                "dict_observation=True) and no VecNormalize"
+            )
         if memory_spec.kind == "reset":
-            raise ValueError(f"{needs} cannot use memory kind 'reset': the status is not a function of that memory; use 'full' or 'min'")
+            raise ValueError(
+                f"{needs} cannot use memory kind 'reset': the status is not a function of that memory; use 'full' or 'min'"
+            )
         if memory_spec.kind == "min" and reward_spec.welfare != "parity":
             raise ValueError(
                 f"memory kind 'min' loses the level of the status, so only the shift-invariant welfare 'parity' "
@@ -273,7 +298,9 @@ class FairDQN(FairAlgorithmMixin, DQN):
         if memory_spec.groups is not None and reward_spec.aggregate != "group":
             raise ValueError("a per-group memory needs a FairnessReward with aggregate='group'")
         if memory_spec.kind == "min" and reward_spec.aggregate == "group" and memory_spec.groups is None:
-            raise ValueError("memory kind 'min' with a group reward needs a per-group memory (MemoryAugmentation(per_group=True))")
+            raise ValueError(
+                "memory kind 'min' with a group reward needs a per-group memory (MemoryAugmentation(per_group=True))"
+            )
         if self.counterfactual:
             usable, bounds = usable_offsets(memory_spec, self.counterfactual_offsets)
             if not any(usable):
@@ -288,8 +315,14 @@ class FairDQN(FairAlgorithmMixin, DQN):
                     f"{self.counterfactual_offsets}, {bounds}) moves every entry alike and gives back the real memory: "
                     "counterfactual_offsets needs two distinct values in that range, e.g. (1, 2)"
                 )
-        if self.counterfactual and memory_spec.encoding == "binary" and not all(float(o).is_integer() for o in self.counterfactual_offsets):
-            raise ValueError(f"a binary-encoded memory needs integer counterfactual_offsets, got {self.counterfactual_offsets}")
+        if (
+            self.counterfactual
+            and memory_spec.encoding == "binary"
+            and not all(float(o).is_integer() for o in self.counterfactual_offsets)
+        ):
+            raise ValueError(
+                f"a binary-encoded memory needs integer counterfactual_offsets, got {self.counterfactual_offsets}"
+            )
         self.memory_spec = memory_spec
         self.reward_spec = reward_spec
         self._welfare_cache = {}
@@ -313,21 +346,34 @@ class FairDQN(FairAlgorithmMixin, DQN):
         }
         if self.memory_spec is not None:
             # the spec's fields only (its cached, derived values are not settings)
-            config.update({f"memory_{f.name}": getattr(self.memory_spec, f.name) for f in fields(self.memory_spec)
-                           if f.name != "groups"})
+            config.update(
+                {
+                    f"memory_{f.name}": getattr(self.memory_spec, f.name)
+                    for f in fields(self.memory_spec)
+                    if f.name != "groups"
+                }
+            )
         if self.reward_spec is not None:
-            config.update({f"reward_{k}": getattr(self.reward_spec, k) for k in ("welfare", "aggregate", "scheme", "period",
-                                                                                  "fairness_coef", "task_coef")})
+            config.update(
+                {
+                    f"reward_{k}": getattr(self.reward_spec, k)
+                    for k in ("welfare", "aggregate", "scheme", "period", "fairness_coef", "task_coef")
+                }
+            )
         return config
 
     # ------------------------------------------------------------------ counterfactual replay
-    def _sample_action(self, learning_starts: int, action_noise: Any = None, n_envs: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    def _sample_action(
+        self, learning_starts: int, action_noise: Any = None, n_envs: int = 1
+    ) -> tuple[np.ndarray, np.ndarray]:
         action, buffer_action = super()._sample_action(learning_starts, action_noise, n_envs)
         if self.counterfactual:
             # M'_t is chosen here, from m_t only, before the step's outcome is seen (Alamdari et al. 2024, Thm. 5.7).
             memories = self._memories(self._last_obs)  # type: ignore[arg-type]
             self._cf_sets = [
-                counterfactual_memories(self.memory_spec, m, self.counterfactual_offsets, self.max_counterfactuals, self._cf_rng)  # type: ignore[arg-type]
+                counterfactual_memories(
+                    self.memory_spec, m, self.counterfactual_offsets, self.max_counterfactuals, self._cf_rng
+                )  # type: ignore[arg-type]
                 for m in memories
             ]
         return action, buffer_action
@@ -348,11 +394,14 @@ class FairDQN(FairAlgorithmMixin, DQN):
         # each sub-env's next observation (the terminal one at an episode's end, as DQN stores it) and whether the
         # episode truly ended (a time-limit cut bootstraps, as the buffer's handle_timeout_termination does)
         next_rows = [
-            info["terminal_observation"] if dones[i] and info.get("terminal_observation") is not None else _row(new_obs, i)
+            info["terminal_observation"]
+            if dones[i] and info.get("terminal_observation") is not None
+            else _row(new_obs, i)
             for i, info in enumerate(infos)
         ]
         terminal = [
-            bool(dones[i]) and not (bool(info.get("TimeLimit.truncated", False)) and replay_buffer.handle_timeout_termination)
+            bool(dones[i])
+            and not (bool(info.get("TimeLimit.truncated", False)) and replay_buffer.handle_timeout_termination)
             for i, info in enumerate(infos)
         ]
         if self.potential_shaping:
@@ -369,7 +418,8 @@ class FairDQN(FairAlgorithmMixin, DQN):
         assert isinstance(replay_buffer, CounterfactualRows)
         for i, info in enumerate(infos):
             obs_cf, next_cf, rew_cf, mem_cf, next_mem_cf = self._counterfactual_rows(
-                _row(last_obs, i), next_rows[i], info, self._cf_sets[i])  # type: ignore[arg-type]
+                _row(last_obs, i), next_rows[i], info, self._cf_sets[i]
+            )  # type: ignore[arg-type]
             if self.potential_shaping:
                 rew_cf = (rew_cf + self._shaping(mem_cf, next_mem_cf, terminal[i])).astype(np.float32)
             k = len(rew_cf)
@@ -400,7 +450,9 @@ class FairDQN(FairAlgorithmMixin, DQN):
         cached = self._welfare_cache.get(i)
         if cached is not None and cached[0] == key:
             return cached[1]
-        w = float(self.reward_spec.welfare_of(decode_memory(self.memory_spec, encoded), self.memory_spec.groups is not None))
+        w = float(
+            self.reward_spec.welfare_of(decode_memory(self.memory_spec, encoded), self.memory_spec.groups is not None)
+        )
         self._welfare_cache[i] = (key, w)
         return w
 
@@ -409,8 +461,14 @@ class FairDQN(FairAlgorithmMixin, DQN):
         observations hold them (:func:`~sb3_fair.common.memory.observed_memory`: the agent's view, as for a real step)."""
         spec = self.memory_spec
         assert spec is not None and self.reward_spec is not None
-        shaped = potential_shaping(self.reward_spec, observed_memory(spec, memories), observed_memory(spec, next_memories),
-                                   self.gamma, terminal, spec.groups is not None)
+        shaped = potential_shaping(
+            self.reward_spec,
+            observed_memory(spec, memories),
+            observed_memory(spec, next_memories),
+            self.gamma,
+            terminal,
+            spec.groups is not None,
+        )
         return np.asarray(shaped, dtype=np.float64)
 
     def counterfactual_transitions(
@@ -450,7 +508,9 @@ class FairDQN(FairAlgorithmMixin, DQN):
                 both[:, :, self._memory_slice] = _encode_both(spec, memories, next_mem).reshape(2, k, -1)
             obs_cf, next_cf = both[0], both[1]
         grouped = spec.groups is not None
-        rewards = np.asarray(fairness_reward(rspec, next_mem, bool(terms["active"]), terms["task_reward"], grouped), dtype=np.float32).reshape(k)
+        rewards = np.asarray(
+            fairness_reward(rspec, next_mem, bool(terms["active"]), terms["task_reward"], grouped), dtype=np.float32
+        ).reshape(k)
         return obs_cf, next_cf, rewards, memories, next_mem
 
     # ------------------------------------------------------------------ training
@@ -482,7 +542,9 @@ class FairDQN(FairAlgorithmMixin, DQN):
                     next_q_values, _ = self.q_net_target(replay_data.next_observations).max(dim=1)
                     next_q_values = next_q_values.reshape(-1, 1)
                     target_q_values = replay_data.rewards + (1 - replay_data.dones) * discounts * next_q_values
-                current_q_values = th.gather(self.q_net(replay_data.observations), dim=1, index=replay_data.actions.long())
+                current_q_values = th.gather(
+                    self.q_net(replay_data.observations), dim=1, index=replay_data.actions.long()
+                )
                 loss = F.mse_loss(current_q_values, target_q_values)
                 losses.append(loss.item())
                 self.policy.optimizer.zero_grad()
@@ -496,24 +558,32 @@ class FairDQN(FairAlgorithmMixin, DQN):
             self.logger.record("fairness/counterfactuals_per_step", self._cf_count / self._cf_steps)
 
 
-def _warn_unused(counterfactual: Any, offsets: Any, max_counterfactuals: Any, exploration_decay: Any, kwargs: dict[str, Any]) -> None:
+def _warn_unused(
+    counterfactual: Any, offsets: Any, max_counterfactuals: Any, exploration_decay: Any, kwargs: dict[str, Any]
+) -> None:
     """Warn about arguments the chosen settings do not use (warned, not refused: a sweep's grid over
     ``counterfactual=true,false`` keeps the counterfactual settings of its entry, and the FairQCM paper's ablation adds
     ``exploration_decay`` to presets that set ``exploration_fraction``)."""
     unused = []
     if not counterfactual:
         given = {"counterfactual_offsets": offsets, "max_counterfactuals": max_counterfactuals}
-        unused += [f"{name}={value!r} (only counterfactual=True uses it)" for name, value in given.items()
-                   if not is_default(value, COUNTERFACTUAL_DEFAULTS[name])]
+        unused += [
+            f"{name}={value!r} (only counterfactual=True uses it)"
+            for name, value in given.items()
+            if not is_default(value, COUNTERFACTUAL_DEFAULTS[name])
+        ]
     if exploration_decay is not None and "exploration_fraction" in kwargs:
-        unused.append(f"exploration_fraction={kwargs['exploration_fraction']!r} (exploration_decay replaces SB3's linear schedule)")
+        unused.append(
+            f"exploration_fraction={kwargs['exploration_fraction']!r} (exploration_decay replaces SB3's linear schedule)"
+        )
     if unused:
         warnings.warn(f"FairDQN does not use {'; '.join(unused)}", UserWarning, stacklevel=3)
 
 
 #: the defaults of the arguments that only counterfactual replay uses (FairDQN's own)
 COUNTERFACTUAL_DEFAULTS: dict[str, Any] = {
-    name: p.default for name, p in inspect.signature(FairDQN.__init__).parameters.items()
+    name: p.default
+    for name, p in inspect.signature(FairDQN.__init__).parameters.items()
     if name in ("counterfactual_offsets", "max_counterfactuals")
 }
 

@@ -65,8 +65,10 @@ def _check_rates(value: Any, name: str, size: int | None = None) -> np.ndarray:
     rates = np.array([check_weights(v, f"{name}[{k}]") for k, v in enumerate(entries)], dtype=np.float64)
     if np.any(rates > MAX_RATE):
         k = int(np.argmax(rates > MAX_RATE))
-        raise ValueError(f"{name}[{k}] must be a number in [0, {MAX_RATE:.0e}] (MAX_RATE: NumPy's Poisson sampler and the "
-                         f"int64 incident counts overflow beyond), got {entries[k]!r}")
+        raise ValueError(
+            f"{name}[{k}] must be a number in [0, {MAX_RATE:.0e}] (MAX_RATE: NumPy's Poisson sampler and the "
+            f"int64 incident counts overflow beyond), got {entries[k]!r}"
+        )
     return rates
 
 
@@ -267,7 +269,9 @@ class AttentionAllocationEnv(gym.Env):
         self.missed_weight = check_coef(missed_weight, "missed_weight")
         self.history_len = check_int(history_len, "history_len", 1)
         if self.history_len > MAX_HISTORY:
-            raise ValueError(f"history_len must be an int in [1, {MAX_HISTORY}] (MAX_HISTORY, steps), got {history_len!r}")
+            raise ValueError(
+                f"history_len must be an int in [1, {MAX_HISTORY}] (MAX_HISTORY, steps), got {history_len!r}"
+            )
         self.window = check_int(window, "window", 1)
         if self.window > MAX_WINDOW:
             raise ValueError(f"window must be an int in [1, {MAX_WINDOW:.0e}] (MAX_WINDOW, steps), got {window!r}")
@@ -287,9 +291,7 @@ class AttentionAllocationEnv(gym.Env):
         self.stakeholders = Stakeholders.individuals(k, prefix="site")
 
         self.action_space = spaces.Box(low=-LOGIT_BOUND, high=LOGIT_BOUND, shape=(k,), dtype=np.float32)
-        step_high = np.concatenate(
-            [np.full(k, self.n_units), np.full(k, np.inf), np.full(k, self.n_units), np.ones(k)]
-        )
+        step_high = np.concatenate([np.full(k, self.n_units), np.full(k, np.inf), np.full(k, self.n_units), np.ones(k)])
         high = np.tile(step_high, self.history_len).astype(np.float32)
         self.observation_space = spaces.Box(low=np.zeros_like(high), high=high, dtype=np.float32)
 
@@ -397,11 +399,14 @@ class AttentionAllocationEnv(gym.Env):
         poisson = self.np_random.poisson
         rates = self.rates.tolist()
         occurred = [int(poisson(r)) for r in rates]
-        discovered = [a if a < y else y for a, y in zip(alloc, occurred)]  # noqa: FURB136 (min(a, y) of ints, without a call)
+        discovered = [a if a < y else y for a, y in zip(alloc, occurred)]
         n_discovered = sum(discovered)
         reward = self.discovered_weight * float(n_discovered) - self.missed_weight * float(sum(occurred) - n_discovered)
         decrease = self.decrease_rate
-        rates = [r + up if a == 0 else max(0.0, r - decrease * a) for r, up, a in zip(rates, self.increase_rates.tolist(), alloc)]
+        rates = [
+            r + up if a == 0 else max(0.0, r - decrease * a)
+            for r, up, a in zip(rates, self.increase_rates.tolist(), alloc)
+        ]
         self.rates = np.array(rates)
 
         slot = self.t % self.window
@@ -510,10 +515,7 @@ class AttentionAllocationEnv(gym.Env):
 
     def render(self) -> str | np.ndarray | None:
         if self.render_mode == "ansi":
-            return (
-                f"t={self.t} allocation={self._last_allocation.tolist()} "
-                f"rates={np.round(self.rates, 2).tolist()}"
-            )
+            return f"t={self.t} allocation={self._last_allocation.tolist()} rates={np.round(self.rates, 2).tolist()}"
         if self.render_mode == "rgb_array":
             top = max(float(self.rates.max()), 1.0)
             return bars_rgb(self.rates, top, self.stakeholders.groups, self._last_allocation > 0)
@@ -592,18 +594,25 @@ def _sizes_from_spaces(venv: VecEnv) -> tuple[int, int, int]:
     history_len = obs.shape[0] // (4 * k)
     high = np.asarray(obs.high, dtype=np.float64).reshape(history_len, 4, k)
     n = high[0, 0, 0]
-    if not (np.all(high[:, 0] == n) and np.all(np.isinf(high[:, 1])) and np.all(high[:, 2] == n)
-            and np.all(high[:, 3] == 1) and np.isfinite(n) and n >= 1 and float(n).is_integer()):
+    if not (
+        np.all(high[:, 0] == n)
+        and np.all(np.isinf(high[:, 1]))
+        and np.all(high[:, 2] == n)
+        and np.all(high[:, 3] == 1)
+        and np.isfinite(n)
+        and n >= 1
+        and float(n).is_integer()
+    ):
         raise ValueError(f"{problem}: got a VecEnv whose observation space is not an attention env's: {obs}")
     return k, history_len, int(n)
 
 
 __all__ = [
     "LOGIT_BOUND",
+    "LONG_TERM_MEASURES",
     "MAX_HISTORY",
     "MAX_RATE",
     "MAX_WINDOW",
-    "LONG_TERM_MEASURES",
     "AttentionAllocationEnv",
     "ProportionalAllocationPolicy",
     "allocation_to_logits",

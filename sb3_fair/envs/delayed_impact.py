@@ -30,9 +30,6 @@ from sb3_fair.common.validation import (
     check_weights,
 )
 from sb3_fair.envs.horizon import check_horizon, horizon_end
-
-#: float32's largest value: SB3 stores rewards in float32 and sums them into episode returns
-FLOAT32_MAX = float(np.finfo(np.float32).max)
 from sb3_fair.envs.rendering import RENDER_MODES, bars_rgb, check_render_mode
 from sb3_fair.metrics import (
     count_vector_distance,
@@ -40,6 +37,9 @@ from sb3_fair.metrics import (
     true_positive_rates,
     wasserstein_1,
 )
+
+#: float32's largest value: SB3 stores rewards in float32 and sums them into episode returns
+FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 N_CLUSTERS = 7
 #: initial credit-cluster pmfs of group 0 (advantaged) and group 1 (disadvantaged, one cluster lower)
@@ -238,8 +238,12 @@ class DelayedImpactLendingEnv(gym.Env):
         self.prior_weight = check_weights(prior_weight, "prior_weight")
         self.render_mode = check_render_mode(render_mode)
         pmfs = as_float_array(initial_pmfs, "initial_pmfs", f"two pmfs over {N_CLUSTERS} clusters")
-        if (pmfs.shape != (2, N_CLUSTERS) or np.any(~np.isfinite(pmfs)) or np.any(pmfs < 0)
-                or not np.allclose(pmfs.sum(axis=1), 1.0)):
+        if (
+            pmfs.shape != (2, N_CLUSTERS)
+            or np.any(~np.isfinite(pmfs))
+            or np.any(pmfs < 0)
+            or not np.allclose(pmfs.sum(axis=1), 1.0)
+        ):
             raise ValueError(
                 f"initial_pmfs must be two pmfs over {N_CLUSTERS} clusters (shape (2, 7), rows summing to 1), "
                 f"got {initial_pmfs!r}"
@@ -613,4 +617,4 @@ class EqualOpportunityPolicy:
         return np.array([self._single(o, i) for i, o in enumerate(obs)], dtype=np.int64), None
 
 
-__all__ = ["DelayedImpactLendingEnv", "EqualOpportunityPolicy", "INITIAL_PMFS", "SUCCESS_PROBS"]
+__all__ = ["INITIAL_PMFS", "SUCCESS_PROBS", "DelayedImpactLendingEnv", "EqualOpportunityPolicy"]

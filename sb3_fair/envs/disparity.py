@@ -43,27 +43,44 @@ class DisparityGame(ParallelEnv):
 
     metadata = {"name": "disparity_game_v0", "render_modes": ["ansi"], "is_parallelizable": True}
 
-    def __init__(self, n_agents: int = 8, disparity: float = 0.5, rest_reward: float = 0.2, max_steps: int = 20,
-                 render_mode: str | None = None) -> None:
+    def __init__(
+        self,
+        n_agents: int = 8,
+        disparity: float = 0.5,
+        rest_reward: float = 0.2,
+        max_steps: int = 20,
+        render_mode: str | None = None,
+    ) -> None:
         if not isinstance(n_agents, (int, np.integer)) or n_agents < 2 or n_agents % 2:
             raise ValueError(f"n_agents must be an even int >= 2, got {n_agents!r}")
         check_probability(disparity, "disparity")
-        if isinstance(rest_reward, (bool, str, bytes)) or not isinstance(rest_reward, (int, float, np.integer, np.floating)):
+        if isinstance(rest_reward, (bool, str, bytes)) or not isinstance(
+            rest_reward, (int, float, np.integer, np.floating)
+        ):
             raise ValueError(f"rest_reward must be a finite number, got {rest_reward!r}")
         try:
             rest = float(rest_reward)
         except OverflowError:  # a Python int beyond float64
             rest = np.inf
         if not np.isfinite(rest) or abs(rest) > MAX_COEF:
-            raise ValueError(f"rest_reward must be a finite number in [-{MAX_COEF:g}, {MAX_COEF:g}] (a reward weight, bounded as "
-                             f"every reward weight of sb3-fair), got {rest_reward!r}")
+            raise ValueError(
+                f"rest_reward must be a finite number in [-{MAX_COEF:g}, {MAX_COEF:g}] (a reward weight, bounded as "
+                f"every reward weight of sb3-fair), got {rest_reward!r}"
+            )
         if not isinstance(max_steps, (int, np.integer)) or max_steps < 1:
             raise ValueError(f"max_steps must be an int >= 1, got {max_steps!r}")
         if max_steps > MAX_HORIZON:
-            raise ValueError(f"max_steps must be an int in [1, {MAX_HORIZON:.0e}] (MAX_HORIZON, steps), got {max_steps!r}")
+            raise ValueError(
+                f"max_steps must be an int in [1, {MAX_HORIZON:.0e}] (MAX_HORIZON, steps), got {max_steps!r}"
+            )
         if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
-        self.n_agents, self.disparity, self.rest_reward, self.max_steps = int(n_agents), float(disparity), rest, int(max_steps)
+        self.n_agents, self.disparity, self.rest_reward, self.max_steps = (
+            int(n_agents),
+            float(disparity),
+            rest,
+            int(max_steps),
+        )
         self.render_mode = render_mode
         self.possible_agents = [f"agent_{i}" for i in range(self.n_agents)]
         self.agents: list[str] = []
@@ -117,7 +134,13 @@ class DisparityGame(ParallelEnv):
         self.t += 1
         done = self.t >= self.max_steps
         agents = self.agents
-        out = (self._obs(), dict(zip(agents, r.tolist())), dict.fromkeys(agents, done), dict.fromkeys(agents, False), self._infos(r))
+        out = (
+            self._obs(),
+            dict(zip(agents, r.tolist())),
+            dict.fromkeys(agents, done),
+            dict.fromkeys(agents, False),
+            self._infos(r),
+        )
         if done:
             self.agents = []
         return out

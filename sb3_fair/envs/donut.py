@@ -44,7 +44,9 @@ class DonutAllocationEnv(gym.Env):
 
     metadata = {"render_modes": RENDER_MODES, "render_fps": 4}
 
-    def __init__(self, n_customers: int = 5, p: float | list[float] = 0.8, horizon: int = 100, render_mode: str | None = None) -> None:
+    def __init__(
+        self, n_customers: int = 5, p: float | list[float] = 0.8, horizon: int = 100, render_mode: str | None = None
+    ) -> None:
         self.n = check_int(n_customers, "n_customers", 2)
         accepted = f"one probability or one per customer ({self.n})"
         try:

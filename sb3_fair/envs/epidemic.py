@@ -20,12 +20,12 @@ from sb3_fair.common.protocol import BENEFITS, LONG_TERM_FAIRNESS, SHORT_TERM_FA
 from sb3_fair.common.stakeholders import Stakeholders
 from sb3_fair.common.validation import check_bool, check_choice, check_discrete_action, check_int, check_probability
 from sb3_fair.envs.horizon import check_horizon, horizon_end
+from sb3_fair.envs.rendering import RENDER_MODES, bars_rgb, check_render_mode
+from sb3_fair.metrics import health_state_gap, vaccination_gap
 
 #: the longest burn-in accepted: it runs at every reset (one SIR step on the 34 nodes each); 10^4 steps take a
 #: fraction of a second, 10^4 times the paper's 1, and a larger count (10**30) would hang every reset
 MAX_BURN_IN = 10_000
-from sb3_fair.envs.rendering import RENDER_MODES, bars_rgb, check_render_mode
-from sb3_fair.metrics import health_state_gap, vaccination_gap
 
 #: health states
 SUSCEPTIBLE, INFECTED, RECOVERED = 0, 1, 2
@@ -181,13 +181,19 @@ class EpidemicControlEnv(gym.Env):
         self.recovery_probability = check_probability(recovery_probability, "recovery_probability")
         self.burn_in = check_int(burn_in, "burn_in", 0)
         if self.burn_in > MAX_BURN_IN:
-            raise ValueError(f"burn_in must be an int in [0, {MAX_BURN_IN}] (MAX_BURN_IN: it runs at every reset), got {burn_in!r}")
+            raise ValueError(
+                f"burn_in must be an int in [0, {MAX_BURN_IN}] (MAX_BURN_IN: it runs at every reset), got {burn_in!r}"
+            )
         self.horizon = check_horizon(horizon)
         self.horizon_terminates = check_bool(horizon_terminates, "horizon_terminates")
         self.long_term = check_choice(long_term, "long_term", LONG_TERM_MEASURES)
         infected = np.asarray(initial_infected).reshape(-1)
-        if (infected.size and not np.issubdtype(infected.dtype, np.integer)) or np.any(infected < 0) or \
-                np.any(infected >= N_NODES) or np.unique(infected).size != infected.size:
+        if (
+            (infected.size and not np.issubdtype(infected.dtype, np.integer))
+            or np.any(infected < 0)
+            or np.any(infected >= N_NODES)
+            or np.unique(infected).size != infected.size
+        ):
             raise ValueError(f"initial_infected must be distinct node ids in [0, {N_NODES}), got {initial_infected!r}")
         self.initial_infected = infected.astype(np.int64)
         self.render_mode = check_render_mode(render_mode)
@@ -262,8 +268,11 @@ class EpidemicControlEnv(gym.Env):
         u = self.np_random.random(N_NODES).tolist()
         p_infect = self._p_infect()
         rho = self.recovery_probability
-        newly = [i for i in range(N_NODES) if h[i] == SUSCEPTIBLE and infected_neighbours[i]
-                 and u[i] < p_infect[infected_neighbours[i]]]
+        newly = [
+            i
+            for i in range(N_NODES)
+            if h[i] == SUSCEPTIBLE and infected_neighbours[i] and u[i] < p_infect[infected_neighbours[i]]
+        ]
         recovered = [i for i in range(N_NODES) if h[i] == INFECTED and u[i] < rho]
         for i in newly:
             self._set_state(i, INFECTED)
@@ -393,8 +402,10 @@ class EpidemicControlEnv(gym.Env):
     def render(self) -> str | np.ndarray | None:
         if self.render_mode == "ansi":
             letters = "".join("SIR"[s] for s in self.health)
-            return (f"t={self.t} states={letters} vaccinations={self.vaccinations.tolist()} "
-                    f"new_infections={self.new_infections.tolist()}")
+            return (
+                f"t={self.t} states={letters} vaccinations={self.vaccinations.tolist()} "
+                f"new_infections={self.new_infections.tolist()}"
+            )
         if self.render_mode == "rgb_array":
             return bars_rgb(self.health + 1.0, 3.0, self.communities, self.vaccination_counts > 0, bar_width=8)
         return None
@@ -422,8 +433,12 @@ class MaxDegreePolicy:
     def __init__(self, env: gym.Env | VecEnv | None = None) -> None:
         if isinstance(env, VecEnv):
             obs_space, act_space = env.observation_space, env.action_space
-            if not (isinstance(obs_space, spaces.Box) and obs_space.shape == (N_NODES * N_FEATURES,)
-                    and isinstance(act_space, spaces.Discrete) and int(act_space.n) == N_NODES + 1):
+            if not (
+                isinstance(obs_space, spaces.Box)
+                and obs_space.shape == (N_NODES * N_FEATURES,)
+                and isinstance(act_space, spaces.Discrete)
+                and int(act_space.n) == N_NODES + 1
+            ):
                 raise ValueError(
                     f"env must be an EpidemicControlEnv or a VecEnv of them (observation Box of shape "
                     f"({N_NODES * N_FEATURES},), action Discrete({N_NODES + 1})), got a {type(env).__name__} with "

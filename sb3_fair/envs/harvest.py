@@ -36,8 +36,16 @@ _M01, _M4, _M67 = _BYTE[0] | _BYTE[1], _BYTE[4], _BYTE[6] | _BYTE[7]
 _S8, _S16 = np.uint64(8), np.uint64(16)
 _MOVES = np.array([[0, 0], [-1, 0], [1, 0], [0, -1], [0, 1], [0, 0], [0, 0], [0, 0]], dtype=np.int64)
 #: Observation channels of the egocentric window, relative to the observing agent's preference.
-CHANNELS = ("own_colour_unripe", "own_colour_ripe", "other_colour_unripe", "other_colour_ripe",
-            "same_preference_agents", "other_preference_agents", "wall", "impaired_agents")
+CHANNELS = (
+    "own_colour_unripe",
+    "own_colour_ripe",
+    "other_colour_unripe",
+    "other_colour_ripe",
+    "same_preference_agents",
+    "other_preference_agents",
+    "wall",
+    "impaired_agents",
+)
 #: Per-agent scalar features appended after the window.
 FEATURES = ("impaired", "can_act_now", "frozen", "row", "col", "time")
 
@@ -137,8 +145,12 @@ class AllelopathicHarvestEnv(ParallelEnv):
     :param seed: seed of the first reset (a later ``reset(seed=...)`` reseeds).
     """
 
-    metadata = {"name": "allelopathic_harvest_v0", "render_modes": ["ansi", "rgb_array"], "is_parallelizable": True,
-                "render_fps": 10}
+    metadata = {
+        "name": "allelopathic_harvest_v0",
+        "render_modes": ["ansi", "rgb_array"],
+        "is_parallelizable": True,
+        "render_fps": 10,
+    }
 
     def __init__(
         self,
@@ -156,34 +168,65 @@ class AllelopathicHarvestEnv(ParallelEnv):
         render_mode: str | None = None,
         seed: int | None = None,
     ) -> None:
-        for name, value, low in (("n_agents", n_agents, 4), ("width", width, 2), ("height", height, 2),
-                                 ("n_bushes", n_bushes, 0), ("max_steps", max_steps, 1), ("bush_lifetime", bush_lifetime, 1),
-                                 ("spawn_interval", spawn_interval, 1), ("obstruct_range", obstruct_range, 1),
-                                 ("freeze_steps", freeze_steps, 1), ("view_radius", view_radius, 0)):
+        for name, value, low in (
+            ("n_agents", n_agents, 4),
+            ("width", width, 2),
+            ("height", height, 2),
+            ("n_bushes", n_bushes, 0),
+            ("max_steps", max_steps, 1),
+            ("bush_lifetime", bush_lifetime, 1),
+            ("spawn_interval", spawn_interval, 1),
+            ("obstruct_range", obstruct_range, 1),
+            ("freeze_steps", freeze_steps, 1),
+            ("view_radius", view_radius, 0),
+        ):
             if not isinstance(value, (int, np.integer)) or value < low:
                 raise ValueError(f"{name} must be an int >= {low}, got {value!r}")
         # upper bounds: sizes are allocated at construction and timers meet int64 arrays and draws
-        for name, value, high in (("max_steps", max_steps, MAX_HORIZON), ("bush_lifetime", bush_lifetime, MAX_HORIZON),
-                                  ("spawn_interval", spawn_interval, MAX_HORIZON), ("freeze_steps", freeze_steps, MAX_HORIZON),
-                                  ("obstruct_range", obstruct_range, MAX_HORIZON), ("width", width, MAX_SIDE),
-                                  ("height", height, MAX_SIDE), ("view_radius", view_radius, MAX_VIEW_RADIUS)):
+        for name, value, high in (
+            ("max_steps", max_steps, MAX_HORIZON),
+            ("bush_lifetime", bush_lifetime, MAX_HORIZON),
+            ("spawn_interval", spawn_interval, MAX_HORIZON),
+            ("freeze_steps", freeze_steps, MAX_HORIZON),
+            ("obstruct_range", obstruct_range, MAX_HORIZON),
+            ("width", width, MAX_SIDE),
+            ("height", height, MAX_SIDE),
+            ("view_radius", view_radius, MAX_VIEW_RADIUS),
+        ):
             if value > high:
-                raise ValueError(f"{name} must be an int in [{1 if name != 'view_radius' else 0}, {high:g}], got {value!r}")
+                raise ValueError(
+                    f"{name} must be an int in [{1 if name != 'view_radius' else 0}, {high:g}], got {value!r}"
+                )
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
             raise ValueError(f"seed must be an int >= 0 or None, got {seed!r}")
         seed = None if seed is None else int(seed)  # gymnasium's seeding takes Python ints only
         if sys.byteorder != "little":  # pragma: no cover
-            raise RuntimeError("AllelopathicHarvestEnv packs observation channels into uint64 bytes and needs a little-endian machine")
+            raise RuntimeError(
+                "AllelopathicHarvestEnv packs observation channels into uint64 bytes and needs a little-endian machine"
+            )
         if n_agents % 2:
             raise ValueError(f"n_agents must be even (half prefer red, half blue), got {n_agents}")
         if n_bushes > width * height:
             raise ValueError(f"n_bushes must be at most width * height = {width * height}, got {n_bushes}")
-        if isinstance(impaired_fraction, (bool, str, bytes)) or not isinstance(impaired_fraction, (int, float, np.integer, np.floating)) \
-                or not 0.0 < impaired_fraction < 1.0:
-            raise ValueError(f"impaired_fraction must be a number in (0, 1) so that both groups exist, got {impaired_fraction!r}")
+        if (
+            isinstance(impaired_fraction, (bool, str, bytes))
+            or not isinstance(impaired_fraction, (int, float, np.integer, np.floating))
+            or not 0.0 < impaired_fraction < 1.0
+        ):
+            raise ValueError(
+                f"impaired_fraction must be a number in (0, 1) so that both groups exist, got {impaired_fraction!r}"
+            )
         self.n_agents, self.width, self.height, self.n_bushes = int(n_agents), int(width), int(height), int(n_bushes)
-        self.max_steps, self.bush_lifetime, self.spawn_interval = int(max_steps), int(bush_lifetime), int(spawn_interval)
-        self.obstruct_range, self.freeze_steps, self.view_radius = int(obstruct_range), int(freeze_steps), int(view_radius)
+        self.max_steps, self.bush_lifetime, self.spawn_interval = (
+            int(max_steps),
+            int(bush_lifetime),
+            int(spawn_interval),
+        )
+        self.obstruct_range, self.freeze_steps, self.view_radius = (
+            int(obstruct_range),
+            int(freeze_steps),
+            int(view_radius),
+        )
         self.impaired_fraction = float(impaired_fraction)
         self.render_mode = check_render_mode(render_mode)
 
@@ -192,7 +235,7 @@ class AllelopathicHarvestEnv(ParallelEnv):
         half = self.n_agents // 2
         #: Berry preference per agent: 0 red, 1 blue (the legitimate factor).
         self.preferences = np.repeat(np.array([0, 1], dtype=np.int64), half)
-        n_impaired = max(1, min(half - 1, int(round(self.impaired_fraction * half))))
+        n_impaired = max(1, min(half - 1, round(self.impaired_fraction * half)))
         self._n_impaired_per_colour = n_impaired
         side = 2 * self.view_radius + 1
         n_obs = len(CHANNELS) * side * side + len(FEATURES)
@@ -208,7 +251,9 @@ class AllelopathicHarvestEnv(ParallelEnv):
         padded = np.full((self.height + 2 * r, self._padded_width), _BYTE[6], dtype=np.uint64)
         padded[r : r + self.height, r : r + self.width] = 0
         self._wall_table = padded.ravel()
-        self._inner = (np.arange(r, r + self.height)[:, None] * self._padded_width + np.arange(r, r + self.width)[None, :]).ravel()
+        self._inner = (
+            np.arange(r, r + self.height)[:, None] * self._padded_width + np.arange(r, r + self.width)[None, :]
+        ).ravel()
         self._max_pos = np.array([self.height - 1, self.width - 1])
         self._cell_owner = np.zeros(self.width * self.height, dtype=np.int64)
         self._agent_owner = np.zeros(self.n_agents, dtype=np.int64)
@@ -234,8 +279,12 @@ class AllelopathicHarvestEnv(ParallelEnv):
     @property
     def stakeholders(self) -> Stakeholders:
         """The stakeholder contract: every agent, its current group (1 = impaired) and preference."""
-        return Stakeholders(names=tuple(self.possible_agents), groups=self.groups.copy(), factors=self.preferences.copy(),
-                            group_names={0: "unimpaired", 1: "impaired"})
+        return Stakeholders(
+            names=tuple(self.possible_agents),
+            groups=self.groups.copy(),
+            factors=self.preferences.copy(),
+            group_names={0: "unimpaired", 1: "impaired"},
+        )
 
     # ------------------------------------------------------------------ dynamics
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
@@ -258,7 +307,9 @@ class AllelopathicHarvestEnv(ParallelEnv):
                 raise ValueError(f"options['groups'] must be {self.n_agents} values in {{0, 1}}, got {given!r}")
             self.groups = groups.astype(np.int64)
         cells = self.width * self.height
-        self.pos = np.stack(np.divmod(rng.choice(cells, self.n_agents, replace=cells < self.n_agents), self.width), axis=1)
+        self.pos = np.stack(
+            np.divmod(rng.choice(cells, self.n_agents, replace=cells < self.n_agents), self.width), axis=1
+        )
         self.colour = np.full((self.height, self.width), -1, dtype=np.int64)
         self.ripe = np.zeros((self.height, self.width), dtype=bool)
         self.age = np.zeros((self.height, self.width), dtype=np.int64)
@@ -296,8 +347,9 @@ class AllelopathicHarvestEnv(ParallelEnv):
             own = self.colour.flat[wc] == self.preferences[win]
             ripen = a[win] == RIPEN_OR_EAT
             was_ripe = self.ripe.flat[wc]
-            rewards[win] = np.where(ripen, np.where(was_ripe, np.where(own, 5.0, 1.0), np.where(own, 3.0, 1.0)),
-                                    np.where(own, 0.0, 5.0))
+            rewards[win] = np.where(
+                ripen, np.where(was_ripe, np.where(own, 5.0, 1.0), np.where(own, 3.0, 1.0)), np.where(own, 0.0, 5.0)
+            )
             rc = wc[ripen]
             self.ripe.flat[rc] = ~self.ripe.flat[rc]
             recol = win[~ripen & ~own]
@@ -307,8 +359,14 @@ class AllelopathicHarvestEnv(ParallelEnv):
         obs_idx = np.flatnonzero(a == OBSTRUCT)
         if obs_idx.size:
             src_pos = self.pos[obs_idx]
-            d = np.maximum(np.abs(src_pos[:, 0, None] - self.pos[None, :, 0]), np.abs(src_pos[:, 1, None] - self.pos[None, :, 1])).astype(np.float64)
-            valid = (self.preferences[None, :] != self.preferences[obs_idx, None]) & (self.frozen_until[None, :] <= t) & (d <= self.obstruct_range)
+            d = np.maximum(
+                np.abs(src_pos[:, 0, None] - self.pos[None, :, 0]), np.abs(src_pos[:, 1, None] - self.pos[None, :, 1])
+            ).astype(np.float64)
+            valid = (
+                (self.preferences[None, :] != self.preferences[obs_idx, None])
+                & (self.frozen_until[None, :] <= t)
+                & (d <= self.obstruct_range)
+            )
             d = np.where(valid, d + rng.random(d.shape) * 0.5, np.inf)
             target = np.argmin(d, axis=1)
             ok = np.isfinite(d[np.arange(obs_idx.size), target])
@@ -349,8 +407,13 @@ class AllelopathicHarvestEnv(ParallelEnv):
             a = np.array([actions.get(agent, STAY) for agent in self.possible_agents], dtype=np.int64)
         obs, rewards, over = self.step_array(a)
         agents = self.agents
-        out = (dict(zip(agents, obs)), dict(zip(agents, rewards.tolist())), dict.fromkeys(agents, over),
-               dict.fromkeys(agents, False), {a: {**i, BENEFITS: rewards} for a, i in zip(agents, self._infos)})
+        out = (
+            dict(zip(agents, obs)),
+            dict(zip(agents, rewards.tolist())),
+            dict.fromkeys(agents, over),
+            dict.fromkeys(agents, False),
+            {a: {**i, BENEFITS: rewards} for a, i in zip(agents, self._infos)},
+        )
         if over:
             self.agents = []
         return out
@@ -405,7 +468,11 @@ class AllelopathicHarvestEnv(ParallelEnv):
         masks[:, RIPEN_OR_EAT] = bush
         masks[:, RECOLOUR] = bush & ((colour_here != self.preferences) | (acting_here > 1))
         d = np.maximum(np.abs(rows[:, None] - rows[None, :]), np.abs(cols[:, None] - cols[None, :]))
-        targets = (self.preferences[:, None] != self.preferences[None, :]) & (self.frozen_until[None, :] <= t) & (d <= self.obstruct_range)
+        targets = (
+            (self.preferences[:, None] != self.preferences[None, :])
+            & (self.frozen_until[None, :] <= t)
+            & (d <= self.obstruct_range)
+        )
         masks[:, OBSTRUCT] = targets.any(axis=1)
         masks[~can_act] = False
         masks[:, STAY] = True
@@ -434,8 +501,13 @@ class AllelopathicHarvestEnv(ParallelEnv):
         table[at[red_pref]] |= _BYTE[4]
         table[at[~red_pref]] |= _BYTE[5]
         table[at[self.groups == 1]] |= _BYTE[7]
-        swapped = (((table & _M01) << _S16) | ((table >> _S16) & _M01) | ((table & _M4) << _S8) | ((table >> _S8) & _M4)
-                   | (table & _M67))
+        swapped = (
+            ((table & _M01) << _S16)
+            | ((table >> _S16) & _M01)
+            | ((table & _M4) << _S8)
+            | ((table >> _S8) & _M4)
+            | (table & _M67)
+        )
         both = np.concatenate([table, swapped])
         idx = (at + table.size * self.preferences)[:, None] + self._window
         n = self.n_agents
@@ -461,7 +533,9 @@ class AllelopathicHarvestEnv(ParallelEnv):
             grid[(self.colour == 0) & self.ripe] = "R"
             grid[(self.colour == 1) & self.ripe] = "B"
             for i, (y, x) in enumerate(self.pos):
-                grid[y, x] = ("x" if self.groups[i] else "o") if self.preferences[i] == 0 else ("X" if self.groups[i] else "O")
+                grid[y, x] = (
+                    ("x" if self.groups[i] else "o") if self.preferences[i] == 0 else ("X" if self.groups[i] else "O")
+                )
             return f"t={self.t}\n" + "\n".join("".join(row) for row in grid) + "\n"
         return self.render_rgb()
 
@@ -470,14 +544,21 @@ class AllelopathicHarvestEnv(ParallelEnv):
         agents (a square in their preferred colour, with a dark centre when impaired)."""
         H, W = self.height, self.width
         img = np.full((H, W, 3), 235, dtype=np.uint8)
-        palette = {(0, False): (240, 170, 170), (0, True): (200, 30, 30), (1, False): (170, 190, 240), (1, True): (30, 60, 200)}
+        palette = {
+            (0, False): (240, 170, 170),
+            (0, True): (200, 30, 30),
+            (1, False): (170, 190, 240),
+            (1, True): (30, 60, 200),
+        }
         for (c, ripe), rgb in palette.items():
             img[(self.colour == c) & (self.ripe == ripe)] = rgb
         img = np.repeat(np.repeat(img, cell, axis=0), cell, axis=1)
         q = cell // 4
         for i, (y, x) in enumerate(self.pos):
             y0, x0 = y * cell, x * cell
-            img[y0 + q : y0 + cell - q, x0 + q : x0 + cell - q] = (150, 0, 0) if self.preferences[i] == 0 else (0, 0, 150)
+            img[y0 + q : y0 + cell - q, x0 + q : x0 + cell - q] = (
+                (150, 0, 0) if self.preferences[i] == 0 else (0, 0, 150)
+            )
             if self.groups[i]:
                 img[y0 + cell // 2 - 2 : y0 + cell // 2 + 2, x0 + cell // 2 - 2 : x0 + cell // 2 + 2] = 20
         return img
@@ -487,4 +568,6 @@ class AllelopathicHarvestEnv(ParallelEnv):
 
     def state(self) -> np.ndarray:
         """Global state: bush colour (+1, so 0 = none), ripeness, agent positions and groups, flattened."""
-        return np.concatenate([(self.colour + 1).ravel(), self.ripe.ravel(), self.pos.ravel(), self.groups]).astype(np.float32)
+        return np.concatenate([(self.colour + 1).ravel(), self.ripe.ravel(), self.pos.ravel(), self.groups]).astype(
+            np.float32
+        )

@@ -112,12 +112,16 @@ class PursuitEvasionEnv(gym.Env):
         self.evader_speed = check_weights(evader_speed, "evader_speed")
         self.size = check_weights(size, "size", allow_zero=False)
         if self.size < MIN_SIZE:
-            raise ValueError(f"size must be a finite number >= {MIN_SIZE} (MIN_SIZE: pursuers start 0.5 or more from the "
-                             f"evader), got {size!r}")
+            raise ValueError(
+                f"size must be a finite number >= {MIN_SIZE} (MIN_SIZE: pursuers start 0.5 or more from the "
+                f"evader), got {size!r}"
+            )
         self.dt = check_weights(dt, "dt", allow_zero=False)
         for name, speed in (("pursuer_speed", self.pursuer_speed), ("evader_speed", self.evader_speed)):
             if not np.isfinite(speed * self.dt):  # an infinite move puts every position at NaN (inf % size)
-                raise ValueError(f"{name} * dt must be finite (the distance moved per step), got {name}={speed!r} and dt={dt!r}")
+                raise ValueError(
+                    f"{name} * dt must be finite (the distance moved per step), got {name}={speed!r} and dt={dt!r}"
+                )
         self.capture_radius = check_weights(capture_radius, "capture_radius")
         self.max_steps = check_horizon(max_steps, "max_steps")
         check_choice(observation, "observation", OBSERVATIONS)
@@ -133,8 +137,9 @@ class PursuitEvasionEnv(gym.Env):
             self.observation_space = spaces.Box(0.0, 1.0, (obs_dim,), np.float32)
             agent_obs = None
         self.action_space = spaces.Box(-1.0, 1.0, (2 * self.n,), np.float32)
-        self.symmetry = AgentSymmetry(n_agents=self.n, obs_dim=obs_dim, action_dim=2 * self.n,
-                                      obs_index=self._obs_index, agent_obs=agent_obs)
+        self.symmetry = AgentSymmetry(
+            n_agents=self.n, obs_dim=obs_dim, action_dim=2 * self.n, obs_index=self._obs_index, agent_obs=agent_obs
+        )
         self.pursuers = np.zeros((self.n, 2))
         self.evader = np.zeros(2)
         self.t = 0
@@ -168,11 +173,16 @@ class PursuitEvasionEnv(gym.Env):
         for i, (px, py) in enumerate(pursuers):
             values.append(_torus_1d(ex - px, half, size))
             values.append(_torus_1d(ey - py, half, size))
-            others = [(_torus_1d(qx - px, half, size), _torus_1d(qy - py, half, size))
-                      for j, (qx, qy) in enumerate(pursuers) if j != i]
+            others = [
+                (_torus_1d(qx - px, half, size), _torus_1d(qy - py, half, size))
+                for j, (qx, qy) in enumerate(pursuers)
+                if j != i
+            ]
             keys = [dx * dx + dy * dy for dx, dy in others]
             if any(math.isnan(k) for k in keys):  # NaN positions: np.argsort puts NaN keys last (stable)
-                order = sorted(range(len(others)), key=lambda j: (math.isnan(keys[j]), 0.0 if math.isnan(keys[j]) else keys[j]))
+                order = sorted(
+                    range(len(others)), key=lambda j: (math.isnan(keys[j]), 0.0 if math.isnan(keys[j]) else keys[j])
+                )
             else:
                 order = sorted(range(len(others)), key=keys.__getitem__)  # stable, as argsort(kind="stable")
             for j in order:
@@ -235,11 +245,19 @@ class PursuitEvasionEnv(gym.Env):
         terminated = any(captured)
         reward = -0.1 + (50.0 if terminated else 0.0)
         truncated = (not terminated) and self.t >= self.max_steps
-        return self._obs_from(moved, [ex, ey]), reward, terminated, truncated, {BENEFITS: benefits, "captured": terminated}
+        return (
+            self._obs_from(moved, [ex, ey]),
+            reward,
+            terminated,
+            truncated,
+            {BENEFITS: benefits, "captured": terminated},
+        )
 
     def render(self) -> str | np.ndarray | None:
         if self.render_mode == "ansi":
-            return f"t={self.t} pursuers={np.round(self.pursuers, 2).tolist()} evader={np.round(self.evader, 2).tolist()}"
+            return (
+                f"t={self.t} pursuers={np.round(self.pursuers, 2).tolist()} evader={np.round(self.evader, 2).tolist()}"
+            )
         if self.render_mode == "rgb_array":
             px = 120
             img = np.full((px, px, 3), 245, dtype=np.uint8)
@@ -283,7 +301,9 @@ class GreedyPursuitPolicy:
         norms = np.maximum(np.linalg.norm(d, axis=1, keepdims=True), 1e-12)
         return (d / norms).ravel().astype(np.float32)
 
-    def predict(self, observation: np.ndarray, state: Any = None, episode_start: Any = None, deterministic: bool = True) -> tuple[np.ndarray, None]:
+    def predict(
+        self, observation: np.ndarray, state: Any = None, episode_start: Any = None, deterministic: bool = True
+    ) -> tuple[np.ndarray, None]:
         obs = np.asarray(observation, dtype=np.float64)
         if obs.ndim == 1:
             return self._single(obs), None

@@ -13,11 +13,20 @@ def check_render_mode(render_mode: str | None) -> str | None:
         raise ValueError(f"render_mode must be one of {RENDER_MODES} or None, got {render_mode!r}")
     return render_mode
 
-GROUP_COLOURS = np.array([[66, 135, 245], [245, 130, 48], [60, 180, 75], [145, 30, 180], [240, 50, 230]], dtype=np.uint8)
+
+GROUP_COLOURS = np.array(
+    [[66, 135, 245], [245, 130, 48], [60, 180, 75], [145, 30, 180], [240, 50, 230]], dtype=np.uint8
+)
 
 
-def bars_rgb(values: np.ndarray, max_value: float, groups: np.ndarray, marked: np.ndarray | None = None,
-             height: int = 96, bar_width: int = 20) -> np.ndarray:
+def bars_rgb(
+    values: np.ndarray,
+    max_value: float,
+    groups: np.ndarray,
+    marked: np.ndarray | None = None,
+    height: int = 96,
+    bar_width: int = 20,
+) -> np.ndarray:
     """An ``(height, n * bar_width, 3)`` uint8 image: stakeholder i's value as a bar coloured by group.
 
     A white strip at the top marks the stakeholders in ``marked`` (present customers, applicants).
@@ -28,7 +37,7 @@ def bars_rgb(values: np.ndarray, max_value: float, groups: np.ndarray, marked: n
     top = 8
     for i in range(n):
         x0, x1 = i * bar_width + 2, (i + 1) * bar_width - 2
-        h = int(round(v[i] * (height - top - 2)))
+        h = round(v[i] * (height - top - 2))
         if h > 0:
             img[height - h :, x0:x1] = GROUP_COLOURS[int(groups[i]) % len(GROUP_COLOURS)]
         if marked is not None and marked[i]:

@@ -126,12 +126,26 @@ class CompactCheckpointCallback(CheckpointCallback):
     :param verbose: 2 prints each file written, with its size.
     """
 
-    def __init__(self, save_freq: int, save_path: str, name_prefix: str = "rl_model", save_replay_buffer: bool = False,
-                 save_vecnormalize: bool = False, keep_buffers: int = 1, verbose: int = 0) -> None:
+    def __init__(
+        self,
+        save_freq: int,
+        save_path: str,
+        name_prefix: str = "rl_model",
+        save_replay_buffer: bool = False,
+        save_vecnormalize: bool = False,
+        keep_buffers: int = 1,
+        verbose: int = 0,
+    ) -> None:
         if isinstance(keep_buffers, bool) or not isinstance(keep_buffers, int) or keep_buffers < 0:
             raise ValueError(f"keep_buffers must be an int >= 0, got {keep_buffers!r}")
-        super().__init__(save_freq, save_path, name_prefix=name_prefix, save_replay_buffer=False,
-                         save_vecnormalize=save_vecnormalize, verbose=verbose)
+        super().__init__(
+            save_freq,
+            save_path,
+            name_prefix=name_prefix,
+            save_replay_buffer=False,
+            save_vecnormalize=save_vecnormalize,
+            verbose=verbose,
+        )
         self.save_compact_replay_buffer = save_replay_buffer
         self.keep_buffers = keep_buffers
         self.written: list[str] = []

@@ -30,13 +30,39 @@ from typing import Any
 
 import yaml
 
-from sb3_fair.common.hyperparams import MAX_YAML_DEPTH, bounded_data, check_objects, hyperparams_file, load_hyperparams, load_yaml
+from sb3_fair.common.hyperparams import (
+    MAX_YAML_DEPTH,
+    bounded_data,
+    check_objects,
+    hyperparams_file,
+    load_hyperparams,
+    load_yaml,
+)
 from sb3_fair.experiment.registry import canonical_algo, check_env_id
 
 #: the keys of an experiment file (a YAML file with ``algo`` and ``env`` at the top)
-CONFIG_FIELDS = ("algo", "env", "variant", "hyperparams", "seed", "n_timesteps", "eval_episodes", "eval_env_kwargs",
-                 "eval_deterministic", "eval_seed", "save_path", "tensorboard_log", "wandb", "verbose", "progress_bar", "name", "group",
-                 "checkpoint_every", "checkpoint_buffers", "num_threads")
+CONFIG_FIELDS = (
+    "algo",
+    "env",
+    "variant",
+    "hyperparams",
+    "seed",
+    "n_timesteps",
+    "eval_episodes",
+    "eval_env_kwargs",
+    "eval_deterministic",
+    "eval_seed",
+    "save_path",
+    "tensorboard_log",
+    "wandb",
+    "verbose",
+    "progress_bar",
+    "name",
+    "group",
+    "checkpoint_every",
+    "checkpoint_buffers",
+    "num_threads",
+)
 
 
 _INT = re.compile(r"^[+-]?\d+$")
@@ -92,7 +118,9 @@ def int_at_least(minimum: int) -> Any:
 
 def number_in(minimum: float, maximum: float = math.inf, strict: bool = False) -> Any:
     """An argparse ``type``: a finite number in [minimum, maximum] (> minimum where ``strict``)."""
-    accepted = f"a finite number {'>' if strict else '>='} {minimum:g}" + ("" if maximum == math.inf else f" and <= {maximum:g}")
+    accepted = f"a finite number {'>' if strict else '>='} {minimum:g}" + (
+        "" if maximum == math.inf else f" and <= {maximum:g}"
+    )
 
     def parse(text: str) -> float:
         try:
@@ -121,10 +149,18 @@ def check_name(value: Any, what: str, max_length: int = MAX_NAME_LENGTH) -> str:
     :param max_length: the longest name accepted.
     :raises ValueError: naming ``what`` and the rule.
     """
-    if not isinstance(value, str) or not value.strip() or len(value) > max_length or value in (".", "..") \
-            or any(c in value for c in "/\\") or any(ord(c) < 32 for c in value):
-        raise ValueError(f"{what} must be a plain name (1-{max_length} characters, no '/' or '\\', not '.' or '..', "
-                         f"no control characters): it names a folder or file inside the output folder; got {value!r}")
+    if (
+        not isinstance(value, str)
+        or not value.strip()
+        or len(value) > max_length
+        or value in (".", "..")
+        or any(c in value for c in "/\\")
+        or any(ord(c) < 32 for c in value)
+    ):
+        raise ValueError(
+            f"{what} must be a plain name (1-{max_length} characters, no '/' or '\\', not '.' or '..', "
+            f"no control characters): it names a folder or file inside the output folder; got {value!r}"
+        )
     return value
 
 
@@ -164,7 +200,9 @@ def apply_overrides(hyperparams: dict[str, Any], overrides: list[str] | dict[str
         items = []
         for item in overrides:
             if not isinstance(item, str) or "=" not in item or not item.split("=", 1)[0].strip():
-                raise ValueError(f"an override is key=value (e.g. learning_rate=3e-4, policy_kwargs.net_arch=[64,64]), got {item!r}")
+                raise ValueError(
+                    f"an override is key=value (e.g. learning_rate=3e-4, policy_kwargs.net_arch=[64,64]), got {item!r}"
+                )
             key, text = item.split("=", 1)
             items.append((key.strip(), parse_value(text)))
     for key, value in items:
@@ -175,8 +213,10 @@ def apply_overrides(hyperparams: dict[str, Any], overrides: list[str] | dict[str
             if child is None:
                 child = node[part] = {}
             if isinstance(child, str):  # RL Zoo's policy_kwargs: "dict(...)" cannot take a dotted override
-                raise ValueError(f"override {key!r}: {'.'.join(parts[: i + 1])} is written as a string ({child!r}); "
-                                 f"override the whole of it instead")
+                raise ValueError(
+                    f"override {key!r}: {'.'.join(parts[: i + 1])} is written as a string ({child!r}); "
+                    f"override the whole of it instead"
+                )
             if not isinstance(child, dict):
                 raise ValueError(f"override {key!r}: {'.'.join(parts[: i + 1])} is {child!r}, not a mapping")
             node = child
@@ -279,9 +319,11 @@ class ExperimentConfig:
         if self.n_timesteps is None:
             raise ValueError(f"no n_timesteps: the entry for {self.env!r} has none; give n_timesteps (--timesteps)")
         if self.checkpoint_every and self.n_timesteps // self.checkpoint_every > MAX_CHECKPOINTS:
-            raise ValueError(f"checkpoint_every={self.checkpoint_every} would write {self.n_timesteps // self.checkpoint_every:,} "
-                             f"checkpoints in {self.n_timesteps:,} steps (every one keeps its model); a run writes at most "
-                             f"{MAX_CHECKPOINTS:,}: give checkpoint_every >= {-(-self.n_timesteps // MAX_CHECKPOINTS):,}")
+            raise ValueError(
+                f"checkpoint_every={self.checkpoint_every} would write {self.n_timesteps // self.checkpoint_every:,} "
+                f"checkpoints in {self.n_timesteps:,} steps (every one keeps its model); a run writes at most "
+                f"{MAX_CHECKPOINTS:,}: give checkpoint_every >= {-(-self.n_timesteps // MAX_CHECKPOINTS):,}"
+            )
 
     @property
     def evaluation_seed(self) -> int:
@@ -305,9 +347,16 @@ class ExperimentConfig:
         return self.name or f"{self.default_group}{'@' + self.variant if self.variant else ''}-seed{self.seed}"
 
     @classmethod
-    def from_hyperparams(cls, algo: str, env: str, variant: str | None = None, file: str | Path | None = None,
-                         overrides: list[str] | dict[str, Any] | None = None, updates: dict[str, Any] | None = None,
-                         **fields: Any) -> ExperimentConfig:
+    def from_hyperparams(
+        cls,
+        algo: str,
+        env: str,
+        variant: str | None = None,
+        file: str | Path | None = None,
+        overrides: list[str] | dict[str, Any] | None = None,
+        updates: dict[str, Any] | None = None,
+        **fields: Any,
+    ) -> ExperimentConfig:
         """A config from a hyper-parameter file's entry (RL Zoo's format) plus overrides.
 
         :param algo: the algorithm name.
@@ -333,7 +382,9 @@ class ExperimentConfig:
         return cls(algo=algo, env=env, variant=variant, hyperparams=apply_overrides(entry, overrides), **fields)
 
     @classmethod
-    def from_file(cls, path: str | Path, overrides: list[str] | dict[str, Any] | None = None, **fields: Any) -> ExperimentConfig:
+    def from_file(
+        cls, path: str | Path, overrides: list[str] | dict[str, Any] | None = None, **fields: Any
+    ) -> ExperimentConfig:
         """A config from an experiment file: YAML (or JSON) with ``algo``, ``env`` and any other field at the
         top; its ``hyperparams`` start from the algorithm's shipped entry (or ``hyperparams_file``'s) for
         ``env``/``variant`` and are updated by the file's, then by ``overrides``; ``fields`` win over the file's.
@@ -347,8 +398,10 @@ class ExperimentConfig:
             raise ValueError(f"no config file {str(p)!r}")
         data = load_yaml(p.read_text(), str(p)) or {}
         if not isinstance(data, dict) or "algo" not in data or "env" not in data:
-            raise ValueError(f"{p}: an experiment file maps 'algo', 'env' and other fields {list(CONFIG_FIELDS)}; "
-                             f"for an RL Zoo hyper-parameter file (keyed by env id) use from_hyperparams(file=...)")
+            raise ValueError(
+                f"{p}: an experiment file maps 'algo', 'env' and other fields {list(CONFIG_FIELDS)}; "
+                f"for an RL Zoo hyper-parameter file (keyed by env id) use from_hyperparams(file=...)"
+            )
         extra = ("hyperparams_file", "inherit_hyperparams")
         unknown = sorted(set(data) - set(CONFIG_FIELDS) - set(extra))
         if unknown:
@@ -424,10 +477,26 @@ def _plain(value: Any) -> Any:
         return repr(value)
     if isinstance(value, (str, int, float, bool)) or value is None:
         return value
-    if callable(value) and getattr(value, "__module__", None) and getattr(value, "__qualname__", None) and "<" not in value.__qualname__:
+    if (
+        callable(value)
+        and getattr(value, "__module__", None)
+        and getattr(value, "__qualname__", None)
+        and "<" not in value.__qualname__
+    ):
         return f"{value.__module__}:{value.__qualname__}"
     raise ValueError(f"cannot write {value!r} in a config file: give it as 'package.module:name'")
 
 
-__all__ = ["CONFIG_FIELDS", "MAX_CHECKPOINTS", "MAX_NAME_LENGTH", "ExperimentConfig", "apply_overrides", "check_name", "int_at_least", "merge_entries", "number_in",
-           "override_keys", "parse_value"]
+__all__ = [
+    "CONFIG_FIELDS",
+    "MAX_CHECKPOINTS",
+    "MAX_NAME_LENGTH",
+    "ExperimentConfig",
+    "apply_overrides",
+    "check_name",
+    "int_at_least",
+    "merge_entries",
+    "number_in",
+    "override_keys",
+    "parse_value",
+]

@@ -51,8 +51,14 @@ ALGOS: dict[str, str] = {
 }
 
 #: the fair counterpart of each baseline (``sb3-fair compare``, a sweep's λ = 0 point)
-FAIR_COUNTERPART: dict[str, str] = {"ddpg": "fair_ddpg", "dqn": "fair_dqn", "ppo": "fair_ppo", "ppo_lstm": "fair_ppo_lstm",
-                                    "ppo_mask": "fair_ppo_mask", "td3": "fair_td3"}
+FAIR_COUNTERPART: dict[str, str] = {
+    "ddpg": "fair_ddpg",
+    "dqn": "fair_dqn",
+    "ppo": "fair_ppo",
+    "ppo_lstm": "fair_ppo_lstm",
+    "ppo_mask": "fair_ppo_mask",
+    "td3": "fair_td3",
+}
 
 
 def _harvest(preset: str = "small", **kwargs: Any) -> Any:
@@ -117,7 +123,11 @@ def accepted_arguments(name: str) -> set[str]:
     import inspect
 
     cls = get_algo_class(name)
-    return {p for c in cls.__mro__ if "__init__" in vars(c) for p in inspect.signature(c.__init__).parameters} - {"self", "args", "kwargs"}
+    return {p for c in cls.__mro__ if "__init__" in vars(c) for p in inspect.signature(c.__init__).parameters} - {
+        "self",
+        "args",
+        "kwargs",
+    }
 
 
 def check_keys(name: str, keys: list[str]) -> None:
@@ -131,8 +141,10 @@ def check_keys(name: str, keys: list[str]) -> None:
     accepted = (accepted_arguments(name) | set(ZOO_KEYS) | {"policy"}) - {"env", "_init_setup_model"}
     unknown = sorted({k for k in keys if k.split(".")[0] not in accepted})
     if unknown:
-        raise ValueError(f"{unknown} {'is not an argument' if len(unknown) == 1 else 'are not arguments'} of "
-                         f"{get_algo_class(name).__name__}; accepted: {sorted(accepted)}")
+        raise ValueError(
+            f"{unknown} {'is not an argument' if len(unknown) == 1 else 'are not arguments'} of "
+            f"{get_algo_class(name).__name__}; accepted: {sorted(accepted)}"
+        )
 
 
 def register_multiagent_env(env_id: str, factory: Callable[..., Any]) -> None:
@@ -167,21 +179,29 @@ def check_env_id(env_id: str, trusted: bool = False) -> str:
     if not isinstance(env_id, str) or not env_id:
         raise ValueError(f"env must be a Gymnasium id or one of {sorted(MULTIAGENT_ENVS)}, got {env_id!r}")
     if env_id in IMPORTING_ENV_IDS and not trusted:
-        raise ValueError(f"env {env_id!r} imports the old-gym env its env_kwargs name (Shimmy's compatibility env); "
-                         + TRUST_HINT.format(packages=", ".join(ALLOWED_PACKAGES)))
+        raise ValueError(
+            f"env {env_id!r} imports the old-gym env its env_kwargs name (Shimmy's compatibility env); "
+            + TRUST_HINT.format(packages=", ".join(ALLOWED_PACKAGES))
+        )
     if env_id in MULTIAGENT_ENVS or env_id in gym.registry:
         return env_id
     if ":" in env_id:  # Gymnasium's "module:Env-v0" imports the module first
         module = env_id.partition(":")[0]
         if not trusted and not is_allowed_module(module):
-            raise ValueError(f"env {env_id!r} would import the module {module!r}; "
-                             + TRUST_HINT.format(packages=", ".join(ALLOWED_PACKAGES)))
+            raise ValueError(
+                f"env {env_id!r} would import the module {module!r}; "
+                + TRUST_HINT.format(packages=", ".join(ALLOWED_PACKAGES))
+            )
         return env_id
     import difflib
 
     known = [*MULTIAGENT_ENVS, *gym.registry]
     close = difflib.get_close_matches(env_id, known, n=3, cutoff=0.5)
-    hint = f"; did you mean {close}?" if close else f"; sb3-fair's are {sorted(k for k in known if k.startswith('sb3_fair/'))}"
+    hint = (
+        f"; did you mean {close}?"
+        if close
+        else f"; sb3-fair's are {sorted(k for k in known if k.startswith('sb3_fair/'))}"
+    )
     raise ValueError(f"env {env_id!r} is neither a registered Gymnasium id nor a multi-agent game{hint}")
 
 
@@ -205,8 +225,16 @@ def wrapper_chain(spec: Any, key: str = "env_wrapper", trusted: bool = False) ->
     return wrap
 
 
-def make_env(env_id: str, n_envs: int = 1, seed: int | None = None, env_kwargs: dict[str, Any] | None = None,
-             env_wrapper: Any = None, vec_env_wrapper: Any = None, monitor_fairness: bool = True, trusted: bool = False) -> VecEnv:
+def make_env(
+    env_id: str,
+    n_envs: int = 1,
+    seed: int | None = None,
+    env_kwargs: dict[str, Any] | None = None,
+    env_wrapper: Any = None,
+    vec_env_wrapper: Any = None,
+    monitor_fairness: bool = True,
+    trusted: bool = False,
+) -> VecEnv:
     """The training ``VecEnv`` of a config: a Gymnasium id through SB3's ``make_vec_env``, a game through
     :func:`~sb3_fair.wrappers.make_multiagent_vec_env`.
 
@@ -228,7 +256,9 @@ def make_env(env_id: str, n_envs: int = 1, seed: int | None = None, env_kwargs: 
         from sb3_fair.wrappers import CounterfactualPair, make_multiagent_vec_env
 
         if env_wrapper is not None:
-            raise ValueError(f"env_wrapper applies to Gymnasium envs; {env_id!r} is a multi-agent game (use vec_env_wrapper)")
+            raise ValueError(
+                f"env_wrapper applies to Gymnasium envs; {env_id!r} is a multi-agent game (use vec_env_wrapper)"
+            )
         pair = kwargs.pop(COUNTERFACTUAL_PAIR, None)
         factory = MULTIAGENT_ENVS[env_id]
 
@@ -238,7 +268,9 @@ def make_env(env_id: str, n_envs: int = 1, seed: int | None = None, env_kwargs: 
         game()  # a bad env_kwargs fails here, naming the argument, before any VecEnv exists
         if pair not in (None, False):
             mode = "flip" if pair is True else pair
-            vec = make_multiagent_vec_env(CounterfactualPair(game, mode=mode), n_instances=n_envs, monitor=monitor_fairness)
+            vec = make_multiagent_vec_env(
+                CounterfactualPair(game, mode=mode), n_instances=n_envs, monitor=monitor_fairness
+            )
         else:
             vec = make_multiagent_vec_env(game, n_instances=n_envs, monitor=monitor_fairness)
     else:
@@ -270,7 +302,9 @@ def _with_fairness_monitor(inner: Callable[[Any], Any] | None) -> Callable[[Any]
     return wrap
 
 
-def make_eval_env(env_id: str, env_kwargs: dict[str, Any] | None = None, env_wrapper: Any = None, trusted: bool = False) -> Any:
+def make_eval_env(
+    env_id: str, env_kwargs: dict[str, Any] | None = None, env_wrapper: Any = None, trusted: bool = False
+) -> Any:
     """One env for evaluation, not vectorised: a Gymnasium env (with ``env_wrapper``), or the bare game
     (paired with its twin where ``env_kwargs`` says so); ``trusted`` as in :func:`make_env`."""
     env_id = check_env_id(env_id, trusted=trusted)

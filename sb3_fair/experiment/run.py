@@ -78,9 +78,15 @@ class ExperimentResult:
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data: the config, the figures and the timings."""
-        return {"config": self.config.to_dict(), "evaluation": dict(self.evaluation),
-                "table": {str(g): dict(row) for g, row in self.table.items()}, "n_timesteps": self.n_timesteps,
-                "train_time_s": self.train_time_s, "steps_per_second": self.steps_per_second, "save_path": self.save_path}
+        return {
+            "config": self.config.to_dict(),
+            "evaluation": dict(self.evaluation),
+            "table": {str(g): dict(row) for g, row in self.table.items()},
+            "n_timesteps": self.n_timesteps,
+            "train_time_s": self.train_time_s,
+            "steps_per_second": self.steps_per_second,
+            "save_path": self.save_path,
+        }
 
 
 def _vec_normalize(env: VecEnv, spec: Any, gamma: float | None, trusted: bool = False) -> VecEnv:
@@ -92,7 +98,9 @@ def _vec_normalize(env: VecEnv, spec: Any, gamma: float | None, trusted: bool = 
     elif isinstance(spec, (dict, str)):
         kwargs = resolve_hyperparams({"normalize": spec}, trusted=trusted)["normalize"]
     else:
-        raise ValueError(f"hyper-parameter 'normalize' must be true, false or a mapping of VecNormalize arguments, got {spec!r}")
+        raise ValueError(
+            f"hyper-parameter 'normalize' must be true, false or a mapping of VecNormalize arguments, got {spec!r}"
+        )
     if gamma is not None and "gamma" not in kwargs:
         kwargs["gamma"] = gamma
     return VecNormalize(env, **kwargs)
@@ -159,17 +167,30 @@ def _coerce_ints(cls: type, kwargs: dict[str, Any]) -> dict[str, Any]:
 #: the ranges of SB3's own arguments, which SB3 checks late or not at all (``gamma=2`` trains, ``n_epochs=0`` fails at
 #: the first update): name -> (lowest, highest, lowest excluded, an int)
 SB3_RANGES: dict[str, tuple[float, float, bool, bool]] = {
-    "gamma": (0.0, 1.0, False, False), "gae_lambda": (0.0, 1.0, False, False), "tau": (0.0, 1.0, False, False),
-    "exploration_fraction": (0.0, 1.0, False, False), "exploration_initial_eps": (0.0, 1.0, False, False),
-    "exploration_final_eps": (0.0, 1.0, False, False), "learning_rate": (0.0, math.inf, True, False),
-    "clip_range": (0.0, math.inf, True, False), "clip_range_vf": (0.0, math.inf, True, False),
-    "ent_coef": (0.0, math.inf, False, False), "vf_coef": (0.0, math.inf, False, False),
-    "max_grad_norm": (0.0, math.inf, True, False), "target_kl": (0.0, math.inf, True, False),
-    "target_policy_noise": (0.0, math.inf, False, False), "target_noise_clip": (0.0, math.inf, False, False),
-    "n_epochs": (1, math.inf, False, True), "batch_size": (1, math.inf, False, True), "n_steps": (1, math.inf, False, True),
-    "buffer_size": (1, math.inf, False, True), "learning_starts": (0, math.inf, False, True),
-    "target_update_interval": (1, math.inf, False, True), "gradient_steps": (-1, math.inf, False, True),
-    "policy_delay": (1, math.inf, False, True), "train_freq": (1, math.inf, False, True),
+    "gamma": (0.0, 1.0, False, False),
+    "gae_lambda": (0.0, 1.0, False, False),
+    "tau": (0.0, 1.0, False, False),
+    "exploration_fraction": (0.0, 1.0, False, False),
+    "exploration_initial_eps": (0.0, 1.0, False, False),
+    "exploration_final_eps": (0.0, 1.0, False, False),
+    "learning_rate": (0.0, math.inf, True, False),
+    "clip_range": (0.0, math.inf, True, False),
+    "clip_range_vf": (0.0, math.inf, True, False),
+    "ent_coef": (0.0, math.inf, False, False),
+    "vf_coef": (0.0, math.inf, False, False),
+    "max_grad_norm": (0.0, math.inf, True, False),
+    "target_kl": (0.0, math.inf, True, False),
+    "target_policy_noise": (0.0, math.inf, False, False),
+    "target_noise_clip": (0.0, math.inf, False, False),
+    "n_epochs": (1, math.inf, False, True),
+    "batch_size": (1, math.inf, False, True),
+    "n_steps": (1, math.inf, False, True),
+    "buffer_size": (1, math.inf, False, True),
+    "learning_starts": (0, math.inf, False, True),
+    "target_update_interval": (1, math.inf, False, True),
+    "gradient_steps": (-1, math.inf, False, True),
+    "policy_delay": (1, math.inf, False, True),
+    "train_freq": (1, math.inf, False, True),
 }
 
 
@@ -188,14 +209,28 @@ def _check_ranges(kwargs: dict[str, Any]) -> None:
             value = value.initial_value  # lin_<x>: x at the start, falling to 0
         if value is None or isinstance(value, (str, bool)) or callable(value) or not isinstance(value, (int, float)):
             continue
-        bad = not math.isfinite(value) and not (key == "max_grad_norm" and value == math.inf)  # no clipping: SB3's idiom
-        bad = bad or value < low or (open_low and value == low) or value > high or (integer and float(value) != int(value))
+        bad = not math.isfinite(value) and not (
+            key == "max_grad_norm" and value == math.inf
+        )  # no clipping: SB3's idiom
+        bad = (
+            bad
+            or value < low
+            or (open_low and value == low)
+            or value > high
+            or (integer and float(value) != int(value))
+        )
         if bad:
             kind = "an int" if integer else "a number"
             bounds = f"{'>' if open_low else '>='} {low:g}" + ("" if high == math.inf else f" and <= {high:g}")
             raise ValueError(f"hyper-parameter {key!r} must be {kind} {bounds}, got {value!r}")
-    arch = (kwargs.get("policy_kwargs") or {}).get("net_arch") if isinstance(kwargs.get("policy_kwargs"), dict) else None
-    layers = [v for part in arch.values() for v in (part if isinstance(part, list) else [part])] if isinstance(arch, dict) else arch
+    arch = (
+        (kwargs.get("policy_kwargs") or {}).get("net_arch") if isinstance(kwargs.get("policy_kwargs"), dict) else None
+    )
+    layers = (
+        [v for part in arch.values() for v in (part if isinstance(part, list) else [part])]
+        if isinstance(arch, dict)
+        else arch
+    )
     if isinstance(layers, list) and not all(isinstance(n, int) and not isinstance(n, bool) and n >= 1 for n in layers):
         raise ValueError(f"hyper-parameter 'policy_kwargs.net_arch' must list layer sizes (ints >= 1), got {arch!r}")
 
@@ -208,17 +243,23 @@ def build_model(config: ExperimentConfig, env: VecEnv | None = None) -> BaseAlgo
     """
     hp = config.hyperparams
     if "frame_stack" in hp:
-        raise ValueError("hyper-parameter 'frame_stack' is not supported (the evaluation envs are not vectorised); "
-                         "use env_wrapper: gymnasium.wrappers.FrameStackObservation with {stack_size: N}")
+        raise ValueError(
+            "hyper-parameter 'frame_stack' is not supported (the evaluation envs are not vectorised); "
+            "use env_wrapper: gymnasium.wrappers.FrameStackObservation with {stack_size: N}"
+        )
     cls = get_algo_class(config.algo)
     reserved = sorted(set(hp) & RESERVED_KEYS)
     if reserved:
-        raise ValueError(f"{reserved} {'is' if len(reserved) == 1 else 'are'} set by the experiment, not by hyper-parameters: "
-                         "use ExperimentConfig's seed / verbose / tensorboard_log fields (--seed, --verbose, --tensorboard-log); "
-                         "the env is the config's env")
+        raise ValueError(
+            f"{reserved} {'is' if len(reserved) == 1 else 'are'} set by the experiment, not by hyper-parameters: "
+            "use ExperimentConfig's seed / verbose / tensorboard_log fields (--seed, --verbose, --tensorboard-log); "
+            "the env is the config's env"
+        )
     check_keys(config.algo, list(hp))
     kwargs = _coerce_ints(cls, algo_kwargs(hp, trusted=config.trusted))
-    if isinstance(kwargs.get("train_freq"), list):  # YAML has no tuples: [1, episode] is SB3's (1, "episode"), as RL Zoo reads it
+    if isinstance(
+        kwargs.get("train_freq"), list
+    ):  # YAML has no tuples: [1, episode] is SB3's (1, "episode"), as RL Zoo reads it
         kwargs["train_freq"] = tuple(kwargs["train_freq"])
     _check_ranges(kwargs)
     if env is None:
@@ -229,8 +270,15 @@ def build_model(config: ExperimentConfig, env: VecEnv | None = None) -> BaseAlgo
         if not isinstance(env_kwargs, dict):
             raise ValueError(f"hyper-parameter 'env_kwargs' must be a mapping, got {env_kwargs!r}")
         try:
-            env = make_env(config.env, n_envs=n_envs, seed=config.seed, env_kwargs=env_kwargs,
-                           env_wrapper=hp.get("env_wrapper"), vec_env_wrapper=hp.get("vec_env_wrapper"), trusted=config.trusted)
+            env = make_env(
+                config.env,
+                n_envs=n_envs,
+                seed=config.seed,
+                env_kwargs=env_kwargs,
+                env_wrapper=hp.get("env_wrapper"),
+                vec_env_wrapper=hp.get("vec_env_wrapper"),
+                trusted=config.trusted,
+            )
         except TypeError as err:  # an env_kwargs entry the env does not take
             raise ValueError(f"env {config.env!r} refused env_kwargs {env_kwargs}: {err}") from None
         try:
@@ -246,13 +294,18 @@ def build_model(config: ExperimentConfig, env: VecEnv | None = None) -> BaseAlgo
         kwargs["wandb"] = True  # joins the run train() started (and leaves it open for the evaluation figures)
     try:
         return cls(policy, env, **kwargs)
-    except (TypeError, AssertionError) as err:  # SB3 asserts on some values; a policy_kwargs entry the policy does not take
+    except (
+        TypeError,
+        AssertionError,
+    ) as err:  # SB3 asserts on some values; a policy_kwargs entry the policy does not take
         where = f"the hyper-parameters of {config.env!r}{' @' + config.variant if config.variant else ''}"
         raise ValueError(f"{cls.__name__} could not be built from {where}: {err}") from None
     except MemoryError as err:  # a buffer allocated for buffer_size or n_steps * n_envs rows
         sizes = {k: kwargs[k] for k in ("buffer_size", "n_steps", "batch_size") if k in kwargs}
-        raise ValueError(f"{cls.__name__}'s buffers do not fit in memory ({err}); lower the hyper-parameters that size them "
-                         f"({sizes or 'buffer_size / n_steps'}, n_envs {env.num_envs})") from None
+        raise ValueError(
+            f"{cls.__name__}'s buffers do not fit in memory ({err}); lower the hyper-parameters that size them "
+            f"({sizes or 'buffer_size / n_steps'}, n_envs {env.num_envs})"
+        ) from None
 
 
 class _NormalizedPredictor:
@@ -272,8 +325,16 @@ class _NormalizedPredictor:
         self.predict = predict
 
 
-def evaluate(model: Any, env_id: str, n_episodes: int = 10, env_kwargs: dict[str, Any] | None = None, env_wrapper: Any = None,
-             deterministic: bool | None = None, seed: int = 0, trusted: bool = False) -> tuple[dict[str, float], dict[int, dict[str, float]]]:
+def evaluate(
+    model: Any,
+    env_id: str,
+    n_episodes: int = 10,
+    env_kwargs: dict[str, Any] | None = None,
+    env_wrapper: Any = None,
+    deterministic: bool | None = None,
+    seed: int = 0,
+    trusted: bool = False,
+) -> tuple[dict[str, float], dict[int, dict[str, float]]]:
     """Evaluate ``model`` with the evaluator that fits the env; return the scalar figures and, for a
     multi-agent game, the per-group table.
 
@@ -304,12 +365,15 @@ def evaluate(model: Any, env_id: str, n_episodes: int = 10, env_kwargs: dict[str
     env = make_eval_env(env_id, env_kwargs, env_wrapper, trusted=trusted)
     try:
         if is_multiagent_env(env_id):
-            res = evaluate_group_fairness(predictor, env, n_episodes=n_episodes, seed=seed,
-                                          deterministic=bool(deterministic))
+            res = evaluate_group_fairness(
+                predictor, env, n_episodes=n_episodes, seed=seed, deterministic=bool(deterministic)
+            )
             return _scalars(res), {int(g): dict(row) for g, row in res["table"].items()}
         _, info = env.reset(seed=seed)
         if is_fairness_signals_supported(info):
-            res = evaluate_long_term(predictor, env, n_episodes=n_episodes, seed=seed, deterministic=bool(deterministic))
+            res = evaluate_long_term(
+                predictor, env, n_episodes=n_episodes, seed=seed, deterministic=bool(deterministic)
+            )
             return _scalars(res), {}
         if is_stakeholders_supported(env) and is_symmetry_supported(env):
             det = True if deterministic is None else deterministic
@@ -324,13 +388,18 @@ def evaluate(model: Any, env_id: str, n_episodes: int = 10, env_kwargs: dict[str
         if _masked(predictor, env):  # sb3-contrib's evaluate_policy passes the env's action masks
             from sb3_contrib.common.maskable.evaluation import evaluate_policy as evaluate_masked
 
-            rewards, lengths = evaluate_masked(predictor, env, n_eval_episodes=n_episodes, deterministic=det,
-                                               return_episode_rewards=True, warn=False)
+            rewards, lengths = evaluate_masked(
+                predictor, env, n_eval_episodes=n_episodes, deterministic=det, return_episode_rewards=True, warn=False
+            )
         else:
-            rewards, lengths = evaluate_policy(predictor, env, n_eval_episodes=n_episodes, deterministic=det,
-                                               return_episode_rewards=True, warn=False)
-        return {"episode_reward": float(np.mean(rewards)), "episode_reward_std": float(np.std(rewards)),
-                "episode_length": float(np.mean(lengths))}, {}
+            rewards, lengths = evaluate_policy(
+                predictor, env, n_eval_episodes=n_episodes, deterministic=det, return_episode_rewards=True, warn=False
+            )
+        return {
+            "episode_reward": float(np.mean(rewards)),
+            "episode_reward_std": float(np.std(rewards)),
+            "episode_length": float(np.mean(lengths)),
+        }, {}
     finally:
         env.close()
 
@@ -344,7 +413,11 @@ def _masked(model: Any, env: Any) -> bool:
 
 
 def _scalars(result: dict[str, Any]) -> dict[str, float]:
-    return {k: float(v) for k, v in result.items() if isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)}
+    return {
+        k: float(v)
+        for k, v in result.items()
+        if isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
+    }
 
 
 _CHECKPOINT = re.compile(r"^(?P<prefix>.+)_(?P<steps>\d+)_steps$")
@@ -372,8 +445,9 @@ def saved_vecnormalize_path(model_path: str | Path) -> Path:
     return p.with_name(stem + VECNORMALIZE_SUFFIX)
 
 
-def load_model(path: str | Path, algo: str | None = None, env: VecEnv | None = None, trusted: bool = False,
-               **kwargs: Any) -> tuple[BaseAlgorithm, ExperimentConfig | None]:
+def load_model(
+    path: str | Path, algo: str | None = None, env: VecEnv | None = None, trusted: bool = False, **kwargs: Any
+) -> tuple[BaseAlgorithm, ExperimentConfig | None]:
     """A saved model and, if :func:`train` saved it, its config (algorithm, env and VecNormalize statistics
     come from there); ``algo`` is needed otherwise.
 
@@ -395,11 +469,18 @@ def load_model(path: str | Path, algo: str | None = None, env: VecEnv | None = N
     model = get_algo_class(name).load(zip_path, env=env, device=kwargs.pop("device", "cpu"), **kwargs)
     stats = saved_vecnormalize_path(zip_path)
     if stats.is_file() and config is None:
-        raise ValueError(f"{zip_path} was trained on normalised observations ({stats.name}) but has no saved config to "
-                         f"rebuild its env from ({cfg_path.name})")
+        raise ValueError(
+            f"{zip_path} was trained on normalised observations ({stats.name}) but has no saved config to "
+            f"rebuild its env from ({cfg_path.name})"
+        )
     if stats.is_file() and config is not None:
-        vec = make_env(config.env, n_envs=1, env_kwargs=config.hyperparams.get("env_kwargs") or {},
-                       env_wrapper=config.hyperparams.get("env_wrapper"), trusted=config.trusted)
+        vec = make_env(
+            config.env,
+            n_envs=1,
+            env_kwargs=config.hyperparams.get("env_kwargs") or {},
+            env_wrapper=config.hyperparams.get("env_wrapper"),
+            trusted=config.trusted,
+        )
         norm = VecNormalize.load(str(stats), vec)
         norm.training, norm.norm_reward = False, False
         model._vec_normalize_env = norm  # what get_vec_normalize_env() reads
@@ -421,18 +502,28 @@ def _check_model_fits(model: Any, config: ExperimentConfig) -> None:
     env whose spaces are those of ``config.env`` with the config's ``env_kwargs``."""
     cls = get_algo_class(config.algo)
     if not isinstance(model, cls):
-        raise ValueError(f"model must be a {cls.__name__} (config.algo {config.algo!r}), e.g. an earlier result's .model; "
-                         f"got {type(model).__name__}")
+        raise ValueError(
+            f"model must be a {cls.__name__} (config.algo {config.algo!r}), e.g. an earlier result's .model; "
+            f"got {type(model).__name__}"
+        )
     if model.get_env() is None:
         raise ValueError("model has no env to go on training on: pass an earlier result's .model, or load it with env=")
-    probe = make_env(config.env, n_envs=1, seed=config.seed, env_kwargs=config.hyperparams.get("env_kwargs") or {},
-                     env_wrapper=config.hyperparams.get("env_wrapper"), vec_env_wrapper=config.hyperparams.get("vec_env_wrapper"),
-                     trusted=config.trusted)
+    probe = make_env(
+        config.env,
+        n_envs=1,
+        seed=config.seed,
+        env_kwargs=config.hyperparams.get("env_kwargs") or {},
+        env_wrapper=config.hyperparams.get("env_wrapper"),
+        vec_env_wrapper=config.hyperparams.get("vec_env_wrapper"),
+        trusted=config.trusted,
+    )
     try:
         if probe.observation_space != model.observation_space or probe.action_space != model.action_space:
-            raise ValueError(f"model was not trained on {config.env!r} with env_kwargs {config.hyperparams.get('env_kwargs') or {}}: "
-                             f"its spaces are {model.observation_space} / {model.action_space}, the env's "
-                             f"{probe.observation_space} / {probe.action_space}")
+            raise ValueError(
+                f"model was not trained on {config.env!r} with env_kwargs {config.hyperparams.get('env_kwargs') or {}}: "
+                f"its spaces are {model.observation_space} / {model.action_space}, the env's "
+                f"{probe.observation_space} / {probe.action_space}"
+            )
     finally:
         probe.close()
 
@@ -453,8 +544,12 @@ def torch_threads(n: int | None) -> Iterator[None]:
         th.set_num_threads(previous)
 
 
-def train(config: ExperimentConfig, callback: BaseCallback | list[BaseCallback] | None = None,
-          resume: str | Path | None = None, model: BaseAlgorithm | None = None) -> ExperimentResult:
+def train(
+    config: ExperimentConfig,
+    callback: BaseCallback | list[BaseCallback] | None = None,
+    resume: str | Path | None = None,
+    model: BaseAlgorithm | None = None,
+) -> ExperimentResult:
     """Train, save, evaluate and track one run of ``config``.
 
     Training in chunks, with an evaluation after each, goes on from the model in memory::
@@ -479,15 +574,25 @@ def train(config: ExperimentConfig, callback: BaseCallback | list[BaseCallback] 
         return _train(config, callback, resume, model)
 
 
-def _train(config: ExperimentConfig, callback: BaseCallback | list[BaseCallback] | None, resume: str | Path | None,
-           model: BaseAlgorithm | None) -> ExperimentResult:
+def _train(
+    config: ExperimentConfig,
+    callback: BaseCallback | list[BaseCallback] | None,
+    resume: str | Path | None,
+    model: BaseAlgorithm | None,
+) -> ExperimentResult:
     if resume is not None and model is not None:
         raise ValueError("give resume (a checkpoint on disk) or model (a model in memory), not both")
     if config.save_path:
-        check_output_path(config.save_path, "save_path")  # before training: a model trained for nothing is lost otherwise
-    if config.eval_episodes and config.eval_env_kwargs:  # the evaluation env's own arguments, checked before training too
+        check_output_path(
+            config.save_path, "save_path"
+        )  # before training: a model trained for nothing is lost otherwise
+    if (
+        config.eval_episodes and config.eval_env_kwargs
+    ):  # the evaluation env's own arguments, checked before training too
         try:
-            make_eval_env(config.env, config.evaluation_env_kwargs, config.hyperparams.get("env_wrapper"), trusted=config.trusted).close()
+            make_eval_env(
+                config.env, config.evaluation_env_kwargs, config.hyperparams.get("env_wrapper"), trusted=config.trusted
+            ).close()
         except TypeError as err:
             raise ValueError(f"env {config.env!r} refused eval_env_kwargs {config.eval_env_kwargs}: {err}") from None
     if model is not None:
@@ -505,7 +610,9 @@ def _train(config: ExperimentConfig, callback: BaseCallback | list[BaseCallback]
         init.setdefault("group", config.group or config.default_group)
         init.setdefault("tags", [config.algo, config.env, *([config.variant] if config.variant else [])])
         owns_run = active_wandb_run() is None  # a run you started yourself is joined and left open for you
-        run = start_wandb_run({"experiment": config.to_plain_dict()}, **init)  # the model adds its own flat settings beside it
+        run = start_wandb_run(
+            {"experiment": config.to_plain_dict()}, **init
+        )  # the model adds its own flat settings beside it
     try:
         buffer: Path | None = None
         going_on = resume is not None or model is not None
@@ -527,9 +634,17 @@ def _train(config: ExperimentConfig, callback: BaseCallback | list[BaseCallback]
         checkpoints = None
         if config.checkpoint_every:
             folder = checkpoint_folder(config)
-            every = max(config.checkpoint_every // model.get_env().num_envs, 1)  # CheckpointCallback counts VecEnv steps
-            checkpoints = CompactCheckpointCallback(every, str(folder), name_prefix="model", save_replay_buffer=True,
-                                                    save_vecnormalize=True, keep_buffers=config.checkpoint_buffers)
+            every = max(
+                config.checkpoint_every // model.get_env().num_envs, 1
+            )  # CheckpointCallback counts VecEnv steps
+            checkpoints = CompactCheckpointCallback(
+                every,
+                str(folder),
+                name_prefix="model",
+                save_replay_buffer=True,
+                save_vecnormalize=True,
+                keep_buffers=config.checkpoint_buffers,
+            )
             callbacks.append(checkpoints)
             folder.mkdir(parents=True, exist_ok=True)
             config.save(folder / ("model" + CONFIG_SUFFIX))
@@ -539,23 +654,39 @@ def _train(config: ExperimentConfig, callback: BaseCallback | list[BaseCallback]
         t0 = time.perf_counter()
         try:
             if remaining > 0:
-                model.learn(remaining, callback=CallbackList(callbacks) if callbacks else None, progress_bar=config.progress_bar,
-                            reset_num_timesteps=not going_on)
+                model.learn(
+                    remaining,
+                    callback=CallbackList(callbacks) if callbacks else None,
+                    progress_bar=config.progress_bar,
+                    reset_num_timesteps=not going_on,
+                )
         finally:
             if quiet:
                 model._custom_logger = False  # the next learn (or train) configures a fresh logger
         train_time = time.perf_counter() - t0
-        result = ExperimentResult(config=config, n_timesteps=int(model.num_timesteps), train_time_s=train_time, model=model,
-                                  checkpoint_bytes=checkpoints.bytes_on_disk() if checkpoints is not None else 0)
+        result = ExperimentResult(
+            config=config,
+            n_timesteps=int(model.num_timesteps),
+            train_time_s=train_time,
+            model=model,
+            checkpoint_bytes=checkpoints.bytes_on_disk() if checkpoints is not None else 0,
+        )
         if resume is not None:
             result.resumed_at, result.resumed_buffer = start, (str(buffer) if buffer else None)
         if config.save_path:
             save(model, config, config.save_path)
             result.save_path = str(config.save_path)
         if config.eval_episodes:
-            result.evaluation, result.table = evaluate(model, config.env, config.eval_episodes, config.evaluation_env_kwargs,
-                                                       config.hyperparams.get("env_wrapper"), config.eval_deterministic,
-                                                       seed=config.evaluation_seed, trusted=config.trusted)
+            result.evaluation, result.table = evaluate(
+                model,
+                config.env,
+                config.eval_episodes,
+                config.evaluation_env_kwargs,
+                config.hyperparams.get("env_wrapper"),
+                config.eval_deterministic,
+                seed=config.evaluation_seed,
+                trusted=config.trusted,
+            )
         if run is not None:
             _log_evaluation(run, result)
         return result
@@ -571,7 +702,9 @@ def _train_in_worker(data: dict[str, Any], trusted: bool) -> ExperimentResult:
     return result
 
 
-def train_all(configs: list[ExperimentConfig], jobs: int = 1, on_start: Any = None, on_done: Any = None) -> list[ExperimentResult]:
+def train_all(
+    configs: list[ExperimentConfig], jobs: int = 1, on_start: Any = None, on_done: Any = None
+) -> list[ExperimentResult]:
     """:func:`train` of every config, ``jobs`` at a time in worker processes; the results in the order of ``configs``.
 
     Each training runs with its config's ``num_threads`` (default 1) in a fresh process (``spawn``), so the results are
@@ -636,7 +769,10 @@ def _log_evaluation(run: Any, result: ExperimentResult) -> None:
         tables["eval/figures"] = (["figure", "value"], [[k, v] for k, v in result.evaluation.items()])
     if result.table:
         columns = sorted({k for row in result.table.values() for k in row})
-        tables["eval/per_group"] = (["group", *columns], [[g, *[row.get(c) for c in columns]] for g, row in sorted(result.table.items())])
+        tables["eval/per_group"] = (
+            ["group", *columns],
+            [[g, *[row.get(c) for c in columns]] for g, row in sorted(result.table.items())],
+        )
     log_results(run, tables=tables)
 
 
@@ -714,10 +850,26 @@ def _resume(config: ExperimentConfig, checkpoint: Path) -> tuple[BaseAlgorithm, 
         model.load_replay_buffer(buffer)
         return model, buffer
     if getattr(model, "replay_buffer", None) is not None:
-        warnings.warn(f"no replay buffer beside {checkpoint.name} ({buffer.name}; train() keeps the buffers of the newest "
-                      f"checkpoint_buffers checkpoints only): the run goes on with an empty replay buffer", stacklevel=3)
+        warnings.warn(
+            f"no replay buffer beside {checkpoint.name} ({buffer.name}; train() keeps the buffers of the newest "
+            f"checkpoint_buffers checkpoints only): the run goes on with an empty replay buffer",
+            stacklevel=3,
+        )
     return model, None
 
 
-__all__ = ["CONFIG_SUFFIX", "ExperimentResult", "build_model", "check_output_path", "checkpoint_folder", "evaluate", "existing_ancestor",
-           "load_model", "save", "saved_config_path", "torch_threads", "train", "train_all"]
+__all__ = [
+    "CONFIG_SUFFIX",
+    "ExperimentResult",
+    "build_model",
+    "check_output_path",
+    "checkpoint_folder",
+    "evaluate",
+    "existing_ancestor",
+    "load_model",
+    "save",
+    "saved_config_path",
+    "torch_threads",
+    "train",
+    "train_all",
+]

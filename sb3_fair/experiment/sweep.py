@@ -40,7 +40,16 @@ from sb3_fair.experiment.registry import check_keys
 TRUST_FILE = "sb3_fair_trust.json"
 #: figures used for the Pareto plot when none is named: utility (higher is better) and unfairness (lower is better)
 UTILITY_KEYS = ("episode_reward", "episode_return", "utilitarian")
-UNFAIRNESS_KEYS = ("dp_normalized", "dp_abs", "long_term_final", "long_term_mean", "team_fairness", "gini", "max_unfairness", "group_gap")
+UNFAIRNESS_KEYS = (
+    "dp_normalized",
+    "dp_abs",
+    "long_term_final",
+    "long_term_mean",
+    "team_fairness",
+    "gini",
+    "max_unfairness",
+    "group_gap",
+)
 #: the sampling distributions of a search space
 DISTRIBUTIONS = ("uniform", "loguniform", "randint", "choice")
 
@@ -50,7 +59,7 @@ def _require_ray() -> Any:
         import ray
         from ray import tune  # noqa: F401
     except ImportError as err:
-        raise ImportError(f"sweeps need Ray Tune: pip install \"sb3-fair[sweep]\" ({err})") from None
+        raise ImportError(f'sweeps need Ray Tune: pip install "sb3-fair[sweep]" ({err})') from None
     return ray
 
 
@@ -97,10 +106,14 @@ def parse_space(items: list[str] | None) -> dict[str, tuple[Any, ...]]:
         text = text.strip()
         kind, paren, rest = text.partition("(")
         if not sep or not key.strip() or not paren or not rest.endswith(")") or kind not in DISTRIBUTIONS:
-            raise ValueError(f"--space takes key=<{'|'.join(DISTRIBUTIONS)}>(args), e.g. learning_rate=loguniform(1e-5,1e-3), "
-                             f"got {item!r}")
+            raise ValueError(
+                f"--space takes key=<{'|'.join(DISTRIBUTIONS)}>(args), e.g. learning_rate=loguniform(1e-5,1e-3), "
+                f"got {item!r}"
+            )
         args = tuple(parse_value(v) for v in split_values(rest[:-1]))
-        if kind != "choice" and (len(args) != 2 or not all(isinstance(a, (int, float)) for a in args) or not args[0] < args[1]):
+        if kind != "choice" and (
+            len(args) != 2 or not all(isinstance(a, (int, float)) for a in args) or not args[0] < args[1]
+        ):
             raise ValueError(f"--space {key}: {kind} takes (low, high) with low < high, got {text!r}")
         space[key.strip()] = (kind, *args)
     return space
@@ -144,8 +157,14 @@ def trainable(params: dict[str, Any]) -> None:
     results = []
     trial = tune.get_context().get_trial_name() or "trial"
     for seed in seeds:
-        cfg = base.replace(seed=int(seed), hyperparams=overrides, save_path=None, checkpoint_every=None, progress_bar=False,
-                           name=f"{base.group}-{trial}-seed{seed}")
+        cfg = base.replace(
+            seed=int(seed),
+            hyperparams=overrides,
+            save_path=None,
+            checkpoint_every=None,
+            progress_bar=False,
+            name=f"{base.group}-{trial}-seed{seed}",
+        )
         results.append(train(cfg))
     tune.report(_figures(results))
 
@@ -177,10 +196,23 @@ class SweepResult:
         return [row for row in self.table if row["status"] == "TERMINATED"]
 
 
-def sweep(base: ExperimentConfig, grid: dict[str, list[Any]] | None = None, seeds: int = 1, space: dict[str, tuple[Any, ...]] | None = None,
-          search: str | None = None, samples: int = 10, metric: str | None = None, mode: str = "max", name: str | None = None,
-          storage: str | Path = "sweeps", address: str | None = None, resume: bool = False, max_concurrent: int | None = None,
-          utility: str | None = None, unfairness: str | None = None) -> SweepResult:
+def sweep(
+    base: ExperimentConfig,
+    grid: dict[str, list[Any]] | None = None,
+    seeds: int = 1,
+    space: dict[str, tuple[Any, ...]] | None = None,
+    search: str | None = None,
+    samples: int = 10,
+    metric: str | None = None,
+    mode: str = "max",
+    name: str | None = None,
+    storage: str | Path = "sweeps",
+    address: str | None = None,
+    resume: bool = False,
+    max_concurrent: int | None = None,
+    utility: str | None = None,
+    unfairness: str | None = None,
+) -> SweepResult:
     """Run a sweep of ``base`` on Ray Tune and write its table and Pareto plot.
 
     :param base: the experiment every trial starts from.
@@ -216,17 +248,24 @@ def sweep(base: ExperimentConfig, grid: dict[str, list[Any]] | None = None, seed
         raise ValueError("space needs search='optuna' (a grid sweep takes grid)")
     if search is not None:
         if not space:
-            raise ValueError("search='optuna' needs a space to sample, e.g. {'learning_rate': ('loguniform', 1e-5, 1e-3)}")
+            raise ValueError(
+                "search='optuna' needs a space to sample, e.g. {'learning_rate': ('loguniform', 1e-5, 1e-3)}"
+            )
         if grid:
             raise ValueError("a search samples its space; give grid values as ('choice', v1, v2, ...) in space instead")
         if not metric:
             raise ValueError("search='optuna' needs the metric it optimises, e.g. 'eval/episode_reward'")
         if not isinstance(metric, str) or not metric.startswith(("eval/", "train/")):
-            raise ValueError(f"metric must be a reported figure, 'eval/<figure>' or 'train/steps_per_second', got {metric!r}")
+            raise ValueError(
+                f"metric must be a reported figure, 'eval/<figure>' or 'train/steps_per_second', got {metric!r}"
+            )
         if isinstance(samples, bool) or not isinstance(samples, int) or samples < 1:
             raise ValueError(f"samples must be an int >= 1, got {samples!r}")
     check_keys(base.algo, [*grid, *space])  # a key the algorithm does not take fails here, not in every trial
-    for key, values in grid.items():  # and so does a dotted key into something that is not a mapping, or a refused value
+    for (
+        key,
+        values,
+    ) in grid.items():  # and so does a dotted key into something that is not a mapping, or a refused value
         if not isinstance(values, list) or not values:
             raise ValueError(f"grid[{key!r}] must be a non-empty list of values, got {values!r}")
         for value in values:
@@ -240,25 +279,34 @@ def sweep(base: ExperimentConfig, grid: dict[str, list[Any]] | None = None, seed
     if resume and not path.exists():
         raise ValueError(f"no sweep {name!r} in {root} to resume")
     if path.exists() and not resume:
-        raise ValueError(f"a sweep {name!r} exists in {root}: resume=True (--resume) goes on with it, or give another name")
+        raise ValueError(
+            f"a sweep {name!r} exists in {root}: resume=True (--resume) goes on with it, or give another name"
+        )
     trust_file = path / TRUST_FILE  # Ray restores the trials' configs, the opt-in included: a resume must give the same
     if resume and trust_file.is_file():
         started = json.loads(trust_file.read_text()).get("trusted", False)
         if started != base.trusted:
-            raise ValueError(f"sweep {name!r} was started {'with' if started else 'without'} trusted=True (--trust-config), and "
-                             f"its trials go on that way: resume it {'with' if started else 'without'} it")
+            raise ValueError(
+                f"sweep {name!r} was started {'with' if started else 'without'} trusted=True (--trust-config), and "
+                f"its trials go on that way: resume it {'with' if started else 'without'} it"
+            )
     base = base.replace(group=name, eval_episodes=base.eval_episodes or 1)
     if isinstance(base.wandb, dict) or base.wandb:
         wandb_kwargs = dict(base.wandb) if isinstance(base.wandb, dict) else {}
         wandb_kwargs.setdefault("tags", [base.algo, base.env, f"sweep:{name}"])
         base = base.replace(wandb=wandb_kwargs)
 
-    os.environ.setdefault("RAY_CHDIR_TO_TRIAL_DIR", "0")  # relative paths in configs stay relative to the caller's folder
+    os.environ.setdefault(
+        "RAY_CHDIR_TO_TRIAL_DIR", "0"
+    )  # relative paths in configs stay relative to the caller's folder
     started = False
     if not ray.is_initialized():
         # "local" starts a Ray of our own even where a cluster's ray_current_cluster file is left behind (Ray would join it)
-        init: dict[str, Any] = {"address": address} if address else {"address": "local", "num_cpus": os.cpu_count(),
-                                                                       "include_dashboard": False}
+        init: dict[str, Any] = (
+            {"address": address}
+            if address
+            else {"address": "local", "num_cpus": os.cpu_count(), "include_dashboard": False}
+        )
         ray.init(log_to_driver=False, configure_logging=False, **init)
         started = True
     try:
@@ -268,18 +316,33 @@ def sweep(base: ExperimentConfig, grid: dict[str, list[Any]] | None = None, seed
             tuner = tune.Tuner.restore(str(path), trial, resume_unfinished=True, resume_errored=True)
         else:
             if search is None:
-                param_space: dict[str, Any] = {"base": base.to_dict(), "trusted": base.trusted, "seeds": tune.grid_search(list(range(seeds))),
-                                               "overrides": {k: tune.grid_search(v) for k, v in grid.items()}}
+                param_space: dict[str, Any] = {
+                    "base": base.to_dict(),
+                    "trusted": base.trusted,
+                    "seeds": tune.grid_search(list(range(seeds))),
+                    "overrides": {k: tune.grid_search(v) for k, v in grid.items()},
+                }
                 tune_config = tune.TuneConfig(num_samples=1, max_concurrent_trials=max_concurrent)
             else:
                 from ray.tune.search.optuna import OptunaSearch
 
-                param_space = {"base": base.to_dict(), "trusted": base.trusted, "seeds": list(range(seeds)),
-                               "overrides": {k: _tune_domain(v) for k, v in space.items()}}
-                tune_config = tune.TuneConfig(search_alg=OptunaSearch(metric=metric, mode=mode, seed=0), num_samples=samples,
-                                              max_concurrent_trials=max_concurrent)
-            run_config = tune.RunConfig(name=name, storage_path=str(root), verbose=0,
-                                        failure_config=tune.FailureConfig(max_failures=0, fail_fast=False))
+                param_space = {
+                    "base": base.to_dict(),
+                    "trusted": base.trusted,
+                    "seeds": list(range(seeds)),
+                    "overrides": {k: _tune_domain(v) for k, v in space.items()},
+                }
+                tune_config = tune.TuneConfig(
+                    search_alg=OptunaSearch(metric=metric, mode=mode, seed=0),
+                    num_samples=samples,
+                    max_concurrent_trials=max_concurrent,
+                )
+            run_config = tune.RunConfig(
+                name=name,
+                storage_path=str(root),
+                verbose=0,
+                failure_config=tune.FailureConfig(max_failures=0, fail_fast=False),
+            )
             tuner = tune.Tuner(trial, param_space=param_space, tune_config=tune_config, run_config=run_config)
         try:
             grid_result = _fit_keeping_signal_handlers(tuner)
@@ -298,11 +361,28 @@ def sweep(base: ExperimentConfig, grid: dict[str, list[Any]] | None = None, seed
         from sb3_fair.common.logging import log_summary_run
 
         columns = [k for k in dict.fromkeys(k for row in table for k in row)]
-        init = {k: v for k, v in (base.wandb if isinstance(base.wandb, dict) else {}).items() if k not in ("name", "group", "job_type")}
-        log_summary_run(f"{name}-summary", name, {"sweep": {"name": name, "grid": grid, "space": {k: list(v) for k, v in space.items()},
-                                                            "seeds": seeds, "search": search, "base": base.to_dict()}},
-                        images={"sweep/pareto": out.plot_path} if out.plot_path else None,
-                        tables={"sweep/results": (columns, [[row.get(c) for c in columns] for row in table])}, **init)
+        init = {
+            k: v
+            for k, v in (base.wandb if isinstance(base.wandb, dict) else {}).items()
+            if k not in ("name", "group", "job_type")
+        }
+        log_summary_run(
+            f"{name}-summary",
+            name,
+            {
+                "sweep": {
+                    "name": name,
+                    "grid": grid,
+                    "space": {k: list(v) for k, v in space.items()},
+                    "seeds": seeds,
+                    "search": search,
+                    "base": base.to_dict(),
+                }
+            },
+            images={"sweep/pareto": out.plot_path} if out.plot_path else None,
+            tables={"sweep/results": (columns, [[row.get(c) for c in columns] for row in table])},
+            **init,
+        )
     return out
 
 
@@ -327,11 +407,14 @@ def _table(grid_result: Any) -> list[dict[str, Any]]:
     rows = []
     for i, res in enumerate(grid_result):
         config = res.config or {}
-        row: dict[str, Any] = {"trial": Path(res.path).name if res.path else str(i),
-                               "status": "ERROR" if res.error is not None else
-                                         ("TERMINATED" if "train/n_timesteps" in (res.metrics or {}) else "UNFINISHED"),
-                               "error": _error_line(res.error),
-                               "seed": config.get("seeds")}
+        row: dict[str, Any] = {
+            "trial": Path(res.path).name if res.path else str(i),
+            "status": "ERROR"
+            if res.error is not None
+            else ("TERMINATED" if "train/n_timesteps" in (res.metrics or {}) else "UNFINISHED"),
+            "error": _error_line(res.error),
+            "seed": config.get("seeds"),
+        }
         for key, value in (config.get("overrides") or {}).items():
             row[f"hp/{key}"] = value
         for key, value in (res.metrics or {}).items():
@@ -366,7 +449,9 @@ def points(table: list[dict[str, Any]], utility: str, unfairness: str) -> list[d
     """The finished trials grouped by point (their ``hp/*`` values): mean and spread over seeds of both figures."""
     groups: dict[str, list[dict[str, Any]]] = {}
     for row in table:
-        if row["status"] != "TERMINATED" or not all(np.isfinite(float(row.get(f"eval/{k}", np.nan))) for k in (utility, unfairness)):
+        if row["status"] != "TERMINATED" or not all(
+            np.isfinite(float(row.get(f"eval/{k}", np.nan))) for k in (utility, unfairness)
+        ):
             continue  # a point without both figures has no place on the plane
         point = {k: v for k, v in row.items() if k.startswith("hp/")}
         groups.setdefault(repr(sorted(point.items())), []).append(row)
@@ -376,12 +461,24 @@ def points(table: list[dict[str, Any]], utility: str, unfairness: str) -> list[d
         f = np.array([r[f"eval/{unfairness}"] for r in rows], dtype=float)
         u_std = [r.get(f"eval/{utility}_seed_std", 0.0) for r in rows]  # a search's trial averages seeds itself
         f_std = [r.get(f"eval/{unfairness}_seed_std", 0.0) for r in rows]
-        out.append({"point": {k[3:]: v for k, v in rows[0].items() if k.startswith("hp/")}, "trials": len(rows),
-                    "utility": float(u.mean()), "utility_std": float(u.std() if len(rows) > 1 else u_std[0]),
-                    "unfairness": float(f.mean()), "unfairness_std": float(f.std() if len(rows) > 1 else f_std[0])})
+        out.append(
+            {
+                "point": {k[3:]: v for k, v in rows[0].items() if k.startswith("hp/")},
+                "trials": len(rows),
+                "utility": float(u.mean()),
+                "utility_std": float(u.std() if len(rows) > 1 else u_std[0]),
+                "unfairness": float(f.mean()),
+                "unfairness_std": float(f.std() if len(rows) > 1 else f_std[0]),
+            }
+        )
     for p in out:  # Pareto-optimal: no other point at least as useful and as fair, and better in one
-        p["pareto"] = not any(q is not p and q["utility"] >= p["utility"] and q["unfairness"] <= p["unfairness"]
-                              and (q["utility"] > p["utility"] or q["unfairness"] < p["unfairness"]) for q in out)
+        p["pareto"] = not any(
+            q is not p
+            and q["utility"] >= p["utility"]
+            and q["unfairness"] <= p["unfairness"]
+            and (q["utility"] > p["utility"] or q["unfairness"] < p["unfairness"])
+            for q in out
+        )
     return out
 
 
@@ -390,8 +487,9 @@ def _first_reported(table: list[dict[str, Any]], keys: tuple[str, ...]) -> str |
     return next((k for k in keys if k in reported), None)
 
 
-def pareto_plot(table: list[dict[str, Any]], path: Path, utility: str | None = None, unfairness: str | None = None,
-                title: str = "") -> Path | None:
+def pareto_plot(
+    table: list[dict[str, Any]], path: Path, utility: str | None = None, unfairness: str | None = None, title: str = ""
+) -> Path | None:
     """Plot each point's mean utility against its mean unfairness, seed spread as error bars, the Pareto front joined."""
     utility = utility or _first_reported(table, UTILITY_KEYS)
     unfairness = unfairness or _first_reported(table, UNFAIRNESS_KEYS)
@@ -407,14 +505,29 @@ def pareto_plot(table: list[dict[str, Any]], path: Path, utility: str | None = N
 
     fig, ax = plt.subplots(figsize=(6, 4.5))
     for p in pts:
-        ax.errorbar(p["utility"], p["unfairness"], xerr=p["utility_std"], yerr=p["unfairness_std"], fmt="o",
-                    color="tab:red" if p["pareto"] else "tab:gray", capsize=3, alpha=0.9)
+        ax.errorbar(
+            p["utility"],
+            p["unfairness"],
+            xerr=p["utility_std"],
+            yerr=p["unfairness_std"],
+            fmt="o",
+            color="tab:red" if p["pareto"] else "tab:gray",
+            capsize=3,
+            alpha=0.9,
+        )
         label = ", ".join(f"{k}={v}" for k, v in p["point"].items())
         if label:
             ax.annotate(label, (p["utility"], p["unfairness"]), fontsize=7, xytext=(4, 4), textcoords="offset points")
     front = sorted((p for p in pts if p["pareto"]), key=lambda p: p["utility"])
     if len(front) > 1:
-        ax.plot([p["utility"] for p in front], [p["unfairness"] for p in front], "-", color="tab:red", alpha=0.5, label="Pareto front")
+        ax.plot(
+            [p["utility"] for p in front],
+            [p["unfairness"] for p in front],
+            "-",
+            color="tab:red",
+            alpha=0.5,
+            label="Pareto front",
+        )
         ax.legend()
     ax.set_xlabel(f"utility: {utility} (higher is better)")
     ax.set_ylabel(f"unfairness: {unfairness} (lower is fairer)")

@@ -71,8 +71,9 @@ class FairPPO(ActionMassagingMixin, LongTermPenaltyMixin, GroupPenaltyMixin, Fai
     """
 
     @classmethod
-    def from_preset(cls: type[SelfFairPPO], name: str, env: GymEnv | str, variant: str = "f_ppo",
-                    **overrides: Any) -> SelfFairPPO:
+    def from_preset(
+        cls: type[SelfFairPPO], name: str, env: GymEnv | str, variant: str = "f_ppo", **overrides: Any
+    ) -> SelfFairPPO:
         """A FairPPO with Hu, Lear, Zhang's (2024, arXiv:2401.06318) settings for one of their case studies.
 
         :param name: ``"delayed_impact_lending"``, ``"attention"`` or ``"epidemic"`` (the envs

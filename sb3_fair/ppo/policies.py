@@ -3,6 +3,8 @@ plus :class:`MlpTrunk`, a features extractor that gives actor and critic a share
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import gymnasium as gym
 import torch as th
 from stable_baselines3.common.policies import ActorCriticCnnPolicy, ActorCriticPolicy, MultiInputActorCriticPolicy
@@ -34,7 +36,9 @@ class MlpTrunk(BaseFeaturesExtractor):
     :param activation_fn: the activation after each layer.
     """
 
-    def __init__(self, observation_space: gym.Space, layers: list[int] = [64], activation_fn: type[nn.Module] = nn.ReLU) -> None:  # noqa: B006
+    def __init__(
+        self, observation_space: gym.Space, layers: Sequence[int] = (64,), activation_fn: type[nn.Module] = nn.ReLU
+    ) -> None:
         if len(layers) == 0:
             raise ValueError("layers must list at least one layer width")
         widths = [check_int(w, "layers", 1) for w in layers]

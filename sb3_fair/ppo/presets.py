@@ -49,8 +49,11 @@ PRESETS = ("delayed_impact_lending", "attention", "epidemic")
 #: the methods of the paper's figures, as FairPPO settings
 VARIANTS = ("f_ppo", "f_ppo_l", "a_ppo", "ppo")
 #: the registered env of each case study
-ENV_IDS = {"delayed_impact_lending": "sb3_fair/DelayedImpactLending-v0", "attention": "sb3_fair/AttentionAllocation-v0",
-           "epidemic": "sb3_fair/EpidemicControl-v0"}
+ENV_IDS = {
+    "delayed_impact_lending": "sb3_fair/DelayedImpactLending-v0",
+    "attention": "sb3_fair/AttentionAllocation-v0",
+    "epidemic": "sb3_fair/EpidemicControl-v0",
+}
 
 
 def preset_entry(name: str, variant: str = "f_ppo") -> dict[str, Any]:

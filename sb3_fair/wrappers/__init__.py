@@ -6,5 +6,12 @@ from sb3_fair.wrappers.memory import MemoryAugmentation
 from sb3_fair.wrappers.multiagent import CounterfactualPair, PettingZooVecEnv, make_multiagent_vec_env
 from sb3_fair.wrappers.reward import FairnessReward
 
-__all__ = ["CounterfactualPair", "FairnessMonitor", "FairnessReward", "MemoryAugmentation", "ParallelFairnessMonitor", "PettingZooVecEnv",
-           "make_multiagent_vec_env"]
+__all__ = [
+    "CounterfactualPair",
+    "FairnessMonitor",
+    "FairnessReward",
+    "MemoryAugmentation",
+    "ParallelFairnessMonitor",
+    "PettingZooVecEnv",
+    "make_multiagent_vec_env",
+]

@@ -92,13 +92,18 @@ class MemoryAugmentation(gym.ObservationWrapper):
             m_low, m_high = np.full(spec.size, -np.inf), np.full(spec.size, np.inf)
         else:
             m_low, m_high = np.zeros(spec.encoded_size), np.ones(spec.encoded_size)
-        m_low, m_high = np.concatenate([m_low, np.zeros(spec.counter_size)]), np.concatenate([m_high, np.ones(spec.counter_size)])
+        m_low, m_high = (
+            np.concatenate([m_low, np.zeros(spec.counter_size)]),
+            np.concatenate([m_high, np.ones(spec.counter_size)]),
+        )
         #: the memory's key in a Dict observation (None: flat); read by FairDQN through the stakeholder protocol
         self.memory_key = self.MEMORY_KEY if self.dict_observation else None
         if self.dict_observation:
             self.base_obs_size = 0  # the memory opens the "memory" entry
             memory_box = spaces.Box(low=m_low.astype(np.float32), high=m_high.astype(np.float32), dtype=np.float32)
-            self.observation_space = spaces.Dict({self.OBSERVATION_KEY: env.observation_space, self.MEMORY_KEY: memory_box})
+            self.observation_space = spaces.Dict(
+                {self.OBSERVATION_KEY: env.observation_space, self.MEMORY_KEY: memory_box}
+            )
         else:
             self.base_obs_size = int(spaces.flatdim(env.observation_space))
             base = spaces.flatten_space(env.observation_space)

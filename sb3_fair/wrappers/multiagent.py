@@ -126,7 +126,9 @@ class PettingZooVecEnv(VecEnv):
         for e in self._instances(indices):
             setattr(e, attr_name, value)
 
-    def env_method(self, method_name: str, *method_args: Any, indices: VecEnvIndices = None, **method_kwargs: Any) -> list[Any]:
+    def env_method(
+        self, method_name: str, *method_args: Any, indices: VecEnvIndices = None, **method_kwargs: Any
+    ) -> list[Any]:
         """Call a method of each slot's game instance; one result per slot.
 
         A method named in :attr:`PER_AGENT_METHODS` is called once per instance involved, and each
@@ -149,7 +151,9 @@ class PettingZooVecEnv(VecEnv):
             if k not in per_instance:
                 result = getattr(envs[k], method_name)(*method_args, **method_kwargs)
                 if len(result) != n:
-                    raise ValueError(f"{method_name}() of a game instance must return one entry per agent ({n}), got {len(result)}")
+                    raise ValueError(
+                        f"{method_name}() of a game instance must return one entry per agent ({n}), got {len(result)}"
+                    )
                 per_instance[k] = result
             out.append(per_instance[k][i % n])
         return out
@@ -237,7 +241,9 @@ class CounterfactualPair(ParallelEnv):
         self.mode = mode
         self._rng = np.random.default_rng()
         self.factual = _build(env)
-        self.counterfactual = _build(env) if callable(env) and not isinstance(env, ParallelEnv) else copy.deepcopy(self.factual)
+        self.counterfactual = (
+            _build(env) if callable(env) and not isinstance(env, ParallelEnv) else copy.deepcopy(self.factual)
+        )
         base = list(self.factual.possible_agents)
         self._base = base
         self.possible_agents = [f"factual/{a}" for a in base] + [f"counterfactual/{a}" for a in base]
@@ -261,7 +267,9 @@ class CounterfactualPair(ParallelEnv):
         try:
             return np.array([get_group_info(infos[a])[0] for a in agents])
         except (KeyError, ValueError) as e:
-            raise ValueError(f"env: CounterfactualPair needs every agent's info to carry 'group' (missing: {e})") from None
+            raise ValueError(
+                f"env: CounterfactualPair needs every agent's info to carry 'group' (missing: {e})"
+            ) from None
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
         if seed is not None:
@@ -291,9 +299,16 @@ class CounterfactualPair(ParallelEnv):
         b_f = next((i[BENEFITS] for i in f.values() if BENEFITS in i), None)
         b_c = next((i[BENEFITS] for i in c.values() if BENEFITS in i), None)
         # the pair's stakeholders are both copies' agents: its benefits, both copies' benefits
-        benefits = None if b_f is None and b_c is None else np.concatenate(
-            [np.zeros(n) if b_f is None else np.asarray(b_f, dtype=np.float64),
-             np.zeros(n) if b_c is None else np.asarray(b_c, dtype=np.float64)])
+        benefits = (
+            None
+            if b_f is None and b_c is None
+            else np.concatenate(
+                [
+                    np.zeros(n) if b_f is None else np.asarray(b_f, dtype=np.float64),
+                    np.zeros(n) if b_c is None else np.asarray(b_c, dtype=np.float64),
+                ]
+            )
+        )
         for a in out:
             out[a] = {**out[a], TWIN: self._twin[a], "world": int(a.startswith("counterfactual/"))}
             if benefits is not None:
@@ -316,7 +331,9 @@ class CounterfactualPair(ParallelEnv):
     def stakeholders(self) -> Stakeholders:
         f, c = self.factual.stakeholders, self.counterfactual.stakeholders
         factors = None if f.factors is None else np.concatenate([f.factors, c.factors])
-        return Stakeholders(names=tuple(self.possible_agents), groups=np.concatenate([f.groups, c.groups]), factors=factors)
+        return Stakeholders(
+            names=tuple(self.possible_agents), groups=np.concatenate([f.groups, c.groups]), factors=factors
+        )
 
     def render(self) -> Any:
         return self.factual.render()

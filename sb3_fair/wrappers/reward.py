@@ -55,7 +55,9 @@ class FairnessReward(gym.RewardWrapper):
     ) -> None:
         super().__init__(env)
         if welfare_kwargs is not None and not isinstance(welfare_kwargs, dict):
-            raise ValueError(f"welfare_kwargs must be a dict of the welfare's arguments or None, got {welfare_kwargs!r}")
+            raise ValueError(
+                f"welfare_kwargs must be a dict of the welfare's arguments or None, got {welfare_kwargs!r}"
+            )
         stakeholders = self._stakeholders = get_stakeholders(env)
         self.n_stakeholders = stakeholders.n
         self.reward_spec = RewardSpec(
