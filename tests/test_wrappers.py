@@ -263,3 +263,35 @@ def test_non_finite_benefits_fail_at_that_step_naming_env_and_stakeholder(wrap, 
     env.step(1)
     with pytest.raises(ValueError, match=r"info\['benefits'\] of env ScriptedEnv must be finite: stakeholder 'b' \(index 1\)"):
         env.step(2)
+
+
+def test_wrappers_record_their_arguments_so_the_spec_rebuilds_the_same_env() -> None:
+    """MemoryAugmentation and FairnessReward are RecordConstructorArgs wrappers: ``env.spec`` lists them with their
+    arguments, and ``gym.make(env.spec)`` builds the same stack, which steps like the original."""
+    base = gym.make("sb3_fair/DonutAllocationTabular-v0")  # registered already wrapped by its factory
+    env = FairnessReward(MemoryAugmentation(base, kind="min", encoding="scaled", period=3), welfare="utilitarian",
+                         scheme="periodic", period=3, task_coef=0.5)
+    recorded = env.spec.additional_wrappers[-2:]
+    assert [w.name for w in recorded] == ["MemoryAugmentation", "FairnessReward"]
+    assert recorded[0].kwargs == {"kind": "min", "per_group": False, "encoding": "scaled", "max_value": None, "period": 3,
+                                  "dict_observation": False}
+    assert recorded[1].kwargs["welfare"] == "utilitarian" and recorded[1].kwargs["task_coef"] == 0.5
+    again = gym.make(env.spec)
+    assert str(again) == str(env)
+    obs, _ = env.reset(seed=3)
+    obs_again, _ = again.reset(seed=3)
+    np.testing.assert_array_equal(obs, obs_again)
+    rng = np.random.default_rng(0)
+    for _ in range(12):
+        action = int(rng.integers(env.action_space.n))
+        step, step_again = env.step(action), again.step(action)
+        np.testing.assert_array_equal(step[0], step_again[0])
+        assert step[1:4] == step_again[1:4]
+        if step[2] or step[3]:
+            break
+
+
+def test_fairness_reward_is_a_plain_wrapper() -> None:
+    """Its reward needs the step's info and the status kept across steps, which RewardWrapper.reward(r) does not see."""
+    assert issubclass(FairnessReward, gym.Wrapper) and not issubclass(FairnessReward, gym.RewardWrapper)
+    assert issubclass(MemoryAugmentation, gym.ObservationWrapper)

@@ -28,7 +28,7 @@ def default_max_value(env: gym.Env) -> float | None:
     return None if horizon is None else float(horizon)
 
 
-class MemoryAugmentation(gym.ObservationWrapper):
+class MemoryAugmentation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs):
     """Append a memory of the stakeholders' status to the observation (Alamdari et al. 2024, Def. 5.2).
 
     The memory starts at zero and is updated after every step from ``info["benefits"]`` with
@@ -58,6 +58,9 @@ class MemoryAugmentation(gym.ObservationWrapper):
     :param max_value: bound of an entry for ``"scaled"``/``"binary"``; default: the env's horizon.
     :param period: append a ``t mod period`` counter (Alamdari et al. 2024, Def. 5.8).
     :param dict_observation: a ``Dict`` observation (``"observation"``, ``"memory"``) instead of a flat ``Box``.
+
+    Its arguments are recorded in ``env.spec`` (``gymnasium.utils.RecordConstructorArgs``), so
+    ``gym.make(env.spec)`` rebuilds the wrapped env.
     """
 
     #: the Dict keys of ``dict_observation=True``
@@ -73,7 +76,16 @@ class MemoryAugmentation(gym.ObservationWrapper):
         period: int | None = None,
         dict_observation: bool = False,
     ) -> None:
-        super().__init__(env)
+        gym.utils.RecordConstructorArgs.__init__(
+            self,
+            kind=kind,
+            per_group=per_group,
+            encoding=encoding,
+            max_value=max_value,
+            period=period,
+            dict_observation=dict_observation,
+        )
+        gym.ObservationWrapper.__init__(self, env)
         self.dict_observation = check_bool(dict_observation, "dict_observation")
         stakeholders = self._stakeholders = get_stakeholders(env)
         if max_value is None:

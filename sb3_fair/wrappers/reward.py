@@ -11,7 +11,7 @@ from sb3_fair.common.fairness_reward import FilterFn, RewardSpec, assessed, fair
 from sb3_fair.common.protocol import FAIRNESS_TERMS, get_benefits, get_stakeholders
 
 
-class FairnessReward(gym.RewardWrapper):
+class FairnessReward(gym.Wrapper, gym.utils.RecordConstructorArgs):
     """Replace the reward by ``fairness_coef * W(U_t) * B_t + task_coef * r_env`` (Alamdari et al. 2024, Defs. 5.6, 5.8).
 
     ``U_t`` is each stakeholder's cumulative benefit since the episode started (the stakeholder
@@ -21,6 +21,10 @@ class FairnessReward(gym.RewardWrapper):
     The pieces of the reward are put in ``info["fairness_terms"]`` (``status``, ``active``,
     ``task_reward``) so that counterfactual replay can recompute the reward for
     another memory with the same function.
+
+    A ``gym.Wrapper`` rather than a ``gym.RewardWrapper``: the reward depends on the step's ``info``
+    (the benefits) and on the status kept across steps, which ``RewardWrapper.reward(reward)`` does
+    not see. Its arguments are recorded in ``env.spec`` (``gymnasium.utils.RecordConstructorArgs``).
 
     Example (Alamdari et al.'s (2024) doughnut reward: log-Nash welfare of U + 1, 0 when the doughnut is wasted)::
 
@@ -53,7 +57,18 @@ class FairnessReward(gym.RewardWrapper):
         task_coef: float = 0.0,
         welfare_kwargs: dict[str, Any] | None = None,
     ) -> None:
-        super().__init__(env)
+        gym.utils.RecordConstructorArgs.__init__(
+            self,
+            welfare=welfare,
+            scheme=scheme,
+            period=period,
+            filter=filter,
+            aggregate=aggregate,
+            fairness_coef=fairness_coef,
+            task_coef=task_coef,
+            welfare_kwargs=welfare_kwargs,
+        )
+        gym.Wrapper.__init__(self, env)
         if welfare_kwargs is not None and not isinstance(welfare_kwargs, dict):
             raise ValueError(
                 f"welfare_kwargs must be a dict of the welfare's arguments or None, got {welfare_kwargs!r}"
@@ -93,6 +108,3 @@ class FairnessReward(gym.RewardWrapper):
             "task_reward": task,
         }
         return obs, float(reward), terminated, truncated, info
-
-    def reward(self, reward: SupportsFloat) -> SupportsFloat:  # pragma: no cover - step() is overridden
-        return reward
