@@ -6,6 +6,7 @@ import copy
 
 import numpy as np
 import pytest
+import torch as th
 from gymnasium.utils.env_checker import check_env
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 from stable_baselines3.common.vec_env import DummyVecEnv, VecNormalize
@@ -600,9 +601,21 @@ def test_render():
     assert img.dtype == np.uint8 and img.ndim == 3
 
 
-def test_ppo_runs():
+def test_sb3_ppo_trains_on_the_env_and_its_actions_allocate_every_unit():
+    """SB3's PPO (Gaussian actions on the Box of logits) trains on the env as it is: two updates change the policy, the
+    rollout holds the env's 5 logits per step, and the trained policy's actions place all 6 units."""
     from stable_baselines3 import PPO
 
     env = AttentionAllocationEnv(horizon=40)
     model = PPO("MlpPolicy", env, n_steps=32, batch_size=32, n_epochs=1, seed=0)
+    before = [p.detach().clone() for p in model.policy.parameters()]
     model.learn(64)
+    assert model.num_timesteps == 64 and model._n_updates == 2
+    assert any(not th.equal(a, b) for a, b in zip(before, model.policy.parameters()))
+    assert model.rollout_buffer.actions.shape == (32, 5)  # SB3 keeps (n_steps * n_envs, action dim) for Box actions
+    obs, _ = env.reset(seed=1)
+    for _ in range(5):
+        action, _ = model.predict(obs, deterministic=True)
+        assert env.action_space.contains(action.astype(env.action_space.dtype))
+        obs, _, _, _, info = env.step(action)
+        assert sum(info["allocation"]) == 6

@@ -10,7 +10,11 @@ from stable_baselines3 import PPO
 
 from sb3_fair import FairPPO
 from sb3_fair.common.evaluation import evaluate_long_term
-from sb3_fair.common.long_term import epidemic_massaging_threshold, lending_massaging_threshold
+from sb3_fair.common.long_term import (
+    attention_massaging_threshold,
+    epidemic_massaging_threshold,
+    lending_massaging_threshold,
+)
 from sb3_fair.common.protocol import LONG_TERM_FAIRNESS, SHORT_TERM_FAIRNESS
 from sb3_fair.envs import DelayedImpactLendingEnv, EpidemicControlEnv
 from sb3_fair.ppo.policies import MlpTrunk
@@ -110,6 +114,15 @@ def test_evaluate_long_term_on_known_curves():
         evaluate_long_term(Always(), Ramp(), n_episodes=0)
 
 
-def test_all_variants_construct():
+def test_each_variant_builds_the_method_it_names():
+    """F-PPO: long-term regulariser and massaging; F-PPO-L: the regulariser alone; A-PPO: its own advantage;
+    PPO: every weight 0. All on the case study's env, with the shared trunk and the preset's rollout length."""
+    expected = {"f_ppo": ("long_term", (0.15, 0.15), True), "f_ppo_l": ("long_term", (0.15, 0.15), False),
+                "a_ppo": ("a_ppo", (0.15, 0.15), False), "ppo": ("long_term", (0.0, 0.0), False)}
+    assert set(expected) == set(VARIANTS)
     for variant in VARIANTS:
-        FairPPO.from_preset("attention", ENV_IDS["attention"], variant=variant)
+        model = FairPPO.from_preset("attention", ENV_IDS["attention"], variant=variant)
+        assert (model.fairness, tuple(model.fairness_coef), model.massaging) == expected[variant], variant
+        assert type(model.env.envs[0].unwrapped).__name__ == "AttentionAllocationEnv" and model.n_steps == 2048
+        assert isinstance(model.policy.features_extractor, MlpTrunk)
+    assert FairPPO.from_preset("attention", ENV_IDS["attention"], variant="f_ppo").massaging_tau is attention_massaging_threshold

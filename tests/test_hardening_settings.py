@@ -212,7 +212,11 @@ def test_dqn_preset_refuses_the_other_experiments_env(name, env_fn, other):
 @pytest.mark.parametrize("name, env_fn", [("donut", lambda: "sb3_fair/DonutAllocationTabular-v0"),
                                           ("loan_applicants", lambda: gym.make("sb3_fair/LoanApplicantsGaussian-v0", memory="min"))])
 def test_dqn_preset_accepts_variants_of_its_own_task(name, env_fn):
-    FairDQN.from_preset(name, env_fn(), counterfactual=True)
+    from sb3_fair.dqn import preset_kwargs
+
+    model = FairDQN.from_preset(name, env_fn(), counterfactual=True)
+    expected = preset_kwargs(name, True)
+    assert model.counterfactual and (model.batch_size, model.buffer_size) == (expected["batch_size"], expected["buffer_size"])
 
 
 def test_env_class_identifies_ids_envs_and_vec_envs():
