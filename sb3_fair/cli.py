@@ -35,27 +35,6 @@ import numpy as np
 from sb3_fair.common.validation import MAX_COEF
 from sb3_fair.experiment.config import int_at_least, number_in
 
-#: the ready-made comparisons of ``sb3-fair compare --task``: (env id, figures in the table)
-TASKS = {
-    "donut": (
-        "sb3_fair/DonutAllocation-v0",
-        ["episode_reward", "utilitarian", "egalitarian", "log_nash", "gini", "max_unfairness"],
-    ),
-    "loan_applicants": (
-        "sb3_fair/LoanApplicants-v0",
-        ["episode_reward", "utilitarian", "group_0_mean", "group_1_mean", "dp", "dp_abs"],
-    ),
-}
-HARVEST_ENV = "sb3_fair/AllelopathicHarvest-v0"
-HARVEST_FIGURES = [
-    "episode_return",
-    "group_0_mean",
-    "group_1_mean",
-    "dp_normalized",
-    "csp_mean_abs",
-    "pof_group_0",
-    "pof_group_1",
-]
 #: runs of at least this many steps show a progress bar unless --quiet
 PROGRESS_BAR_STEPS = 5_000
 
@@ -260,120 +239,42 @@ def cmd_sweep(args: argparse.Namespace) -> None:
     )
 
 
-def _task_configs(args: argparse.Namespace, seed: int) -> dict[str, Any]:
-    """The configs of a ``compare --task``, baselines first."""
-    from sb3_fair.experiment import ExperimentConfig
+def _compare_task(args: argparse.Namespace) -> Any:
+    """The ``compare --task`` named by ``args`` (shipped, or from ``--tasks-file``)."""
+    from sb3_fair.experiment.compare import load_tasks
 
-    common: dict[str, Any] = dict(
-        seed=seed,
+    tasks = load_tasks(args.tasks_file)
+    if args.task not in tasks:
+        raise ValueError(f"--task must be one of {sorted(tasks)}, got {args.task!r}")
+    return tasks[args.task]
+
+
+def _task_configs(args: argparse.Namespace, seed: int) -> dict[str, Any]:
+    """The configs of a ``compare --task``, in the task's order (baselines first)."""
+    from sb3_fair.experiment.compare import task_configs
+
+    fields: dict[str, Any] = dict(
         eval_episodes=args.eval_episodes,
         wandb=bool(args.wandb),
         tensorboard_log=args.tensorboard_log,
         group=f"compare-{args.task}",
     )
     if args.num_threads is not None:
-        common["num_threads"] = args.num_threads
-    overrides = [f"learning_rate={args.learning_rate!r}"] if args.learning_rate is not None else []
-    if args.task == "harvest":
-        from sb3_fair.common.hyperparams import hyperparams_file, load_hyperparams
-        from sb3_fair.envs.harvest import PRESETS as GAMES
-
-        game = GAMES[args.preset]
-        # the budget: --episodes games, else the tuned entry's (tuned on the small game), also for cf, whose variant keeps @dp's 1M
-        steps = {
-            "n_timesteps": args.episodes * game["max_steps"] * game["n_agents"]
-            if args.episodes
-            else load_hyperparams(hyperparams_file("fair_ppo"), HARVEST_ENV)["n_timesteps"]
-        }
-        # dp / csp: the tuned fair_ppo.yml entry (tuned with the DP penalty); cf: the untuned @cf variant, whose games
-        # run beside their group-flipped twins
-        variant = "cf" if args.fairness == "cf" else None
-        fair = ExperimentConfig.from_hyperparams(
-            "fair_ppo",
-            HARVEST_ENV,
-            variant=variant,
-            **steps,
-            **common,
-            overrides=[
-                *overrides,
-                f"env_kwargs.preset={args.preset}",
-                f"fairness={args.fairness}",
-                f"alpha={args.alpha!r}",
-                f"beta={args.beta!r}",
-            ],
-        )
-        # the baseline: SB3's PPO with the fair model's settings (for cf, the @dp settings it was derived from: 4 plain games)
-        base = (
-            fair
-            if variant is None
-            else ExperimentConfig.from_hyperparams(
-                "fair_ppo",
-                HARVEST_ENV,
-                variant="dp",
-                **steps,
-                **common,
-                overrides=[*overrides, f"env_kwargs.preset={args.preset}"],
-            )
-        )
-        base = baseline_of(base)
-        name_fair = f"FairPPO ({args.fairness}, alpha={args.alpha:g}, beta={args.beta:g})"
-        return {"PPO": base, name_fair: fair}
-    env_id, _figures = TASKS[args.task]
-    fair = ExperimentConfig.from_hyperparams("fair_dqn", env_id, overrides=overrides, **common)
-    horizon = _episode_length(env_id, fair.hyperparams.get("env_kwargs") or {})
-    # the tuned entry of fair_dqn.yml; the baselines are SB3's DQN with the same settings, on the env with the
-    # full memory in the observation and on the bare env (what a newcomer would train first)
-    if args.episodes:
-        fair = fair.replace(n_timesteps=args.episodes * horizon)
-    configs = {
-        "DQN (no memory)": baseline_of(fair.replace(hyperparams={"counterfactual": False, "env_kwargs.memory": None})),
-        "DQN (full memory)": baseline_of(
-            fair.replace(hyperparams={"counterfactual": False, "env_kwargs.memory": "full"})
-        ),
-    }
-    if fair.hyperparams.get("potential_shaping"):
-        # what the shaping alone gives, so that the table shows what the counterfactuals add on top of it
-        configs["FairDQN (shaping only)"] = fair.replace(hyperparams={"counterfactual": False})
-        configs["FairDQN (FairQCM + shaping)"] = fair
-    else:
-        configs["FairDQN (FairQCM)"] = fair
-    return configs
-
-
-def _episode_length(env_id: str, env_kwargs: dict[str, Any]) -> int:
-    """The episode length (``horizon``) of a registered sb3-fair task with these ``env_kwargs``."""
-    import gymnasium as gym
-
-    import sb3_fair.envs  # noqa: F401  (registers the ids)
-
-    env = gym.make(env_id, **env_kwargs)
-    try:
-        return int(env.unwrapped.horizon)
-    finally:
-        env.close()
-
-
-def baseline_of(config: Any) -> Any:
-    """The SB3 / sb3-contrib parent of a Fair config, with the entry's keys the parent does not take left out."""
-    import inspect
-
-    from sb3_fair.common.hyperparams import ZOO_KEYS
-    from sb3_fair.experiment import ExperimentConfig, get_algo_class
-    from sb3_fair.experiment.registry import FAIR_COUNTERPART
-
-    parent = {fair: base for base, fair in FAIR_COUNTERPART.items()}.get(config.algo)
-    if parent is None:
-        raise ValueError(f"{config.algo!r} has no SB3 parent to compare with")
-    accepted = set(inspect.signature(get_algo_class(parent).__init__).parameters)
-    hyperparams = {k: v for k, v in config.hyperparams.items() if k in accepted or k in ZOO_KEYS or k == "policy"}
-    return ExperimentConfig.from_dict({**config.to_dict(), "algo": parent, "hyperparams": hyperparams})
+        fields["num_threads"] = args.num_threads
+    overrides = {"learning_rate": args.learning_rate} if args.learning_rate is not None else {}
+    return task_configs(
+        _compare_task(args), seed, episodes=args.episodes, options=_options(args), overrides=overrides, **fields
+    )
 
 
 def cmd_compare(args: argparse.Namespace) -> None:
     from sb3_fair.common.evaluation import price_of_fairness_table
+    from sb3_fair.experiment.compare import run_name
+    from sb3_fair.experiment.registry import MULTIAGENT_ENVS
     from sb3_fair.experiment.run import train_all
 
-    figures = HARVEST_FIGURES if args.task == "harvest" else TASKS[args.task][1]
+    task = _compare_task(args)
+    figures = task.figures
     per_seed: dict[str, list[dict[str, Any]]] = {}
     t0 = time.perf_counter()
     runs = [(seed, name, config) for seed in range(args.seeds) for name, config in _task_configs(args, seed).items()]
@@ -381,7 +282,7 @@ def cmd_compare(args: argparse.Namespace) -> None:
     jobs = min(args.jobs or os.cpu_count() or 1, len(runs))
     for _, _, config in runs:  # bars of runs side by side would overwrite each other
         config.progress_bar = jobs == 1 and not args.quiet and config.n_timesteps >= PROGRESS_BAR_STEPS
-    unit = "agent-steps" if args.task == "harvest" else "steps"
+    unit = "agent-steps" if task.env in MULTIAGENT_ENVS else "steps"
 
     def start(i: int, config: Any) -> None:  # one run at a time: say what starts
         seed, name, _ = runs[i]
@@ -402,19 +303,29 @@ def cmd_compare(args: argparse.Namespace) -> None:
         on_start=start if jobs == 1 else None,
         on_done=done if jobs > 1 else None,
     )
+    values = task.option_values(_options(args))
+    fair_names = {run_name(template, values) for template, run in task.runs_for(values).items() if not run.baseline}
     for seed in range(args.seeds):
         seed_results = {name: res for (s, name, _), res in zip(runs, results) if s == seed}
-        if args.task == "harvest":
-            base, fair = list(seed_results.values())
-            pof = price_of_fairness_table({"table": fair.table}, {"table": base.table})
-            for name, res in seed_results.items():
-                row = dict(res.evaluation)
-                row["dp_normalized"] = abs(row.get("dp_normalized", float("nan")))
-                row.update({f"pof_group_{g}": (pof.get(g, float("nan")) if res is fair else 0.0) for g in (0, 1)})
-                per_seed.setdefault(name, []).append(row)
-        else:
-            for name, res in seed_results.items():
-                per_seed.setdefault(name, []).append(res.evaluation)
+        baseline = (
+            next(res for name, res in seed_results.items() if name not in fair_names)
+            if task.price_of_fairness
+            else None
+        )
+        for name, res in seed_results.items():
+            row = dict(res.evaluation)
+            for key in task.absolute:
+                row[key] = abs(row.get(key, float("nan")))
+            if baseline is not None:
+                pof = (
+                    price_of_fairness_table({"table": res.table}, {"table": baseline.table})
+                    if name in fair_names
+                    else {}
+                )
+                row.update(
+                    {f"pof_group_{g}": (pof.get(g, float("nan")) if name in fair_names else 0.0) for g in (0, 1)}
+                )
+            per_seed.setdefault(name, []).append(row)
     table = {
         name: {k: float(np.mean([r.get(k, float("nan")) for r in runs])) for k in figures}
         for name, runs in per_seed.items()
@@ -423,24 +334,21 @@ def cmd_compare(args: argparse.Namespace) -> None:
         name: {k: float(np.std([r.get(k, float("nan")) for r in runs])) for k in figures}
         for name, runs in per_seed.items()
     }
-    env_id = HARVEST_ENV if args.task == "harvest" else TASKS[args.task][0]
     n_steps = " / ".join(f"{n:,}" for n in sorted({c.n_timesteps for c in configs.values()}))
-    if args.task == "harvest":
-        title = (
-            f"Allelopathic Harvest ({args.preset}): {args.seeds} seed(s) x {n_steps} training agent-steps, {args.eval_episodes} "
-            f"evaluation games each; dp_normalized = |Table 1 unfairness|, pof = price of fairness in % "
-        )
-    else:
-        title = (
-            f"{env_id}: {args.seeds} seed(s) x {n_steps} training steps, {args.eval_episodes} greedy "
-            f"evaluation episodes each "
-        )
+    shown = ", ".join(f"{k} {v:g}" if isinstance(v, float) else f"{k} {v}" for k, v in values.items())
+    notes = "".join(
+        [
+            f"; {', '.join(task.absolute)} as |x|" if task.absolute else "",
+            "; pof = price of fairness in %" if task.price_of_fairness else "",
+        ]
+    )
+    title = (
+        f"{task.env}{f' ({shown})' if shown else ''}: {args.seeds} seed(s) x {n_steps} training {unit}, "
+        f"{args.eval_episodes} evaluation episodes each{notes} "
+    )
     _print_table(table, figures, spread=spread, title=title + f"({time.perf_counter() - t0:.0f} s)")
     if args.plot:
-        if args.task == "harvest":
-            _plot_tradeoff(per_seed, ["dp_normalized"], Path(args.plot), "Allelopathic Harvest", x_key="episode_return")
-        else:
-            _plot_tradeoff(per_seed, figures, Path(args.plot), env_id)
+        _plot_tradeoff(per_seed, task.plot_y, Path(args.plot), task.env, x_key=task.plot_x)
         print(f"wrote {args.plot}")
     if args.wandb:  # the comparison's plot and table, in one summary run of the experiment's group
         from sb3_fair.common.logging import log_summary_run
@@ -453,6 +361,12 @@ def cmd_compare(args: argparse.Namespace) -> None:
             images={"compare/tradeoff": args.plot} if args.plot else None,
             tables={"compare/table": (["method", *figures, *[f"{k}_sd" for k in figures]], rows)},
         )
+
+
+def _options(args: argparse.Namespace) -> dict[str, Any]:
+    from sb3_fair.experiment.compare import OPTIONS
+
+    return {name: getattr(args, name) for name in OPTIONS}
 
 
 def _print_table(
@@ -723,21 +637,28 @@ def build_parser() -> argparse.ArgumentParser:
     common(p)
     p.set_defaults(func=cmd_sweep, name=None, group=None, seed=None)
 
-    p = sub.add_parser("compare", help="baseline vs fair counterpart over seeds: table + trade-off plot")
+    p = sub.add_parser(
+        "compare",
+        help="baseline vs fair counterpart over seeds: table + trade-off plot",
+        description="train a task's fair entry against its baselines over seeds; the tasks are data "
+        "(sb3_fair/experiment/compare_tasks.yml: donut, loan_applicants, harvest; --tasks-file adds your own)",
+    )
     p.add_argument(
         "--task",
-        choices=[*sorted(TASKS), "harvest"],
         default="donut",
-        help="donut/loan_applicants: DQN vs FairDQN (Alamdari et al. 2024); harvest: PPO vs FairPPO (La Malfa et al. 2025)",
+        help="donut / loan_applicants: DQN vs FairDQN (FairQCM, Alamdari et al. 2024); harvest: PPO vs FairPPO "
+        "(fair-PPO, La Malfa et al. 2025); or a task of --tasks-file",
+    )
+    p.add_argument(
+        "--tasks-file", default=None, metavar="FILE", help="a YAML file of more tasks (as compare_tasks.yml)"
     )
     p.add_argument("--seeds", type=int_at_least(1), default=2)
     p.add_argument(
         "--episodes",
         type=int_at_least(1),
         default=None,
-        help="training episodes per run (harvest: games of the preset's length x agents; donut: 100 steps each; "
-        "loan_applicants: 40 steps each); default: the tuned entry's n_timesteps (fair_ppo.yml, tuned on the small "
-        "game / fair_dqn.yml)",
+        help="training episodes per run (an episode of the task's env: donut 100 steps, loan_applicants 40, harvest a "
+        "game of the preset's length x agents); default: the entry's n_timesteps",
     )
     p.add_argument("--eval-episodes", type=int_at_least(1), default=20)
     p.add_argument(
@@ -746,12 +667,18 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="for every model (default: the tuned entry's)",
     )
-    p.add_argument("--fairness", choices=["dp", "csp", "cf"], default="dp", help="harvest: FairPPO's penalty")
     p.add_argument(
-        "--alpha", type=number_in(0.0, MAX_COEF), default=0.5, help="harvest: weight of the retrospective part"
+        "--fairness", choices=["dp", "csp", "cf"], default=None, help="harvest: FairPPO's penalty (default dp)"
     )
-    p.add_argument("--beta", type=number_in(0.0, MAX_COEF), default=0.5, help="harvest: weight of the prospective part")
-    p.add_argument("--preset", choices=["tiny", "small", "medium", "paper"], default="small", help="harvest: game size")
+    p.add_argument(
+        "--alpha", type=number_in(0.0, MAX_COEF), default=None, help="harvest: weight of the retrospective part (0.5)"
+    )
+    p.add_argument(
+        "--beta", type=number_in(0.0, MAX_COEF), default=None, help="harvest: weight of the prospective part (0.5)"
+    )
+    p.add_argument(
+        "--preset", choices=["tiny", "small", "medium", "paper"], default=None, help="harvest: game size (small)"
+    )
     p.add_argument(
         "--plot", default="sb3_fair_compare.png", help="PNG path for the fairness-utility plot ('' for none)"
     )
