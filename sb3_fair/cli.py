@@ -178,10 +178,10 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
     env_id = args.env or (config.env if config else None)
     if env_id is None:
         raise ValueError(f"{args.model} has no saved config: say which env to evaluate on (--env)")
-    same_env = config is not None and env_id == config.env
-    env_kwargs = config.evaluation_env_kwargs if same_env else {}
+    saved = config if config is not None and env_id == config.env else None  # the config of the env it trained on
+    env_kwargs = saved.evaluation_env_kwargs if saved is not None else {}
     env_kwargs.update(_parse_kv(args.env_kwargs))  # as train's own evaluation, then the command line's
-    wrapper = config.hyperparams.get("env_wrapper") if same_env else None
+    wrapper = saved.hyperparams.get("env_wrapper") if saved is not None else None
     seed = args.seed
     if seed is None:  # the episodes train's own evaluation ran, for a model it saved
         seed = 0 if config is None else config.evaluation_seed
@@ -229,7 +229,9 @@ def cmd_sweep(args: argparse.Namespace) -> None:
             for p in points(result.table, utility, unfairness)
         }
         _print_table(
-            rows, [utility, unfairness, "trials", "Pareto"], title=f"sweep {result.path.name}: mean ± sd over seeds"
+            rows,
+            [utility, unfairness, "trials", "Pareto"],
+            title=f"sweep {result.path.name if result.path else args.sweep_name}: mean ± sd over seeds",
         )
     for row in result.errors:
         print(f"trial {row['trial']} failed: {row['error']}")

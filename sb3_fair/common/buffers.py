@@ -8,11 +8,17 @@ image beside the memory of :class:`~sb3_fair.wrappers.MemoryAugmentation` with
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.buffers import DictReplayBuffer, ReplayBuffer
+
+if TYPE_CHECKING:
+    # the type checker sees CounterfactualRows as the SB3 buffer it is mixed into; at run time it is a plain class
+    _BufferBase = ReplayBuffer
+else:
+    _BufferBase = object
 
 #: an observation batch: an array, or a dict of arrays for a Dict observation space
 ObsBatch = np.ndarray | dict[str, np.ndarray]
@@ -27,7 +33,7 @@ def _count(idx: slice | np.ndarray) -> int:
     return idx.stop - idx.start if isinstance(idx, slice) else len(idx)
 
 
-class CounterfactualRows:
+class CounterfactualRows(_BufferBase):
     """What both counterfactual buffers share: one row per transition, and :meth:`add_batch`.
 
     Real transitions from ``n_envs`` environments are written one row per env (in env order), and
@@ -35,12 +41,6 @@ class CounterfactualRows:
     bring its own number of counterfactual transitions. Sampling is SB3's, uniform over rows.
     ``buffer_size`` counts transitions (real and counterfactual). Mixed in before the SB3 buffer.
     """
-
-    buffer_size: int
-    pos: int
-    full: bool
-    action_dim: int
-    handle_timeout_termination: bool
 
     def __init__(
         self,
@@ -54,7 +54,7 @@ class CounterfactualRows:
     ) -> None:
         if optimize_memory_usage:
             raise ValueError("optimize_memory_usage=True is not supported with counterfactual replay; set it to False")
-        super().__init__(  # type: ignore[call-arg]
+        super().__init__(
             buffer_size,
             observation_space,
             action_space,
@@ -78,8 +78,13 @@ class CounterfactualRows:
         for i in range(len(infos)):
             row = slice(i, i + 1)
             super().add(
-                _rows(obs, row), _rows(next_obs, row), np.asarray(action)[row], reward[row], done[row], [infos[i]]
-            )  # type: ignore[misc]
+                _rows(obs, row),  # type: ignore[arg-type]  # an array for ReplayBuffer.add, a dict of them for DictReplayBuffer's
+                _rows(next_obs, row),  # type: ignore[arg-type]  # as obs
+                np.asarray(action)[row],
+                reward[row],
+                done[row],
+                [infos[i]],
+            )
 
     def _write_observations(self, idx: slice | np.ndarray, obs: ObsBatch, next_obs: ObsBatch) -> None:
         """Write the rows ``idx`` (a slice or an index array) of the observation arrays."""
@@ -108,11 +113,11 @@ class CounterfactualRows:
             slice(self.pos, end) if end <= self.buffer_size else np.arange(self.pos, end) % self.buffer_size
         )
         self._write_observations(idx, obs, next_obs)
-        self.actions[idx, 0] = np.asarray(action).reshape((k, self.action_dim))  # type: ignore[attr-defined]
-        self.rewards[idx, 0] = np.asarray(reward).reshape(k)  # type: ignore[attr-defined]
-        self.dones[idx, 0] = np.asarray(done).reshape(k)  # type: ignore[attr-defined]
+        self.actions[idx, 0] = np.asarray(action).reshape((k, self.action_dim))
+        self.rewards[idx, 0] = np.asarray(reward).reshape(k)
+        self.dones[idx, 0] = np.asarray(done).reshape(k)
         if self.handle_timeout_termination:
-            self.timeouts[idx, 0] = 0.0  # type: ignore[attr-defined]
+            self.timeouts[idx, 0] = 0.0
         if self.pos + k >= self.buffer_size:
             self.full = True
         self.pos = int((self.pos + k) % self.buffer_size)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import inspect
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import gymnasium as gym
@@ -31,7 +31,7 @@ def evaluate_fairness(model: Any, env: gym.Env, n_episodes: int = 20, determinis
     """
     if int(n_episodes) < 1:
         raise ValueError(f"n_episodes must be an int >= 1, got {n_episodes!r}")
-    if not is_wrapped(env, FairnessMonitor):  # type: ignore[arg-type]
+    if not is_wrapped(env, FairnessMonitor):
         env = FairnessMonitor(env)
     env = Monitor(env)
     episodes: list[dict[str, float]] = []
@@ -41,7 +41,8 @@ def evaluate_fairness(model: Any, env: gym.Env, n_episodes: int = 20, determinis
         if locals_.get("done") and FAIRNESS in info:
             episodes.append(scalar_figures(info[FAIRNESS]))
 
-    evaluate = evaluate_policy
+    # SB3's evaluate_policy, or sb3-contrib's (whose model is a MaskablePPO) under the env's masks
+    evaluate: Callable[..., tuple[float, float] | tuple[list[float], list[int]]] = evaluate_policy
     if "action_masks" in inspect.signature(model.predict).parameters and is_masking_supported(env):
         from sb3_contrib.common.maskable.evaluation import evaluate_policy as evaluate  # acts under the env's masks
     rewards, _lengths = evaluate(
@@ -106,10 +107,11 @@ def evaluate_team_fairness(
     if int(n_episodes) < 1:
         raise ValueError(f"n_episodes must be an int >= 1, got {n_episodes!r}")
     stakeholders = get_stakeholders(env)
-    if not is_wrapped(env, FairnessMonitor):  # type: ignore[arg-type]
+    if not is_wrapped(env, FairnessMonitor):
         env = FairnessMonitor(env)
     credit = np.zeros((int(n_episodes), stakeholders.n))
     returns, lengths, episodes = [], [], []
+    info: dict[str, Any]  # the last step's info of each episode
     for e in range(int(n_episodes)):
         total, steps, info = 0.0, 0, {}
         for reward, info in _episode_steps(policy, env, seed + e, deterministic):

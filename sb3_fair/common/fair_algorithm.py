@@ -17,7 +17,7 @@ import pathlib
 import warnings
 import zipfile
 from collections import deque
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import torch as th
@@ -37,13 +37,20 @@ from sb3_fair.common.validation import check_fairness_window, check_wandb
 #: sb3-fair's notices (e.g. "no fairness figures can be logged"), through Python's logging
 LOGGER = logging.getLogger("sb3_fair")
 
+if TYPE_CHECKING:
+    # the type checker sees the mixin as the SB3 algorithm it is mixed into (its attributes, its methods that
+    # super() reaches); at run time it is a plain class, mixed in before the algorithm
+    _AlgorithmBase = BaseAlgorithm
+else:
+    _AlgorithmBase = object
+
 
 def fairness_figures_logged(env: VecEnv) -> bool:
     """Whether ``env``'s sub-envs report episode figures (a :class:`FairnessMonitor` or :class:`ParallelFairnessMonitor`)."""
-    return any(env.env_is_wrapped(FairnessMonitor)) or any(env.env_is_wrapped(ParallelFairnessMonitor))  # type: ignore[arg-type]
+    return any(env.env_is_wrapped(FairnessMonitor)) or any(env.env_is_wrapped(ParallelFairnessMonitor))
 
 
-class FairAlgorithmMixin:
+class FairAlgorithmMixin(_AlgorithmBase):
     """Mixed in before an SB3 / sb3-contrib algorithm: ``class FairX(..., FairAlgorithmMixin, X)``.
 
     Owns the keyword arguments every Fair class shares and takes them out before the parent's
@@ -106,7 +113,7 @@ class FairAlgorithmMixin:
         """The parent's update, then a check that the policy's parameters are still finite."""
         self._train_calls += 1
         try:
-            super().train(*args, **kwargs)  # type: ignore[misc]
+            super().train(*args, **kwargs)  # type: ignore[misc]  # BaseAlgorithm declares no train(); the parent algorithm (On/OffPolicyAlgorithm) does
         except ValueError as exc:  # e.g. torch's distribution check meets NaN logits in a later minibatch
             if not self._parameters_finite():
                 self._raise_non_finite(exc)
@@ -119,7 +126,7 @@ class FairAlgorithmMixin:
     def _parameters_finite(self) -> bool:
         # the largest magnitude per tensor: NaN and inf propagate, and unlike a norm it cannot overflow
         with th.no_grad():
-            peaks = [p.abs().max() for p in self.policy.parameters() if p.numel()]  # type: ignore[attr-defined]
+            peaks = [p.abs().max() for p in self.policy.parameters() if p.numel()]
         return not peaks or bool(th.isfinite(th.stack(peaks)).all())
 
     def fairness_active(self) -> bool:
@@ -173,7 +180,7 @@ class FairAlgorithmMixin:
             )
         raise FloatingPointError(
             f"{name}: the policy's parameters became NaN or inf during training (update {self._train_calls}, "
-            f"{self.num_timesteps} timesteps). Likely cause: {cause}. Training stopped."  # type: ignore[attr-defined]
+            f"{self.num_timesteps} timesteps). Likely cause: {cause}. Training stopped."
         ) from exc
 
     @classmethod
@@ -197,7 +204,7 @@ class FairAlgorithmMixin:
             path,
             env=env,
             device=device,
-            custom_objects=custom_objects,  # type: ignore[misc]
+            custom_objects=custom_objects,
             print_system_info=print_system_info,
             force_reset=force_reset,
             **kwargs,
@@ -212,20 +219,21 @@ class FairAlgorithmMixin:
             and monitor_wrapper
             and is_stakeholders_supported(env)
             and not is_wrapped(env, FairnessMonitor)
-        ):  # type: ignore[arg-type]
+        ):
             env = FairnessMonitor(env)
         return BaseAlgorithm._wrap_env(env, verbose, monitor_wrapper)
 
     def _setup_model(self) -> None:
-        super()._setup_model()  # type: ignore[misc]
-        if self.env is not None:  # type: ignore[attr-defined]
-            self._check_figures(self.env)  # type: ignore[attr-defined]
-            self._setup_fairness(self.env)  # type: ignore[attr-defined]
+        super()._setup_model()  # type: ignore[safe-super]  # abstract in BaseAlgorithm; the parent algorithm implements it
+        if self.env is not None:
+            self._check_figures(self.env)
+            self._setup_fairness(self.env)
 
     def set_env(self, env: GymEnv, force_reset: bool = True) -> None:
-        super().set_env(env, force_reset)  # type: ignore[misc]
-        self._check_figures(self.env)  # type: ignore[attr-defined]
-        self._setup_fairness(self.env)  # type: ignore[attr-defined]
+        super().set_env(env, force_reset)
+        assert self.env is not None  # SB3's set_env has just set it (wrapped)
+        self._check_figures(self.env)
+        self._setup_fairness(self.env)
 
     def _check_figures(self, env: VecEnv) -> None:
         if not self._warned_no_figures and not fairness_figures_logged(env):
@@ -260,7 +268,7 @@ class FairAlgorithmMixin:
         else:
             user = [] if callback is None else [ConvertCallback(callback)]
         callbacks = [FiniteInputCheck(), *self._fairness_callbacks(), self.fairness_callback, *user]
-        return super()._init_callback(SharedLocalsCallbackList(callbacks), progress_bar)  # type: ignore[misc]
+        return super()._init_callback(SharedLocalsCallbackList(callbacks), progress_bar)
 
     def _setup_learn(
         self,
@@ -272,14 +280,14 @@ class FairAlgorithmMixin:
     ) -> Any:
         # SB3 calls _init_callback from here; SB3 clears its ep_info_buffer exactly when reset_num_timesteps holds
         self._continues_learning = not reset_num_timesteps
-        return super()._setup_learn(total_timesteps, callback, reset_num_timesteps, tb_log_name, progress_bar)  # type: ignore[misc]
+        return super()._setup_learn(total_timesteps, callback, reset_num_timesteps, tb_log_name, progress_bar)
 
     def _excluded_save_params(self) -> list[str]:
         return [
             *super()._excluded_save_params(),
             "fairness_callback",
             "_warned_no_figures",
-            "_train_calls",  # type: ignore[misc]
+            "_train_calls",
             "_continues_learning",
         ]
 
@@ -440,6 +448,7 @@ def _saved_data(path: str | pathlib.Path | io.BufferedIOBase) -> dict[str, Any] 
         if own:
             file.close()
         else:
+            assert start is not None  # path is an open file: its position was read above
             file.seek(start)
 
 
@@ -450,11 +459,11 @@ def _check_saved_class(cls: type, path: Any, custom_objects: dict[str, Any] | No
         return
     with warnings.catch_warnings():  # SB3's own load warns about what it cannot deserialize
         warnings.simplefilter("ignore")
-        saved_policy = json_to_data(json.dumps({"policy_class": data["policy_class"]}), custom_objects).get(
+        saved_policy: Any = json_to_data(json.dumps({"policy_class": data["policy_class"]}), custom_objects).get(
             "policy_class"
         )
     saved_family = _policy_family(saved_policy)
-    families = {_policy_family(p) for p in getattr(cls, "policy_aliases", {}).values()} - {None}
+    families = cast("set[str]", {_policy_family(p) for p in getattr(cls, "policy_aliases", {}).values()} - {None})
     if saved_family is None or not families or saved_family in families:
         return
     saved_by = data.get("_saved_by")
@@ -471,3 +480,10 @@ def _check_saved_class(cls: type, path: Any, custom_objects: dict[str, Any] | No
         f"{saved_by if isinstance(saved_by, str) else saved_family.split(' / ')[0]}.load (the class that saved it) or with "
         "that algorithm's Fair class"
     )
+
+
+if TYPE_CHECKING:
+
+    class OnPolicyFairAlgorithm(FairAlgorithmMixin, OnPolicyAlgorithm):
+        """What an on-policy fairness mixin (the group penalty, the long-term regularisation, massaging) is mixed
+        into, as the type checker sees it: ``FairAlgorithmMixin`` and an SB3 on-policy algorithm."""

@@ -29,6 +29,8 @@ class EquivariantActor(Actor):
     :param kwargs: as SB3's TD3 :class:`~stable_baselines3.td3.policies.Actor`.
     """
 
+    _agent_index: th.Tensor  # a buffer (register_buffer): nn.Module's __getattr__ would type it Tensor | Module
+
     def __init__(
         self,
         observation_space: spaces.Space,

@@ -3,7 +3,7 @@ Equivariant Policies" (AAAI 2022, arXiv:2106.05727), Eqs. 9-11 and App. B.1, as 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch as th
@@ -15,6 +15,18 @@ from sb3_fair.common.fair_e import FairEPolicy
 from sb3_fair.common.protocol import get_symmetry
 from sb3_fair.common.symmetry import AgentSymmetry
 from sb3_fair.common.validation import check_choice, check_coef
+
+if TYPE_CHECKING:
+    from stable_baselines3 import TD3
+
+    from sb3_fair.common.fair_algorithm import FairAlgorithmMixin
+
+    class _FairTD3Base(FairAlgorithmMixin, TD3):
+        """What :class:`FairERMixin` is mixed into, as the type checker sees it (TD3, or DDPG, its subclass); at run
+        time the mixin is a plain class."""
+
+else:
+    _FairTD3Base = object
 
 DISTANCES = ("cosine", "mse")
 
@@ -35,7 +47,7 @@ def _is_fair_e(policy: Any) -> bool:
     return policy == "FairEPolicy" or (isinstance(policy, type) and issubclass(policy, FairEPolicy))
 
 
-class FairERMixin:
+class FairERMixin(_FairTD3Base):
     """The Fair-ER regulariser for SB3's TD3 or DDPG: ``class FairX(FairERMixin, FairAlgorithmMixin, X)``.
 
     The actor loss becomes ``-Q(s, mu(s)) + lambda * E_{s, sigma}[ d(mu(sigma . s), sigma . mu(s)) ]``
@@ -97,9 +109,9 @@ class FairERMixin:
                 )
             self.symmetry = None
             return
-        sym.check_action_space(int(np.prod(self.action_space.shape)))  # type: ignore[attr-defined]
-        obs_shape = self.observation_space.shape  # type: ignore[attr-defined]
-        if sym.obs_dim != int(np.prod(obs_shape)):
+        sym.check_action_space(int(np.prod(self.action_space.shape)))  # type: ignore[arg-type]  # gymnasium's Space.shape is Optional; TD3's action space is a Box
+        obs_shape = self.observation_space.shape
+        if sym.obs_dim != int(np.prod(obs_shape)):  # type: ignore[arg-type]  # gymnasium's Space.shape is Optional (None for a Dict space)
             raise ValueError(
                 f"symmetry: the permutation acts on observations of size {sym.obs_dim}, the env's have size {obs_shape}"
             )
@@ -112,23 +124,23 @@ class FairERMixin:
             )
         self.symmetry = sym
         perms = sym.permutations()
-        device = self.device  # type: ignore[attr-defined]
+        device = self.device
         # the index maps of every permutation, made once on the device: drawing sigma per sample is then one
         # NumPy draw and two row look-ups (no per-update conversion of index arrays)
         self._obs_perm = th.as_tensor(np.stack([np.asarray(sym.obs_index(p)) for p in perms]), device=device)
         self._act_perm = th.as_tensor(np.stack([sym.action_index(p) for p in perms]), device=device)
         if getattr(self, "_perm_rng", None) is None:  # a loaded model keeps its saved generator: resume is exact
-            self._perm_rng = np.random.default_rng(self.seed)  # type: ignore[attr-defined]
+            self._perm_rng = np.random.default_rng(self.seed)
 
     def _excluded_save_params(self) -> list[str]:
-        return [*super()._excluded_save_params(), "symmetry", "_obs_perm", "_act_perm"]  # type: ignore[misc]
+        return [*super()._excluded_save_params(), "symmetry", "_obs_perm", "_act_perm"]
 
     def fairness_config(self) -> dict[str, Any]:
         """The fairness hyperparameters (stored in the W&B run config)."""
         return {
             "equivariance_coef": self.equivariance_coef,
             "equivariance_distance": self.equivariance_distance,
-            "fair_e": isinstance(self.policy, FairEPolicy),  # type: ignore[attr-defined]
+            "fair_e": isinstance(self.policy, FairEPolicy),
             "n_agents": None if self.symmetry is None else self.symmetry.n_agents,
         }
 
@@ -154,7 +166,7 @@ class FairERMixin:
         target = th.gather(actions.detach(), 1, act_index)
         return equivariance_distance(
             self.actor(th.gather(obs, 1, obs_index)),
-            target,  # type: ignore[attr-defined]
+            target,
             self.symmetry.n_agents,
             self.equivariance_distance,
         )
@@ -166,13 +178,13 @@ class FairERMixin:
         :param obs: the batch of observations.
         :param eqv_errors: collects the mean equivariance error of each update (averaged once in :meth:`train`).
         """
-        actions = self.actor(obs)  # type: ignore[attr-defined]
-        actor_loss = -self.critic.q1_forward(obs, actions).mean()  # type: ignore[attr-defined]
+        actions = self.actor(obs)
+        actor_loss = -self.critic.q1_forward(obs, actions).mean()
         if self.equivariance_coef > 0:
             eqv = self.equivariance_term(obs, actions).mean()
             eqv_errors.append(eqv.detach())  # no .item() (a sync and a Python float) per update: averaged once in train
             return actor_loss + self.equivariance_coef * eqv
-        if self._n_updates % 10 == 0:  # type: ignore[attr-defined]
+        if self._n_updates % 10 == 0:
             # lambda = 0: measured on every 10th update only, without gradient or torch randomness
             with th.no_grad():
                 eqv_errors.append(self.equivariance_term(obs, actions).mean())
@@ -190,7 +202,7 @@ class FairERMixin:
 
         :param actor_loss: the scalar actor loss.
         """
-        params = [p for group in self.actor.optimizer.param_groups for p in group["params"] if p.requires_grad]  # type: ignore[attr-defined]
+        params = [p for group in self.actor.optimizer.param_groups for p in group["params"] if p.requires_grad]
         if not params:  # a frozen actor: autograd.grad needs inputs, backward() does not
             actor_loss.backward()
             return
@@ -211,42 +223,43 @@ class FairERMixin:
         :param batch_size: minibatch size.
         """
         if self.symmetry is None:
-            return super().train(gradient_steps, batch_size)  # type: ignore[misc]
-        self.policy.set_training_mode(True)  # type: ignore[attr-defined]
-        self._update_learning_rate([self.actor.optimizer, self.critic.optimizer])  # type: ignore[attr-defined]
-        actor_losses, critic_losses, eqv_errors = [], [], []  # type: ignore[var-annotated]
+            return super().train(gradient_steps, batch_size)
+        self.policy.set_training_mode(True)
+        self._update_learning_rate([self.actor.optimizer, self.critic.optimizer])
+        actor_losses, critic_losses = [], []
+        eqv_errors: list[th.Tensor] = []
         for _ in range(gradient_steps):
-            self._n_updates += 1  # type: ignore[attr-defined]
-            replay_data = self.replay_buffer.sample(batch_size, env=self._vec_normalize_env)  # type: ignore[attr-defined]
-            discounts = replay_data.discounts if replay_data.discounts is not None else self.gamma  # type: ignore[attr-defined]
+            self._n_updates += 1
+            replay_data = self.replay_buffer.sample(batch_size, env=self._vec_normalize_env)  # type: ignore[union-attr]  # as in SB3's TD3.train: Optional in OffPolicyAlgorithm, set by _setup_model
+            discounts = replay_data.discounts if replay_data.discounts is not None else self.gamma
             with th.no_grad():
-                noise = replay_data.actions.clone().data.normal_(0, self.target_policy_noise)  # type: ignore[attr-defined]
-                noise = noise.clamp(-self.target_noise_clip, self.target_noise_clip)  # type: ignore[attr-defined]
-                next_actions = (self.actor_target(replay_data.next_observations) + noise).clamp(-1, 1)  # type: ignore[attr-defined]
-                next_q_values = th.cat(self.critic_target(replay_data.next_observations, next_actions), dim=1)  # type: ignore[attr-defined]
+                noise = replay_data.actions.clone().data.normal_(0, self.target_policy_noise)
+                noise = noise.clamp(-self.target_noise_clip, self.target_noise_clip)
+                next_actions = (self.actor_target(replay_data.next_observations) + noise).clamp(-1, 1)
+                next_q_values = th.cat(self.critic_target(replay_data.next_observations, next_actions), dim=1)
                 next_q_values, _ = th.min(next_q_values, dim=1, keepdim=True)
                 target_q_values = replay_data.rewards + (1 - replay_data.dones) * discounts * next_q_values
-            current_q_values = self.critic(replay_data.observations, replay_data.actions)  # type: ignore[attr-defined]
+            current_q_values = self.critic(replay_data.observations, replay_data.actions)
             critic_loss = sum(F.mse_loss(current_q, target_q_values) for current_q in current_q_values)
             assert isinstance(critic_loss, th.Tensor)
             critic_losses.append(critic_loss.item())
-            self.critic.optimizer.zero_grad()  # type: ignore[attr-defined]
+            self.critic.optimizer.zero_grad()
             critic_loss.backward()
-            self.critic.optimizer.step()  # type: ignore[attr-defined]
+            self.critic.optimizer.step()
 
-            if self._n_updates % self.policy_delay == 0:  # type: ignore[attr-defined]
+            if self._n_updates % self.policy_delay == 0:
                 actor_loss = self._actor_loss(replay_data.observations, eqv_errors)
                 actor_losses.append(actor_loss.item())
-                self.actor.optimizer.zero_grad()  # type: ignore[attr-defined]
+                self.actor.optimizer.zero_grad()
                 self._actor_backward(actor_loss)
-                self.actor.optimizer.step()  # type: ignore[attr-defined]
-                polyak_update(self.critic.parameters(), self.critic_target.parameters(), self.tau)  # type: ignore[attr-defined]
-                polyak_update(self.actor.parameters(), self.actor_target.parameters(), self.tau)  # type: ignore[attr-defined]
-                polyak_update(self.critic_batch_norm_stats, self.critic_batch_norm_stats_target, 1.0)  # type: ignore[attr-defined]
-                polyak_update(self.actor_batch_norm_stats, self.actor_batch_norm_stats_target, 1.0)  # type: ignore[attr-defined]
+                self.actor.optimizer.step()
+                polyak_update(self.critic.parameters(), self.critic_target.parameters(), self.tau)
+                polyak_update(self.actor.parameters(), self.actor_target.parameters(), self.tau)
+                polyak_update(self.critic_batch_norm_stats, self.critic_batch_norm_stats_target, 1.0)
+                polyak_update(self.actor_batch_norm_stats, self.actor_batch_norm_stats_target, 1.0)
 
-        logger = self.logger  # type: ignore[attr-defined]
-        logger.record("train/n_updates", self._n_updates, exclude="tensorboard")  # type: ignore[attr-defined]
+        logger = self.logger
+        logger.record("train/n_updates", self._n_updates, exclude="tensorboard")
         if actor_losses:
             logger.record("train/actor_loss", np.mean(actor_losses))
         logger.record("train/critic_loss", np.mean(critic_losses))

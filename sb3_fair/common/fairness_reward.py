@@ -98,7 +98,8 @@ class RewardSpec:
         """
         u = np.asarray(status, dtype=np.float64)
         if self.aggregate == "group" and not grouped:
-            if u.shape == (len(self.groups),):  # type: ignore[arg-type]
+            assert self.groups is not None  # __post_init__: aggregate="group" needs them
+            if u.shape == (len(self.groups),):
                 # each group's total `u[g == k].sum()`, to the bit: the same entries added in NumPy's order, on
                 # Python floats (the wrapper's step would otherwise pay two NumPy calls per group)
                 values = u.tolist()

@@ -43,9 +43,9 @@ fair-PPO (the group figures): see :mod:`sb3_fair.metrics`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, SupportsFloat, cast
 
 import numpy as np
 
@@ -148,7 +148,7 @@ DOMAINS: dict[str, tuple[Callable[[np.ndarray], bool], str]] = {
 }
 
 
-def check_figure_names(names: Sequence[str], argument: str = "metrics") -> tuple[str, ...]:
+def check_figure_names(names: Iterable[str], argument: str = "metrics") -> tuple[str, ...]:
     """``names``, checked against :data:`FIGURE_NAMES`; the error names ``argument`` and the accepted values."""
     if isinstance(names, str):
         names = [names]
@@ -208,7 +208,8 @@ def episode_figures(
 
 def scalar_figures(summary: dict[str, Any]) -> dict[str, float]:
     """The scalar entries of an ``info["fairness"]`` summary (leaves out the ``returns`` array)."""
-    return {k: float(v) for k, v in summary.items() if np.isscalar(v)}
+    # NumPy's np.isscalar also admits str, bytes and complex; a summary's scalars are real numbers
+    return {k: float(cast(SupportsFloat, v)) for k, v in summary.items() if np.isscalar(v)}
 
 
 __all__ = ["DOMAINS", "FIGURES", "FIGURE_NAMES", "check_figure_names", "episode_figures", "scalar_figures"]

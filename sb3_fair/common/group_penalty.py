@@ -35,7 +35,7 @@ regression target is left alone.
 from __future__ import annotations
 
 import inspect
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
@@ -53,6 +53,11 @@ from sb3_fair.common.protocol import (
 )
 from sb3_fair.common.validation import check_choice, check_coef, check_int
 from sb3_fair.metrics import group_contrasts
+
+if TYPE_CHECKING:
+    from sb3_fair.common.fair_algorithm import OnPolicyFairAlgorithm as _OnPolicyBase
+else:
+    _OnPolicyBase = object
 
 METRICS = ("dp", "csp", "cf")
 
@@ -233,6 +238,8 @@ class GroupTracker(BaseCallback):
         self.realised[t] = running
         dones = np.asarray(self.locals["dones"], dtype=bool)
         infos = self.locals["infos"]
+        # benefits: the list of this slot's game, read at the first slot (last is None then) and whenever it changes
+        benefits: Any
         gains, last, benefits = [], None, None
         for i, info in enumerate(infos):
             # the slots of one game usually share one benefits object in their infos: it is checked once (it stays
@@ -240,7 +247,7 @@ class GroupTracker(BaseCallback):
             shared = info.get(BENEFITS)
             if shared is None or shared is not last:
                 benefits, last = get_benefits(info, self.n_agents).tolist(), shared
-            gains.append(benefits[i % self.n_agents])  # type: ignore[index]
+            gains.append(benefits[i % self.n_agents])
         running += gains
         running[dones] = 0.0
         # infos of a finished game already describe the next episode (SuperSuit merges the reset info)
@@ -250,7 +257,7 @@ class GroupTracker(BaseCallback):
         return True
 
 
-class GroupPenaltyMixin:
+class GroupPenaltyMixin(_OnPolicyBase):
     """The retrospective and prospective group penalties of fair-PPO (La Malfa et al. 2025, arXiv:2502.03953, Eqs. 5-7) for an on-policy parent.
 
     ``class FairX(GroupPenaltyMixin, FairAlgorithmMixin, X)`` with ``X`` one of SB3's PPO or
@@ -293,7 +300,8 @@ class GroupPenaltyMixin:
         self.fairness = check_metric(fairness)
         self.alpha = check_coef(alpha, "alpha")
         self.beta = check_coef(beta, "beta")
-        self.fairness_coef = check_coef(fairness_coef, "fairness_coef")
+        # a pair of weights where LongTermPenaltyMixin's fairness ("long_term", "a_ppo") is on: the penalty is then off
+        self.fairness_coef: float | tuple[float, float] = check_coef(fairness_coef, "fairness_coef")
         if isinstance(protected_group, bool) or not isinstance(protected_group, (int, np.integer)):
             raise ValueError(f"protected_group must be an int, got {protected_group!r}")
         self.protected_group = int(protected_group)
@@ -305,7 +313,8 @@ class GroupPenaltyMixin:
     @property
     def penalized(self) -> bool:
         """Whether the penalty is on (``fairness`` is one of its metrics, ``fairness_coef > 0`` and ``alpha + beta > 0``)."""
-        return self.fairness in METRICS and self.fairness_coef > 0 and (self.alpha > 0 or self.beta > 0)
+        # with one of the group metrics, fairness_coef is a single weight
+        return self.fairness in METRICS and cast(float, self.fairness_coef) > 0 and (self.alpha > 0 or self.beta > 0)
 
     def _setup_fairness(self, env: VecEnv) -> None:
         """With the penalty on, check what can be checked without touching the env; the infos are checked
@@ -352,10 +361,10 @@ class GroupPenaltyMixin:
         if not self.penalized or self._n_agents is None:
             return []
         if self._tracker is None:
-            self._tracker = GroupTracker(self.n_steps, self._n_agents, self.fairness, self.protected_group)  # type: ignore[attr-defined]
+            self._tracker = GroupTracker(self.n_steps, self._n_agents, self.fairness, self.protected_group)
         if self._env_was_reset:
             self._tracker.restart()
-        return [self._tracker, *super()._fairness_callbacks()]  # type: ignore[misc]
+        return [self._tracker, *super()._fairness_callbacks()]
 
     def _setup_learn(
         self,
@@ -366,8 +375,8 @@ class GroupPenaltyMixin:
         progress_bar: bool = False,
     ) -> Any:
         # SB3 resets the env in _setup_learn exactly when this holds; the tracker must then start afresh
-        self._env_was_reset = reset_num_timesteps or self._last_obs is None  # type: ignore[attr-defined]
-        return super()._setup_learn(total_timesteps, callback, reset_num_timesteps, tb_log_name, progress_bar)  # type: ignore[misc]
+        self._env_was_reset = reset_num_timesteps or self._last_obs is None
+        return super()._setup_learn(total_timesteps, callback, reset_num_timesteps, tb_log_name, progress_bar)
 
     def fairness_config(self) -> dict[str, Any]:
         """The fairness hyperparameters (stored in the W&B run config)."""
@@ -384,7 +393,7 @@ class GroupPenaltyMixin:
         """Reweight the rollout's advantages by the group penalty (if on), then the parent's update."""
         tracker = self._tracker
         if self.penalized and tracker is not None and tracker.filled:
-            buf = self.rollout_buffer  # type: ignore[attr-defined]
+            buf = self.rollout_buffer
             weights, stats = advantage_weights(
                 tracker.realised,
                 buf.values,
@@ -393,20 +402,20 @@ class GroupPenaltyMixin:
                 self.fairness,
                 self.alpha,
                 self.beta,
-                self.fairness_coef,
+                cast(float, self.fairness_coef),  # a single weight: penalized means a group metric
                 factors=tracker.factors if self.fairness == "csp" else None,
                 twins=tracker.twins if self.fairness == "cf" else None,
                 protected=self.protected_group,
             )
             buf.advantages *= weights.astype(buf.advantages.dtype)
-            logger = self.logger  # type: ignore[attr-defined]
+            logger = self.logger
             for key, value in stats.items():
                 logger.record(f"fairness/{key}", value)
             logger.record("fairness/adv_weight_std", float(weights.std()))
             logger.record("fairness/adv_weight_min", float(weights.min()))
             logger.record("fairness/adv_weight_max", float(weights.max()))
             tracker.filled = False
-        super().train()  # type: ignore[misc]
+        super().train()
 
 
 #: the group penalty's own keyword arguments and their defaults: with ``fairness="long_term"`` or ``"a_ppo"``

@@ -40,7 +40,7 @@ import math
 import re
 from functools import lru_cache
 from pathlib import Path, PurePath
-from typing import Any
+from typing import Any, cast
 
 import yaml
 
@@ -356,7 +356,7 @@ def parse_dict_expression(text: str, trusted: bool = False) -> dict[str, Any]:
         if isinstance(node, ast.Dict):
             if any(k is None for k in node.keys):
                 raise ValueError(f"cannot read {text!r}: '**' is not data")
-            keys = [value(k, None) for k in node.keys]  # type: ignore[arg-type]
+            keys = [value(k, None) for k in cast("list[ast.expr]", node.keys)]  # no None key: refused above
             return {k: value(v, k if isinstance(k, str) else None) for k, v in zip(keys, node.values)}
         if (
             isinstance(node, ast.Call)

@@ -25,7 +25,7 @@ from __future__ import annotations
 import inspect
 import math
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from stable_baselines3.common.buffers import RolloutBuffer
@@ -38,6 +38,17 @@ from sb3_fair.common.long_term import MODES, a_ppo_terms, long_term_terms, weigh
 from sb3_fair.common.protocol import get_fairness_signal_lists, is_fairness_signals_supported
 from sb3_fair.common.validation import check_choice, check_coef, check_unused, check_weights
 
+if TYPE_CHECKING:
+    from stable_baselines3.common.on_policy_algorithm import OnPolicyAlgorithm
+
+    # the type checker sees each mixin as what it is mixed into (see FairAlgorithmMixin); at run time both are plain
+    # classes
+    from sb3_fair.common.group_penalty import GroupPenaltyMixin as _PenaltyBase
+
+    _BufferBase = RolloutBuffer
+else:
+    _BufferBase = _PenaltyBase = object
+
 #: the ``fairness`` values this mixin implements
 LONG_TERM_METRICS = ("long_term", "a_ppo")
 #: the per-step arrays the tracker writes into the rollout buffer
@@ -48,7 +59,7 @@ SIGNALS = ("short_term", "short_term_change", "long_term", "long_term_change")
 Regularizer = Callable[[np.ndarray], np.ndarray]
 
 
-class LongTermBufferMixin:
+class LongTermBufferMixin(_BufferBase):
     """Adds the four per-step signal arrays of :data:`SIGNALS` to an on-policy rollout buffer, and
     regularises the advantages of each minibatch it hands out when :attr:`regularize` is set.
 
@@ -60,10 +71,15 @@ class LongTermBufferMixin:
 
     regularize: Regularizer | None = None
     _term_rows: np.ndarray | None = None
+    # the arrays of SIGNALS, made by reset()
+    short_term: np.ndarray
+    short_term_change: np.ndarray
+    long_term: np.ndarray
+    long_term_change: np.ndarray
 
     def reset(self) -> None:
-        super().reset()  # type: ignore[misc]
-        shape = (self.buffer_size, self.n_envs)  # type: ignore[attr-defined]
+        super().reset()
+        shape = (self.buffer_size, self.n_envs)
         for name in SIGNALS:  # float64: a Δs exactly at δ must compare as the env reported it
             setattr(self, name, np.zeros(shape, dtype=np.float64))
         self._term_rows = None
@@ -71,24 +87,21 @@ class LongTermBufferMixin:
     def set_terms(self, terms: Sequence[np.ndarray]) -> None:
         """The fairness terms of every row of the rollout, each of the signals' shape (before or after :meth:`get`
         flattened them); kept stacked, one row per term, in the order :meth:`get` hands the rows out."""
-        flat = [
-            (self.swap_and_flatten(t) if not self.generator_ready else t).reshape(-1)  # type: ignore[attr-defined]
-            for t in terms
-        ]
+        flat = [(self.swap_and_flatten(t) if not self.generator_ready else t).reshape(-1) for t in terms]
         self._term_rows = np.stack(flat).astype(np.float64, copy=False)
 
     def get(self, batch_size: int | None = None) -> Any:
-        if not self.generator_ready:  # type: ignore[attr-defined]
+        if not self.generator_ready:
             for name in SIGNALS:  # flattened exactly as the parent flattens its own arrays
-                setattr(self, name, self.swap_and_flatten(getattr(self, name)))  # type: ignore[attr-defined]
-        yield from super().get(batch_size)  # type: ignore[misc]
+                setattr(self, name, self.swap_and_flatten(getattr(self, name)))
+        yield from super().get(batch_size)
 
     def _get_samples(self, batch_inds: np.ndarray, *args: Any, **kwargs: Any) -> Any:
         if self.regularize is None:
-            return super()._get_samples(batch_inds, *args, **kwargs)  # type: ignore[misc]
+            return super()._get_samples(batch_inds, *args, **kwargs)
         if self._term_rows is None:
             raise RuntimeError("set_terms() must give the fairness terms before a regularised minibatch is sampled")
-        advantages = self.advantages  # type: ignore[has-type]
+        advantages = self.advantages
         raw = advantages[batch_inds]  # a copy (fancy indexing): the rows are put back after sampling
         # one (1 + terms, batch) array: the regularisation scales all its rows in one pass
         rows = np.empty((1 + len(self._term_rows), raw.size))
@@ -96,7 +109,7 @@ class LongTermBufferMixin:
         rows[1:] = self._term_rows[:, np.asarray(batch_inds).reshape(-1)]
         advantages[batch_inds] = self.regularize(rows).astype(advantages.dtype).reshape(raw.shape)
         try:
-            return super()._get_samples(batch_inds, *args, **kwargs)  # type: ignore[misc]
+            return super()._get_samples(batch_inds, *args, **kwargs)
         finally:
             advantages[batch_inds] = raw
 
@@ -125,6 +138,8 @@ class LongTermTracker(BaseCallback):
     for all rows at once (this runs at every env step, where NumPy's fixed cost per call would
     dominate).
     """
+
+    model: OnPolicyAlgorithm  # the tracker of an on-policy algorithm's rollout buffer
 
     def __init__(self) -> None:
         super().__init__()
@@ -224,7 +239,7 @@ def check_coef_pair(value: Any, name: str = "fairness_coef") -> tuple[float, flo
     return w, w
 
 
-class LongTermPenaltyMixin:
+class LongTermPenaltyMixin(_PenaltyBase):
     """F-PPO's long-term advantage regularisation, or A-PPO's, for an on-policy parent.
 
     ``class FairX(LongTermPenaltyMixin, GroupPenaltyMixin, FairAlgorithmMixin, X)``: with
@@ -310,7 +325,7 @@ class LongTermPenaltyMixin:
         return self._long_term is not None and any(w > 0 for w in self._long_term_coef)
 
     def _setup_fairness(self, env: VecEnv) -> None:
-        super()._setup_fairness(env)  # type: ignore[misc]
+        super()._setup_fairness(env)
         self._long_term_coef = check_coef_pair(
             self._long_term_coef
         )  # a list after loading (checked again: the file could be edited)
@@ -324,7 +339,7 @@ class LongTermPenaltyMixin:
                 "regularization='scaled' needs normalize_advantage=True: min-max scaling makes every advantage >= 0, "
                 "which only the standardisation turns back into a signed signal (or use regularization='literal')"
             )
-        buf = self.rollout_buffer  # type: ignore[attr-defined]
+        buf = self.rollout_buffer
         if not isinstance(buf, LongTermBufferMixin):
             # the same buffer (sizes, spaces, device, arrays) as an instance of its long-term subclass
             cls = long_term_buffer_class(type(buf))
@@ -334,7 +349,7 @@ class LongTermPenaltyMixin:
             self.rollout_buffer = new
 
     def _fairness_callbacks(self) -> list[BaseCallback]:
-        callbacks = super()._fairness_callbacks()  # type: ignore[misc]
+        callbacks = super()._fairness_callbacks()
         if not self.long_term_regularized:
             return callbacks
         if self._long_term_tracker is None:
@@ -344,12 +359,12 @@ class LongTermPenaltyMixin:
         return [self._long_term_tracker, *callbacks]
 
     def _excluded_save_params(self) -> list[str]:
-        return [*super()._excluded_save_params(), "_long_term_tracker"]  # type: ignore[misc]
+        return [*super()._excluded_save_params(), "_long_term_tracker"]
 
     def fairness_config(self) -> dict[str, Any]:
         """The fairness hyperparameters (stored in the W&B run config)."""
         if self._long_term is None:
-            return super().fairness_config()  # type: ignore[misc]
+            return super().fairness_config()
         return {
             "fairness": self._long_term,
             "fairness_coef": list(self._long_term_coef),
@@ -379,7 +394,7 @@ class LongTermPenaltyMixin:
         rollout's mean Δs and Δl are logged by :class:`~sb3_fair.common.callbacks.FairnessCallback`,
         with or without the regularisation.)
         """
-        buf = self.rollout_buffer  # type: ignore[attr-defined]
+        buf = self.rollout_buffer
         if self.long_term_regularized and isinstance(buf, LongTermBufferMixin):
             first, second = self._fairness_terms(buf)
             buf.set_terms((first, second))
@@ -388,16 +403,16 @@ class LongTermPenaltyMixin:
                 if self._long_term == "long_term"
                 else ("a_ppo_value_threshold", "a_ppo_decrease")
             )
-            logger = self.logger  # type: ignore[attr-defined]
+            logger = self.logger
             logger.record(f"fairness/{names[0]}", float(first.mean()))
             logger.record(f"fairness/{names[1]}", float(second.mean()))
             buf.regularize = self._regularize
             try:
-                super().train()  # type: ignore[misc]
+                super().train()
             finally:
                 buf.regularize = None
             return
-        super().train()  # type: ignore[misc]
+        super().train()
 
 
 #: the defaults of :class:`LongTermPenaltyMixin`'s own arguments (given unchanged, an argument the mode ignores is accepted)

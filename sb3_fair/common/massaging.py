@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch as th
@@ -43,6 +43,11 @@ from sb3_fair._exact import SHORT
 from sb3_fair.common.long_term import _choice_lists, _choices
 from sb3_fair.common.protocol import WHAT_IF, get_what_if, is_what_if_supported
 from sb3_fair.common.validation import check_bool, check_weights
+
+if TYPE_CHECKING:
+    from sb3_fair.common.fair_algorithm import OnPolicyFairAlgorithm as _OnPolicyBase
+else:
+    _OnPolicyBase = object
 
 #: τ: a number >= 0, or a schedule ``tau(iteration) -> float`` of the 0-based PPO iteration
 Tau = float | Callable[[int], float]
@@ -235,14 +240,14 @@ def _massage_small(
     for c, ds in answers:
         if c.ndim != 1 or ds.ndim != 1 or c.dtype != dtype:
             return None
-        actions, gaps = c.tolist(), ds.tolist()
-        if not actions or len(actions) != len(gaps):
+        actions, env_gaps = c.tolist(), ds.tolist()
+        if not actions or len(actions) != len(env_gaps):
             return None
-        for d in gaps:
+        for d in env_gaps:
             if not math.isfinite(d):
                 return None
         cands.append(actions)
-        gaps_by_env.append(gaps)
+        gaps_by_env.append(env_gaps)
         width = max(width, len(actions))
     n = len(answers)
     if width * n > SHORT:
@@ -285,7 +290,7 @@ def _massage_small(
 _NUMPY_CASTS = frozenset({th.float32, th.float64, th.int64, th.int32})
 
 
-class ActionMassagingMixin:
+class ActionMassagingMixin(_OnPolicyBase):
     """F-PPO's action massaging (Eq. 6) during training rollouts, for an on-policy parent.
 
     ``class FairX(ActionMassagingMixin, LongTermPenaltyMixin, ..., X)``. Independent of the advantage
@@ -311,7 +316,7 @@ class ActionMassagingMixin:
         super().__init__(*args, **kwargs)
 
     def _setup_fairness(self, env: VecEnv) -> None:
-        super()._setup_fairness(env)  # type: ignore[misc]
+        super()._setup_fairness(env)
         if self.massaging and not is_what_if_supported(env):
             base = type(env.unwrapped).__name__ if hasattr(env, "unwrapped") else type(env).__name__
             raise ValueError(
@@ -321,8 +326,8 @@ class ActionMassagingMixin:
 
     def massaging_iteration(self) -> int:
         """The 0-based PPO iteration the next rollout belongs to."""
-        per_rollout = int(self.n_steps) * int(self.n_envs)  # type: ignore[attr-defined]
-        return int(self.num_timesteps) // per_rollout  # type: ignore[attr-defined]
+        per_rollout = int(self.n_steps) * int(self.n_envs)
+        return int(self.num_timesteps) // per_rollout
 
     def current_massaging_tau(self) -> float:
         """τ for the next rollout."""
@@ -333,19 +338,19 @@ class ActionMassagingMixin:
     _rollout_unscales_squashed_actions = True
 
     def _unscales(self) -> bool:
-        return bool(self._rollout_unscales_squashed_actions and self.policy.squash_output)  # type: ignore[attr-defined]
+        return bool(self._rollout_unscales_squashed_actions and self.policy.squash_output)
 
     def _policy_to_env(self, actions: np.ndarray) -> np.ndarray:
         """The policy's raw actions as the parent's rollout executes them (its clipping / unscaling of a Box)."""
-        if not isinstance(self.action_space, spaces.Box):  # type: ignore[attr-defined]
+        if not isinstance(self.action_space, spaces.Box):
             return actions
         if self._unscales():
-            return self.policy.unscale_action(actions)  # type: ignore[attr-defined]
-        return np.clip(actions, self.action_space.low, self.action_space.high)  # type: ignore[attr-defined]
+            return self.policy.unscale_action(actions)
+        return np.clip(actions, self.action_space.low, self.action_space.high)
 
     def _env_to_policy(self) -> Callable[[np.ndarray], np.ndarray] | None:
-        if isinstance(self.action_space, spaces.Box) and self._unscales():  # type: ignore[attr-defined]
-            return self.policy.scale_action  # type: ignore[attr-defined]
+        if isinstance(self.action_space, spaces.Box) and self._unscales():
+            return self.policy.scale_action
         return None
 
     def _massaging_hook(self, env: VecEnv, tau: float, module: Any, args: Any, kwargs: Any, output: Any) -> Any:
@@ -391,22 +396,22 @@ class ActionMassagingMixin:
         self._massaged = [0, 0]
         tau = self.current_massaging_tau() if self.massaging else 0.0
         if tau <= 0:
-            collected = super().collect_rollouts(env, *args, **kwargs)  # type: ignore[misc]
+            collected = super().collect_rollouts(env, *args, **kwargs)
         else:
-            hook = self.policy.register_forward_hook(partial(self._massaging_hook, env, tau), with_kwargs=True)  # type: ignore[attr-defined]
+            hook = self.policy.register_forward_hook(partial(self._massaging_hook, env, tau), with_kwargs=True)
             try:
-                collected = super().collect_rollouts(env, *args, **kwargs)  # type: ignore[misc]
+                collected = super().collect_rollouts(env, *args, **kwargs)
             finally:
                 hook.remove()
         if self.massaging:  # dumped with the rollout's own Δs and Δl
             replaced, proposed = self._massaged
-            logger = self.logger  # type: ignore[attr-defined]
+            logger = self.logger
             logger.record("fairness/massaged_fraction", float(replaced / proposed) if proposed else 0.0)
             logger.record("fairness/massaging_tau", float(tau))
         return collected
 
     def fairness_config(self) -> dict[str, Any]:
-        config = super().fairness_config()  # type: ignore[misc]
+        config = super().fairness_config()
         tau = self.massaging_tau
         return {**config, "massaging": self.massaging, "massaging_tau": tau if not callable(tau) else repr(tau)}
 

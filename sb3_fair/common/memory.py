@@ -13,7 +13,7 @@ import itertools
 import math
 from dataclasses import dataclass, fields
 from functools import cached_property, lru_cache
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -69,7 +69,8 @@ class MemorySpec:
 
     # ---- shapes ---------------------------------------------------------------------------
     # The spec is frozen, so what follows from its fields is computed once (``cached_property``): the wrappers read
-    # it at every step.
+    # it at every step. ``group_ids`` is an array whenever ``groups`` is set, and ``max_value`` a number whenever the
+    # encoding is not "raw" (__post_init__): the casts below say so to the type checker.
     @property
     def group_ids(self) -> np.ndarray | None:
         return None if self.groups is None else np.unique(np.asarray(self.groups))
@@ -77,11 +78,11 @@ class MemorySpec:
     @cached_property
     def size(self) -> int:
         """Number of memory entries (stakeholders, or groups when ``groups`` is set)."""
-        return self.n_stakeholders if self.groups is None else int(self.group_ids.size)  # type: ignore[union-attr]
+        return self.n_stakeholders if self.groups is None else int(cast(np.ndarray, self.group_ids).size)
 
     @cached_property
     def n_bits(self) -> int:
-        return math.ceil(math.log2(float(self.max_value) + 1)) if self.encoding == "binary" else 1
+        return math.ceil(math.log2(float(cast(float, self.max_value)) + 1)) if self.encoding == "binary" else 1
 
     @cached_property
     def encoded_size(self) -> int:
@@ -98,7 +99,7 @@ class MemorySpec:
         if self.groups is None:
             return None
         g = np.asarray(self.groups)
-        return (g[:, None] == self.group_ids[None, :]).astype(np.float64)  # type: ignore[index]
+        return (g[:, None] == cast(np.ndarray, self.group_ids)[None, :]).astype(np.float64)
 
     @cached_property
     def _bit_shifts(self) -> np.ndarray:
@@ -114,9 +115,9 @@ class MemorySpec:
     def _bit_rows(self) -> tuple[tuple[float, ...], ...] | None:
         """The binary encoding of each integer ``0..max_value`` (``None`` beyond :data:`_MAX_TABLE`), by the same
         shifts as :func:`encode_memory`'s NumPy path: what its Python path looks up."""
-        if self.encoding != "binary" or float(self.max_value) > _MAX_TABLE:  # type: ignore[arg-type]
+        if self.encoding != "binary" or float(cast(float, self.max_value)) > _MAX_TABLE:
             return None
-        values = np.arange(int(self.max_value) + 1, dtype=np.int64)  # type: ignore[arg-type]
+        values = np.arange(int(cast(float, self.max_value)) + 1, dtype=np.int64)
         return tuple(map(tuple, ((values[:, None] >> self._bit_shifts) & 1).astype(np.float32).tolist()))
 
 
@@ -130,6 +131,7 @@ def memory_increment(spec: MemorySpec, benefits: Any) -> np.ndarray:
     b = np.asarray(benefits, dtype=np.float64)
     if spec.groups is None:
         return b
+    assert spec._group_onehot is not None  # set with groups
     return b @ spec._group_onehot
 
 
@@ -160,7 +162,8 @@ def encode_memory(spec: MemorySpec, memory: Any) -> np.ndarray:
     if spec.encoding == "raw":
         return m.astype(np.float32)
     if spec.encoding == "scaled":
-        return np.clip(m / float(spec.max_value), 0.0, 1.0).astype(np.float32)  # type: ignore[arg-type]
+        assert spec.max_value is not None  # __post_init__: "scaled" needs it
+        return np.clip(m / float(spec.max_value), 0.0, 1.0).astype(np.float32)
     # binary
     rows = spec._bit_rows
     if (
@@ -171,12 +174,12 @@ def encode_memory(spec: MemorySpec, memory: Any) -> np.ndarray:
             out: list[float] = []
             for x in values:
                 r = round(x)  # an int, rounded to nearest with ties to even, as np.rint
-                if abs(r - x) > 1e-6 or r < 0 or r > spec.max_value:  # type: ignore[operator]
+                if abs(r - x) > 1e-6 or r < 0 or r > spec.max_value:
                     raise _not_binary(spec, m)
                 out += rows[r]
             return np.array(out, dtype=np.float32)
     ints = np.rint(m)
-    if ((np.abs(ints - m) > 1e-6) | (ints < 0) | (ints > spec.max_value)).any():  # type: ignore[operator]
+    if ((np.abs(ints - m) > 1e-6) | (ints < 0) | (ints > spec.max_value)).any():
         raise _not_binary(spec, m)
     bits = (ints.astype(np.int64)[..., None] >> spec._bit_shifts) & 1
     return bits.reshape(*m.shape[:-1], spec.encoded_size).astype(np.float32)
@@ -196,7 +199,8 @@ def decode_memory(spec: MemorySpec, encoded: Any) -> np.ndarray:
     if spec.encoding == "raw":
         return e.copy()
     if spec.encoding == "scaled":
-        return e * float(spec.max_value)  # type: ignore[arg-type]
+        assert spec.max_value is not None  # __post_init__: "scaled" needs it
+        return e * float(spec.max_value)
     bits = np.rint(e).reshape(*e.shape[:-1], spec.size, spec.n_bits)
     return bits @ spec._bit_weights
 

@@ -7,7 +7,7 @@ It lives in ``common/`` beside what uses it (the Fair algorithms wrap gym envs i
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, SupportsFloat
 
 import gymnasium as gym
@@ -81,7 +81,7 @@ class FairnessMonitor(gym.Wrapper):
         self.stakeholders = get_stakeholders(env)
         extra = dict(metrics) if isinstance(metrics, dict) else {}
         if metrics is None:
-            names: Sequence[str] = FIGURE_NAMES
+            names: Iterable[str] = FIGURE_NAMES
         elif extra:
             names = ()
         else:
@@ -152,6 +152,8 @@ class ParallelFairnessMonitor(BaseParallelWrapper):
     :param metrics: figure names from :data:`~sb3_fair.common.figures.FIGURE_NAMES` (default: all that apply).
     :param protected: the group value of the protected agents.
     """
+
+    _twins: np.ndarray | None  # each agent's counterfactual twin in the current episode, where every agent has one
 
     def __init__(self, env: ParallelEnv, metrics: Sequence[str] | None = None, protected: int = 1) -> None:
         super().__init__(env)

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import math
 import weakref
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, SupportsInt
 
 import gymnasium as gym
 import numpy as np
@@ -196,7 +196,9 @@ def get_group_info(info: dict[str, Any]) -> tuple[int, int | None, int | None]:
     return int(info[GROUP]), None if factor is None else int(factor), None if twin is None else int(twin)
 
 
-def group_info(group: int, factor: int | None = None, twin: int | None = None) -> dict[str, int]:
+def group_info(
+    group: SupportsInt, factor: SupportsInt | None = None, twin: SupportsInt | None = None
+) -> dict[str, int]:
     """The info entries of one agent: ``{"group": g}`` plus ``factor`` and ``twin`` when given."""
     out = {GROUP: int(group)}
     if factor is not None:

@@ -9,9 +9,11 @@ obs[..., obs_index(sigma)]`` and ``(sigma . action) = action[..., action_index(s
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 
 @dataclass(frozen=True)
@@ -30,7 +32,7 @@ class AgentSymmetry:
     n_agents: int
     obs_dim: int
     action_dim: int
-    obs_index: object = field(repr=False)
+    obs_index: Callable[[tuple[int, ...]], ArrayLike] = field(repr=False)
     agent_obs: np.ndarray | None = None
 
     def __post_init__(self) -> None:
@@ -41,7 +43,7 @@ class AgentSymmetry:
                 f"symmetry: the joint action size {self.action_dim} is not a multiple of n_agents={self.n_agents}"
             )
         for perm in self.permutations():
-            idx = np.asarray(self.obs_index(perm))  # type: ignore[operator]
+            idx = np.asarray(self.obs_index(perm))
             if idx.shape != (self.obs_dim,) or sorted(idx.tolist()) != list(range(self.obs_dim)):
                 raise ValueError(f"symmetry: obs_index({perm}) must be a permutation of range({self.obs_dim})")
 
@@ -59,7 +61,7 @@ class AgentSymmetry:
         return np.concatenate([np.arange(p * k, (p + 1) * k) for p in perm])
 
     def permute_obs(self, obs: np.ndarray, perm: tuple[int, ...]) -> np.ndarray:
-        return np.asarray(obs)[..., np.asarray(self.obs_index(perm))]  # type: ignore[operator]
+        return np.asarray(obs)[..., np.asarray(self.obs_index(perm))]
 
     def permute_action(self, action: np.ndarray, perm: tuple[int, ...]) -> np.ndarray:
         return np.asarray(action)[..., self.action_index(perm)]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal, overload
 
 import numpy as np
 
@@ -55,6 +55,10 @@ def check_choice(value: Any, name: str, choices: Sequence[str]) -> str:
     return value
 
 
+@overload
+def check_int(value: Any, name: str, minimum: int, allow_none: Literal[False] = False) -> int: ...
+@overload
+def check_int(value: Any, name: str, minimum: int, allow_none: bool) -> int | None: ...
 def check_int(value: Any, name: str, minimum: int, allow_none: bool = False) -> int | None:
     """``value`` as an int, checked to be >= ``minimum`` (or ``None`` where ``allow_none``)."""
     if value is None and allow_none:
@@ -161,7 +165,7 @@ def env_class(env: Any) -> type | None:
             creator = load_env_creator(entry) if isinstance(entry, str) else entry
         except Exception:  # noqa: BLE001 - an id gym cannot resolve: SB3 says why when it makes the env
             return None
-        factories = {
+        factories: dict[object, type] = {  # keyed by the registered factory functions
             envs.make_donut_allocation: envs.DonutAllocationEnv,
             envs.make_loan_applicants: envs.LoanApplicantsEnv,
         }

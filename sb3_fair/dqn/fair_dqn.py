@@ -5,13 +5,14 @@ from __future__ import annotations
 import inspect
 import warnings
 from dataclasses import fields
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar, TypeVar, cast
 
 import numpy as np
 import torch as th
 from gymnasium import spaces
 from stable_baselines3 import DQN
 from stable_baselines3.common.buffers import ReplayBuffer
+from stable_baselines3.common.policies import BasePolicy
 from stable_baselines3.common.type_aliases import GymEnv
 from stable_baselines3.common.vec_env import VecEnv
 from torch.nn import functional as F
@@ -166,7 +167,7 @@ class FairDQN(FairAlgorithmMixin, DQN):
     :param kwargs: every other DQN argument.
     """
 
-    policy_aliases: ClassVar[dict[str, type[DQNPolicy]]] = {
+    policy_aliases: ClassVar[dict[str, type[BasePolicy]]] = {
         "MlpPolicy": MlpPolicy,
         "CnnPolicy": CnnPolicy,
         "MultiInputPolicy": MultiInputPolicy,
@@ -369,11 +370,13 @@ class FairDQN(FairAlgorithmMixin, DQN):
         action, buffer_action = super()._sample_action(learning_starts, action_noise, n_envs)
         if self.counterfactual:
             # M'_t is chosen here, from m_t only, before the step's outcome is seen (Alamdari et al. 2024, Thm. 5.7).
-            memories = self._memories(self._last_obs)  # type: ignore[arg-type]
+            # set by SB3's _setup_learn / the last step, and by _setup_fairness (counterfactual=True needs the spec)
+            assert self._last_obs is not None and self.memory_spec is not None
+            memories = self._memories(self._last_obs)
             self._cf_sets = [
                 counterfactual_memories(
                     self.memory_spec, m, self.counterfactual_offsets, self.max_counterfactuals, self._cf_rng
-                )  # type: ignore[arg-type]
+                )
                 for m in memories
             ]
         return action, buffer_action
@@ -391,6 +394,7 @@ class FairDQN(FairAlgorithmMixin, DQN):
         if not (self.counterfactual or self.potential_shaping):
             super()._store_transition(replay_buffer, buffer_action, new_obs, reward, dones, infos)
             return
+        assert last_obs is not None  # set by SB3's _setup_learn / the last step
         # each sub-env's next observation (the terminal one at an episode's end, as DQN stores it) and whether the
         # episode truly ended (a time-limit cut bootstraps, as the buffer's handle_timeout_termination does)
         next_rows = [
@@ -409,7 +413,7 @@ class FairDQN(FairAlgorithmMixin, DQN):
             shaping = []
             for i in range(len(infos)):
                 # the step's memory is the previous step's next memory (unless an episode ended): its W is reused
-                w, w_next = self._row_welfare(_row(last_obs, i), i), self._row_welfare(next_rows[i], i)  # type: ignore[arg-type]
+                w, w_next = self._row_welfare(_row(last_obs, i), i), self._row_welfare(next_rows[i], i)
                 shaping.append(shaping_from_welfare(w, w_next, self.reward_spec.fairness_coef, self.gamma, terminal[i]))
             reward = (np.asarray(reward, dtype=np.float64) + np.asarray(shaping)).astype(np.float32)
         super()._store_transition(replay_buffer, buffer_action, new_obs, reward, dones, infos)
@@ -419,7 +423,7 @@ class FairDQN(FairAlgorithmMixin, DQN):
         for i, info in enumerate(infos):
             obs_cf, next_cf, rew_cf, mem_cf, next_mem_cf = self._counterfactual_rows(
                 _row(last_obs, i), next_rows[i], info, self._cf_sets[i]
-            )  # type: ignore[arg-type]
+            )
             if self.potential_shaping:
                 rew_cf = (rew_cf + self._shaping(mem_cf, next_mem_cf, terminal[i])).astype(np.float32)
             k = len(rew_cf)
@@ -432,8 +436,9 @@ class FairDQN(FairAlgorithmMixin, DQN):
 
     def _memories(self, obs: ObsBatch) -> np.ndarray:
         """The memories decoded from a batch of observations (rows of a flat Box, or of the Dict's memory entry)."""
-        rows = obs[self._memory_key] if self._memory_key else obs  # type: ignore[index]
-        return decode_memory(self.memory_spec, np.asarray(rows)[:, self._memory_slice])  # type: ignore[arg-type]
+        assert self.memory_spec is not None  # read by _setup_fairness
+        rows = obs[self._memory_key] if self._memory_key else obs
+        return decode_memory(self.memory_spec, np.asarray(rows)[:, self._memory_slice])
 
     def _row_welfare(self, obs: ObsBatch, i: int) -> float:
         """W of the memory in one observation of sub-env ``i``, as the reward spec computes it.
@@ -444,7 +449,7 @@ class FairDQN(FairAlgorithmMixin, DQN):
         """
         assert self.memory_spec is not None and self.reward_spec is not None
         # as a batch of observations holds it (_repeat): a flat one as float32, a Dict entry in its own dtype
-        raw = np.asarray(obs[self._memory_key]) if self._memory_key else np.asarray(obs, dtype=np.float32)  # type: ignore[index]
+        raw = np.asarray(obs[self._memory_key]) if self._memory_key else np.asarray(obs, dtype=np.float32)
         encoded = raw[self._memory_slice]
         key = encoded.tobytes()
         cached = self._welfare_cache.get(i)
@@ -499,8 +504,9 @@ class FairDQN(FairAlgorithmMixin, DQN):
         key = self._memory_key
         if key or isinstance(obs, dict):
             obs_cf, next_cf = _repeat(obs, k), _repeat(next_obs, k)
-            (obs_cf[key] if key else obs_cf)[:, self._memory_slice] = encode_memory(spec, memories)  # type: ignore[index]
-            (next_cf[key] if key else next_cf)[:, self._memory_slice] = encode_memory(spec, next_mem)  # type: ignore[index]
+            # the batch that holds the memory: the Dict's memory entry (an array)
+            cast(np.ndarray, obs_cf[key] if key else obs_cf)[:, self._memory_slice] = encode_memory(spec, memories)
+            cast(np.ndarray, next_cf[key] if key else next_cf)[:, self._memory_slice] = encode_memory(spec, next_mem)
         else:  # a flat observation: both batches in one float32 array (as _repeat casts), both memories encoded at once
             both = np.empty((2, k, *np.shape(obs)), dtype=np.float32)
             both[0], both[1] = obs, next_obs
@@ -536,7 +542,7 @@ class FairDQN(FairAlgorithmMixin, DQN):
             self._update_learning_rate(self.policy.optimizer)
             losses = []
             for _ in range(gradient_steps):
-                replay_data = self.replay_buffer.sample(batch_size, env=self._vec_normalize_env)  # type: ignore[union-attr]
+                replay_data = self.replay_buffer.sample(batch_size, env=self._vec_normalize_env)  # type: ignore[union-attr]  # as in SB3's DQN.train: Optional in OffPolicyAlgorithm, set by _setup_model
                 discounts = replay_data.discounts if replay_data.discounts is not None else self.gamma
                 with th.no_grad():
                     next_q_values, _ = self.q_net_target(replay_data.next_observations).max(dim=1)

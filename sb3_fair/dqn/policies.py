@@ -17,12 +17,18 @@ weights than the same seed on a CPU. The classes also work with SB3's own ``DQN`
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from stable_baselines3.dqn import policies as sb3_policies
 from stable_baselines3.dqn.policies import DQNPolicy, QNetwork
 from torch import nn
+
+if TYPE_CHECKING:
+    # the type checker sees the mixin as the DQN policy it is mixed into; at run time it is a plain class
+    _PolicyBase = DQNPolicy
+else:
+    _PolicyBase = object
 
 
 def orthogonal_init_(module: nn.Module, gain: float = 1.0) -> None:
@@ -38,7 +44,7 @@ def orthogonal_init_(module: nn.Module, gain: float = 1.0) -> None:
                 nn.init.zeros_(layer.bias)
 
 
-class _OrthoInitMixin:
+class _OrthoInitMixin(_PolicyBase):
     """Adds ``ortho_init`` to a DQN policy: applied in :meth:`make_q_net`, kept when saved and loaded."""
 
     def __init__(self, *args: Any, ortho_init: bool = False, **kwargs: Any) -> None:
@@ -48,13 +54,13 @@ class _OrthoInitMixin:
         super().__init__(*args, **kwargs)
 
     def make_q_net(self) -> QNetwork:
-        q_net = super().make_q_net()  # type: ignore[misc]
+        q_net = super().make_q_net()
         if self.ortho_init:
             orthogonal_init_(q_net)
         return q_net
 
     def _get_constructor_parameters(self) -> dict[str, Any]:
-        data = super()._get_constructor_parameters()  # type: ignore[misc]
+        data = super()._get_constructor_parameters()
         data["ortho_init"] = self.ortho_init
         return data
 

@@ -80,7 +80,7 @@ def make_loan_applicants(
 
 
 def _register() -> None:
-    ids = {
+    ids: dict[str, tuple[str, dict[str, Any]]] = {  # id -> (entry point, kwargs)
         "sb3_fair/DonutAllocation-v0": ("sb3_fair.envs:make_donut_allocation", {}),
         "sb3_fair/DonutAllocationTabular-v0": (
             "sb3_fair.envs:make_donut_allocation",

@@ -585,8 +585,9 @@ def _sizes_from_spaces(venv: VecEnv) -> tuple[int, int, int]:
     """K, ``history_len`` and N of the :class:`AttentionAllocationEnv` envs in ``venv``, read from its spaces."""
     act, obs = venv.action_space, venv.observation_space
     problem = "env must be an AttentionAllocationEnv (possibly wrapped) or a VecEnv of them"
-    boxes = isinstance(act, spaces.Box) and isinstance(obs, spaces.Box)
-    if not (boxes and len(act.shape) == 1 and len(obs.shape) == 1):
+    if not (
+        isinstance(act, spaces.Box) and isinstance(obs, spaces.Box) and len(act.shape) == 1 and len(obs.shape) == 1
+    ):
         raise ValueError(f"{problem}: got a VecEnv with action space {act} and observation space {obs}")
     k = act.shape[0]
     if k < 2 or obs.shape[0] % (4 * k) != 0:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections import deque
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import gymnasium as gym
 import numpy as np
@@ -535,7 +535,8 @@ class EqualOpportunityPolicy:
             self.success_probs = src.success_probs.copy()
             self.group_0_prob = src.group_0_prob
             rate, amount = src.interest_rate, src.loan_amount
-        self.env = src
+        # the bare env (checked above), or None for a VecEnv (read through vec_env)
+        self.env = cast("DelayedImpactLendingEnv | None", src)
         self.gain = amount * rate  # profit of an accepted repayer
         self.loss = amount  # cost of an accepted defaulter
         self.rng = np.random.default_rng(seed)
@@ -584,6 +585,7 @@ class EqualOpportunityPolicy:
     def _pmfs(self, row: int) -> np.ndarray:
         if self.vec_env is not None:
             return np.asarray(self.vec_env.get_attr("credit_pmfs", indices=[row])[0])
+        assert self.env is not None  # not a VecEnv: the env itself
         return self.env.credit_pmfs
 
     def _single(self, obs: np.ndarray, row: int) -> int:

@@ -67,7 +67,7 @@ def _expand(value: Any, full: Any) -> Any:
     return out
 
 
-def _restore_buffer(cls: type, state: dict[str, Any], lengths: dict[str, Any]) -> Any:
+def _restore_buffer(cls: type[ReplayBuffer], state: dict[str, Any], lengths: dict[str, Any]) -> Any:
     """The buffer :func:`save_replay_buffer` wrote: its arrays back at their full length (called by ``pickle.load``)."""
     buffer = cls.__new__(cls)
     state = {k: _expand(v, lengths[k]) if k in lengths else v for k, v in state.items()}

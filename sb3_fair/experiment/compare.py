@@ -22,7 +22,7 @@ from __future__ import annotations
 import string
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 #: the shipped tasks
 TASKS_FILE = Path(__file__).resolve().parent / "compare_tasks.yml"
@@ -205,7 +205,7 @@ def episode_steps(env_id: str, env_kwargs: dict[str, Any]) -> int:
         return int(game.max_steps) * len(game.possible_agents)
     env = gym.make(env_id, **env_kwargs)
     try:
-        return int(env.unwrapped.horizon)
+        return int(cast(Any, env.unwrapped).horizon)  # the sb3-fair envs' episode length
     finally:
         env.close()
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import gymnasium as gym
 from stable_baselines3.common.base_class import BaseAlgorithm
@@ -123,7 +123,13 @@ def accepted_arguments(name: str) -> set[str]:
     import inspect
 
     cls = get_algo_class(name)
-    return {p for c in cls.__mro__ if "__init__" in vars(c) for p in inspect.signature(c.__init__).parameters} - {
+    # each class of the MRO as a class (type[Any]): its own __init__ is read, not type's
+    return {
+        p
+        for c in cls.__mro__
+        if "__init__" in vars(c)
+        for p in inspect.signature(cast("type[Any]", c).__init__).parameters
+    } - {
         "self",
         "args",
         "kwargs",

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from stable_baselines3.common.base_class import BaseAlgorithm
@@ -116,7 +116,7 @@ def _action_noise(hyperparams: dict[str, Any], env: VecEnv) -> Any:
     if not isinstance(kind, str):
         raise ValueError(f"hyper-parameter 'noise_type' must be 'normal' or 'ornstein-uhlenbeck', got {kind!r}")
     std = float(hyperparams.get("noise_std", 0.1))
-    n = int(np.prod(env.action_space.shape))
+    n = int(np.prod(env.action_space.shape))  # type: ignore[arg-type]  # gymnasium's Space.shape is Optional (None for a Dict)
     if kind.strip() == "normal":
         return NormalActionNoise(mean=np.zeros(n), sigma=std * np.ones(n))
     if kind.strip() == "ornstein-uhlenbeck":
@@ -149,6 +149,7 @@ def _coerce_ints(cls: type, kwargs: dict[str, Any]) -> dict[str, Any]:
     import inspect
 
     params: dict[str, inspect.Parameter] = {}
+    c: type[Any]  # a class of the MRO (its __init__ is read as the class's function)
     for c in reversed(cls.__mro__):
         if "__init__" in vars(c):
             params.update(inspect.signature(c.__init__).parameters)
@@ -321,7 +322,7 @@ class _NormalizedPredictor:
         def predict(observation: Any, *args: Any, **kwargs: Any) -> Any:
             return model.predict(vec_normalize.normalize_obs(observation), *args, **kwargs)
 
-        predict.__signature__ = inspect.signature(model.predict)  # type: ignore[attr-defined]
+        predict.__signature__ = inspect.signature(model.predict)  # type: ignore[attr-defined]  # typeshed's function type has no __signature__; inspect.signature reads it
         self.predict = predict
 
 
@@ -389,7 +390,12 @@ def evaluate(
             from sb3_contrib.common.maskable.evaluation import evaluate_policy as evaluate_masked
 
             rewards, lengths = evaluate_masked(
-                predictor, env, n_eval_episodes=n_episodes, deterministic=det, return_episode_rewards=True, warn=False
+                predictor,  # type: ignore[arg-type]  # sb3-contrib types the model MaskablePPO; any predict taking action_masks does
+                env,
+                n_eval_episodes=n_episodes,
+                deterministic=det,
+                return_episode_rewards=True,
+                warn=False,
             )
         else:
             rewards, lengths = evaluate_policy(
@@ -628,14 +634,17 @@ def _train(
         if quiet:
             _quiet_logger(model, config.verbose)
         callbacks: list[BaseCallback] = []
-        if not is_fair_algo(config.algo) and (fairness_figures_logged(model.get_env()) or run is not None):
+        # the model has an env (get_env() is Optional in SB3): built or resumed on one, or checked by _check_model_fits
+        if not is_fair_algo(config.algo) and (
+            fairness_figures_logged(cast(VecEnv, model.get_env())) or run is not None
+        ):
             callbacks.append(FairnessCallback(wandb=run is not None))
         callbacks += _zoo_callbacks(config.hyperparams.get("callback"), trusted=config.trusted)
         checkpoints = None
         if config.checkpoint_every:
             folder = checkpoint_folder(config)
             every = max(
-                config.checkpoint_every // model.get_env().num_envs, 1
+                config.checkpoint_every // cast(VecEnv, model.get_env()).num_envs, 1
             )  # CheckpointCallback counts VecEnv steps
             checkpoints = CompactCheckpointCallback(
                 every,
@@ -650,6 +659,7 @@ def _train(
             config.save(folder / ("model" + CONFIG_SUFFIX))
         if callback is not None:
             callbacks += callback if isinstance(callback, list) else [callback]
+        assert config.n_timesteps is not None  # filled in (or refused) by ExperimentConfig.__post_init__
         remaining = config.n_timesteps - (start if going_on else 0)
         t0 = time.perf_counter()
         try:
@@ -748,8 +758,8 @@ def train_all(
             if on_done is not None:
                 on_done(i, results[i])
     if errors:
-        i, err = min(errors, key=lambda e: e[0])
-        raise err
+        i, error = min(errors, key=lambda e: e[0])
+        raise error
     return [r for r in results if r is not None]
 
 
@@ -842,7 +852,7 @@ def _resume(config: ExperimentConfig, checkpoint: Path) -> tuple[BaseAlgorithm, 
     stats = checkpoint.with_name(f"{prefix}_vecnormalize_{steps}_steps.pkl")
     if stats.is_file() and isinstance(env, VecNormalize):
         env = VecNormalize.load(str(stats), env.venv)
-    extra = {"wandb": True} if is_fair_algo(config.algo) and config.wandb else {}
+    extra: dict[str, Any] = {"wandb": True} if is_fair_algo(config.algo) and config.wandb else {}
     model = get_algo_class(config.algo).load(checkpoint, env=env, tensorboard_log=config.tensorboard_log, **extra)
     model.set_random_seed(config.seed + int(model.num_timesteps))  # the env too: its first reset is a fresh episode
     buffer = checkpoint.with_name(f"{prefix}_replay_buffer_{steps}_steps.pkl")

@@ -455,7 +455,7 @@ def points(table: list[dict[str, Any]], utility: str, unfairness: str) -> list[d
             continue  # a point without both figures has no place on the plane
         point = {k: v for k, v in row.items() if k.startswith("hp/")}
         groups.setdefault(repr(sorted(point.items())), []).append(row)
-    out = []
+    out: list[dict[str, Any]] = []
     for rows in groups.values():
         u = np.array([r[f"eval/{utility}"] for r in rows], dtype=float)
         f = np.array([r[f"eval/{unfairness}"] for r in rows], dtype=float)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, SupportsFloat
+from collections.abc import Callable
+from typing import Any, SupportsFloat, cast
 
 import gymnasium as gym
 import numpy as np
@@ -118,14 +119,17 @@ class MemoryAugmentation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs
             )
         else:
             self.base_obs_size = int(spaces.flatdim(env.observation_space))
-            base = spaces.flatten_space(env.observation_space)
+            base = cast(spaces.Box, spaces.flatten_space(env.observation_space))  # a Box for every space flatdim takes
             low = np.concatenate([base.low, m_low]).astype(np.float32)
             high = np.concatenate([base.high, m_high]).astype(np.float32)
             self.observation_space = spaces.Box(low=low, high=high, dtype=np.float32)
         #: the length of the flat observation (base, memory, counter)
         self._flat_size = self.base_obs_size + spec.encoded_size + spec.counter_size
         #: ``spaces.flatten`` for the env's space, looked up once (it is a single-dispatch function on the space's type)
-        self._flatten = spaces.flatten.dispatch(type(env.observation_space))
+        # (the flat path only: a space flatdim takes flattens to an array)
+        self._flatten = cast(
+            Callable[[spaces.Space, Any], np.ndarray], spaces.flatten.dispatch(type(env.observation_space))
+        )
         self._memory = initial_memory(spec)
         self._t = 0
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeAlias
 
 import numpy as np
 from gymnasium import spaces
@@ -23,7 +23,8 @@ from sb3_fair.common.monitor import ParallelFairnessMonitor
 from sb3_fair.common.protocol import BENEFITS, TWIN, get_group_info, is_stakeholders_supported
 from sb3_fair.common.stakeholders import Stakeholders
 
-ParallelEnvLike = ParallelEnv | Callable[[], ParallelEnv]
+#: a PettingZoo parallel game, or a function building one
+ParallelEnvLike: TypeAlias = "ParallelEnv | Callable[[], ParallelEnv]"
 
 
 def _is_wrapped(env: Any, wrapper_class: type) -> bool:
