@@ -303,7 +303,7 @@ def run_job(job: dict[str, Any], runs: str) -> dict[str, Any]:
             record_path.write_text(json.dumps(record))
         if massaged and "evaluation_massaged" not in record:
             # the paper claims short-term fairness at deployment through massaging; the authors evaluate without it
-            from sb3_fair.common.massaging import MassagedPredictor
+            from sb3_fair.common.long_term.massaging import MassagedPredictor
 
             env = make_env(job["part"], evaluation=True, horizon=horizon)
             record["evaluation_massaged"] = evaluate(job["part"], MassagedPredictor(model, env), job.get("eval_episodes"),

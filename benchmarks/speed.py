@@ -49,7 +49,7 @@ def algos(steps: int, repeats: int, only: str | None = None) -> list[tuple[str, 
     import sb3_fair  # noqa: F401  (registers the envs)
     from sb3_fair import FairDDPG, FairDQN, FairMaskablePPO, FairPPO, FairRecurrentPPO, FairTD3
     from sb3_fair.envs import AllelopathicHarvestEnv
-    from sb3_fair.common.long_term import lending_massaging_threshold
+    from sb3_fair.common.long_term.advantages import lending_massaging_threshold
     from sb3_fair.ppo.presets import preset_kwargs
     from sb3_fair.wrappers import make_multiagent_vec_env
 

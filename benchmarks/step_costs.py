@@ -52,7 +52,7 @@ def massaging(steps: int = 2000, repeats: int = 4) -> None:
     import gymnasium as gym
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    import sb3_fair.common.massaging as msg
+    import sb3_fair.common.long_term.massaging as msg
     from sb3_fair import FairPPO
     from sb3_fair.ppo.presets import preset_kwargs
 

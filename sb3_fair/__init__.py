@@ -20,7 +20,7 @@ References (docstrings cite them by authors and year):
   Learning*, arXiv:2401.06318: short- and long-term fairness, F-PPO.
 """
 
-from sb3_fair import envs  # noqa: F401  (registers the environments)
+from sb3_fair import _moved, envs  # noqa: F401  (envs registers the environments)
 from sb3_fair.common.stakeholders import Stakeholders
 from sb3_fair.ddpg import FairDDPG
 from sb3_fair.dqn import FairDQN
@@ -30,6 +30,8 @@ from sb3_fair.ppo_recurrent import FairRecurrentPPO
 from sb3_fair.td3 import FairTD3
 
 __version__ = "0.3.0"
+
+_moved.install()  # the module paths of 0.3.0 that saved models name
 
 __all__ = [
     "FairDDPG",

@@ -353,7 +353,7 @@ def cmd_compare(args: argparse.Namespace) -> None:
         _plot_tradeoff(per_seed, task.plot_y, Path(args.plot), task.env, x_key=task.plot_x)
         print(f"wrote {args.plot}")
     if args.wandb:  # the comparison's plot and table, in one summary run of the experiment's group
-        from sb3_fair.common.logging import log_summary_run
+        from sb3_fair.common.wandb_logging import log_summary_run
 
         rows = [[name, *[table[name][k] for k in figures], *[spread[name][k] for k in figures]] for name in table]
         log_summary_run(

@@ -195,7 +195,7 @@ def log_nash(u: Any) -> float:
     Requires ``u_i > -1``: at ``u_i = -1`` the term is ``log 0`` and below it the log of a negative
     number, so the welfare is undefined there and a ``ValueError`` is raised (never NaN or -inf).
     :class:`~sb3_fair.common.monitor.FairnessMonitor` leaves the ``log_nash`` figure out of such an
-    episode (:data:`sb3_fair.common.figures.DOMAINS`).
+    episode (:data:`sb3_fair.common.figure_table.DOMAINS`).
     """
     v = _as_vector(u)
     if _smallest(v) <= -1:
@@ -264,7 +264,7 @@ def gini(u: Any) -> float:
     a non-negative total, and with negative values it leaves [0, 1] or divides by a total of 0
     (``gini([-1, 1])``), so a ``ValueError`` is raised. :class:`~sb3_fair.common.monitor.FairnessMonitor`
     leaves the ``gini`` figure out of an episode with a negative return
-    (:data:`sb3_fair.common.figures.DOMAINS`).
+    (:data:`sb3_fair.common.figure_table.DOMAINS`).
     """
     v = _as_vector(u)
     if np.any(v < 0):

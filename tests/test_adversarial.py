@@ -14,7 +14,7 @@ from nan_after import NanAfter
 from sb3_fair import FairDQN, FairPPO, FairTD3
 from sb3_fair import metrics as M
 from sb3_fair.common.callbacks import FairnessCallback
-from sb3_fair.common.memory import MemorySpec
+from sb3_fair.common.fairqcm.memory import MemorySpec
 from sb3_fair.envs import (
     AllelopathicHarvestEnv,
     DelayedImpactLendingEnv,

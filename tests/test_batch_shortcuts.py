@@ -2,8 +2,8 @@
 
 FairQCM (``FairDQN(counterfactual=True)``) builds 32 counterfactual transitions at every step. Their welfare, their
 counterfactual set, the memory their observations hold and their rows in the replay buffer are computed for the whole
-batch at once (:func:`sb3_fair.metrics.welfare_rows`, :func:`sb3_fair.common.memory.unique_rows`,
-:func:`sb3_fair.common.memory.observed_memory`, ``CounterfactualRows.add_batch``). Each is checked here against the
+batch at once (:func:`sb3_fair.metrics.welfare_rows`, :func:`sb3_fair.common.fairqcm.memory.unique_rows`,
+:func:`sb3_fair.common.fairqcm.memory.observed_memory`, ``CounterfactualRows.add_batch``). Each is checked here against the
 computation it replaces, on random and edge inputs, including the errors.
 """
 
@@ -16,9 +16,9 @@ import pytest
 from gymnasium import spaces
 
 from sb3_fair import metrics
-from sb3_fair.common.buffers import CounterfactualReplayBuffer
-from sb3_fair.common.fairness_reward import RewardSpec
-from sb3_fair.common.memory import (
+from sb3_fair.common.fairqcm.buffers import CounterfactualReplayBuffer
+from sb3_fair.common.fairqcm.reward import RewardSpec
+from sb3_fair.common.fairqcm.memory import (
     MemorySpec,
     counterfactual_memories,
     decode_memory,

@@ -85,12 +85,12 @@ def test_a_key_whose_role_is_known_names_a_class_of_that_kind(key, value, base) 
 
 
 def test_shipped_kinds_of_value_still_resolve() -> None:
-    from sb3_fair.common.long_term import lending_massaging_threshold
+    from sb3_fair.common.long_term.advantages import lending_massaging_threshold
     from sb3_fair.envs.pursuit import SpeedCurriculum
     from sb3_fair.ppo.policies import MlpTrunk
 
     out = resolve_hyperparams({"policy_kwargs": {"features_extractor_class": "sb3_fair.ppo.policies:MlpTrunk", "activation_fn": "torch.nn:ReLU"},
-                               "massaging_tau": "sb3_fair.common.long_term:lending_massaging_threshold",
+                               "massaging_tau": "sb3_fair.common.long_term.advantages:lending_massaging_threshold",
                                "policy": "stable_baselines3.dqn.MlpPolicy"})
     assert out["policy_kwargs"] == {"features_extractor_class": MlpTrunk, "activation_fn": nn.ReLU}
     assert out["massaging_tau"] is lending_massaging_threshold

@@ -44,8 +44,8 @@ from sb3_fair.envs import (
     ProportionalAllocationPolicy,
     PursuitEvasionEnv,
 )
-from sb3_fair.wrappers.memory import MemoryAugmentation
-from sb3_fair.wrappers.reward import FairnessReward
+from sb3_fair.wrappers.memory_augmentation import MemoryAugmentation
+from sb3_fair.wrappers.fairness_reward import FairnessReward
 
 BLOCK = 50  # steps per block of TRACE
 

@@ -73,11 +73,11 @@ def test_entries_variants_and_default_follow_rl_zoos_rules() -> None:
 def test_objects_written_as_strings_are_resolved() -> None:
     out = resolve_hyperparams({
         "policy_kwargs": {"features_extractor_class": "sb3_fair.ppo.policies:MlpTrunk", "activation_fn": "torch.nn:ReLU"},
-        "massaging_tau": "sb3_fair.common.long_term:lending_massaging_threshold",
+        "massaging_tau": "sb3_fair.common.long_term.advantages:lending_massaging_threshold",
         "learning_rate": "lin_0.001", "clip_range": 0.2, "device": "cuda:0", "fairness": "long_term",
     })
     assert out["policy_kwargs"] == {"features_extractor_class": MlpTrunk, "activation_fn": nn.ReLU}
-    from sb3_fair.common.long_term import lending_massaging_threshold
+    from sb3_fair.common.long_term.advantages import lending_massaging_threshold
 
     assert out["massaging_tau"] is lending_massaging_threshold
     assert isinstance(out["learning_rate"], LinearSchedule) and out["learning_rate"](0.5) == pytest.approx(0.0005)

@@ -10,7 +10,7 @@ from stable_baselines3 import DQN
 
 import sb3_fair  # noqa: F401
 from sb3_fair import FairDQN
-from sb3_fair.common.buffers import CounterfactualReplayBuffer
+from sb3_fair.common.fairqcm.buffers import CounterfactualReplayBuffer
 from sb3_fair.envs import DonutAllocationEnv, LoanApplicantsEnv, make_donut_allocation, make_loan_applicants
 from sb3_fair.wrappers import FairnessReward, MemoryAugmentation
 
@@ -90,7 +90,7 @@ def test_lending_counterfactuals_keep_task_penalty_and_paper_set():
     _, _, r = model.counterfactual_transitions(obs, next_obs, info, m)
     np.testing.assert_allclose(r, [-40.0, -40.0])
     # the paper's lending set: <0, x +- k>, k = 1..5 (10 members, A.4.2)
-    from sb3_fair.common.memory import counterfactual_memories
+    from sb3_fair.common.fairqcm.memory import counterfactual_memories
 
     cf = counterfactual_memories(model.memory_spec, np.array([0.0, 7.0]), (0, 1, 2, 3, 4, 5))
     assert len(cf) == 10

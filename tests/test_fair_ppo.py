@@ -10,7 +10,7 @@ from stable_baselines3 import PPO
 
 from sb3_fair import FairPPO, FairRecurrentPPO, metrics
 from sb3_fair.common.evaluation import evaluate_group_fairness, price_of_fairness_table
-from sb3_fair.common.figures import episode_figures
+from sb3_fair.common.figure_table import episode_figures
 from sb3_fair.envs import AllelopathicHarvestEnv, DisparityGame
 from sb3_fair.ppo import advantage_weights
 from sb3_fair.wrappers import CounterfactualPair, make_multiagent_vec_env

@@ -39,8 +39,8 @@ from test_env_trajectories import Recorder, _same_machine_arithmetic
 import sb3_fair  # noqa: F401  (registers the envs)
 from sb3_fair import metrics
 from sb3_fair._exact import all_finite, pairwise_sum
-from sb3_fair.common.fairness_reward import RewardSpec, assessed, fairness_reward, potential_shaping
-from sb3_fair.common.memory import (
+from sb3_fair.common.fairqcm.reward import RewardSpec, assessed, fairness_reward, potential_shaping
+from sb3_fair.common.fairqcm.memory import (
     MemorySpec,
     counterfactual_memories,
     decode_memory,
@@ -53,8 +53,8 @@ from sb3_fair.common.memory import (
 from sb3_fair.common.protocol import get_benefits, get_fairness_signals
 from sb3_fair.common.stakeholders import Stakeholders
 from sb3_fair.envs import DonutAllocationEnv, LoanApplicantsEnv, make_donut_allocation, make_loan_applicants
-from sb3_fair.wrappers.memory import MemoryAugmentation
-from sb3_fair.wrappers.reward import FairnessReward
+from sb3_fair.wrappers.memory_augmentation import MemoryAugmentation
+from sb3_fair.wrappers.fairness_reward import FairnessReward
 
 
 # ------------------------------------------------------------------------------------------ envs with other benefits

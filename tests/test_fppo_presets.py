@@ -10,7 +10,7 @@ from stable_baselines3 import PPO
 
 from sb3_fair import FairPPO
 from sb3_fair.common.evaluation import evaluate_long_term
-from sb3_fair.common.long_term import (
+from sb3_fair.common.long_term.advantages import (
     attention_massaging_threshold,
     epidemic_massaging_threshold,
     lending_massaging_threshold,

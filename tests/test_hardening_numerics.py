@@ -16,14 +16,14 @@ from stable_baselines3 import PPO
 
 from sb3_fair import FairDQN, FairPPO, Stakeholders
 from sb3_fair import metrics as M
-from sb3_fair.common.figures import episode_figures
-from sb3_fair.common.long_term import (
+from sb3_fair.common.figure_table import episode_figures
+from sb3_fair.common.long_term.advantages import (
     attention_massaging_threshold,
     epidemic_massaging_threshold,
     lending_massaging_threshold,
     massaging_choice,
 )
-from sb3_fair.common.massaging import massage_actions
+from sb3_fair.common.long_term.massaging import massage_actions
 from sb3_fair.common.protocol import LONG_TERM_FAIRNESS, SHORT_TERM_FAIRNESS, get_fairness_signals
 from sb3_fair.envs import (
     AllelopathicHarvestEnv,

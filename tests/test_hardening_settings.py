@@ -15,7 +15,7 @@ import pytest
 from stable_baselines3.common.env_util import make_vec_env
 
 from sb3_fair import FairDQN, FairMaskablePPO, FairPPO, FairRecurrentPPO
-from sb3_fair.common.memory import MemorySpec, counterfactual_memories
+from sb3_fair.common.fairqcm.memory import MemorySpec, counterfactual_memories
 from sb3_fair.common.protocol import BENEFITS, group_info
 from sb3_fair.common.validation import check_unused, env_class, is_default
 from sb3_fair.dqn.fair_dqn import usable_offsets

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from sb3_fair.common.long_term import (
+from sb3_fair.common.long_term.advantages import (
     a_ppo_terms,
     epidemic_massaging_threshold,
     lending_massaging_threshold,
@@ -137,7 +137,7 @@ def test_the_batch_choice_gives_each_columns_choice_in_both_of_its_paths():
     """_choices compares a small batch on Python floats and a large one in NumPy: the same choices, ties and
     impossible (+inf) candidates included."""
     from sb3_fair._exact import SHORT
-    from sb3_fair.common.long_term import _choices
+    from sb3_fair.common.long_term.advantages import _choices
 
     rng = np.random.default_rng(0)
     k, n = 4, 60

@@ -10,8 +10,8 @@ from sb3_contrib import MaskablePPO, RecurrentPPO
 from stable_baselines3 import PPO
 
 from sb3_fair import FairMaskablePPO, FairPPO, FairRecurrentPPO
-from sb3_fair.common.long_term import a_ppo_terms, long_term_terms, regularized_advantages
-from sb3_fair.common.long_term_penalty import LongTermBufferMixin
+from sb3_fair.common.long_term.advantages import a_ppo_terms, long_term_terms, regularized_advantages
+from sb3_fair.common.long_term.mixin import LongTermBufferMixin
 from sb3_fair.common.protocol import LONG_TERM_FAIRNESS, SHORT_TERM_FAIRNESS
 from sb3_fair.envs import DelayedImpactLendingEnv
 

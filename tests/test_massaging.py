@@ -16,8 +16,8 @@ from stable_baselines3.common.evaluation import evaluate_policy
 from stable_baselines3.common.logger import configure
 
 from sb3_fair import FairMaskablePPO, FairPPO, FairRecurrentPPO
-from sb3_fair.common.long_term import attention_massaging_threshold, lending_massaging_threshold
-from sb3_fair.common.massaging import MassagedPredictor, massage_actions
+from sb3_fair.common.long_term.advantages import attention_massaging_threshold, lending_massaging_threshold
+from sb3_fair.common.long_term.massaging import MassagedPredictor, massage_actions
 from sb3_fair.common.protocol import LONG_TERM_FAIRNESS, SHORT_TERM_FAIRNESS
 from sb3_fair.envs import AttentionAllocationEnv, DelayedImpactLendingEnv
 
@@ -254,7 +254,7 @@ def test_candidate_log_probs_match_one_call_per_row():
     from sb3_contrib.common.maskable.distributions import MaskableCategoricalDistribution
     from stable_baselines3.common.distributions import DiagGaussianDistribution, MultiCategoricalDistribution
 
-    from sb3_fair.common.massaging import candidate_log_probs
+    from sb3_fair.common.long_term.massaging import candidate_log_probs
 
     g = th.Generator().manual_seed(0)
     cases = [
@@ -307,7 +307,7 @@ def test_the_what_if_query_sees_the_action_the_parents_rollout_executes(fair_cls
 
 
 def test_a_candidate_outside_the_action_space_is_a_clear_error():
-    from sb3_fair.common.massaging import candidate_log_probs
+    from sb3_fair.common.long_term.massaging import candidate_log_probs
 
     dist = CategoricalDistribution(3).proba_distribution(th.zeros(1, 3))
     with pytest.raises(ValueError, match="fairness_what_if"):

@@ -9,7 +9,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv, VecNormalize
 
 import sb3_fair  # noqa: F401
 from sb3_fair import FairDQN
-from sb3_fair.common.fairness_reward import RewardSpec, potential_shaping, shaping_from_welfare
+from sb3_fair.common.fairqcm.reward import RewardSpec, potential_shaping, shaping_from_welfare
 from sb3_fair.envs import DonutAllocationEnv, make_donut_allocation
 from sb3_fair.wrappers import FairnessMonitor, FairnessReward, MemoryAugmentation
 

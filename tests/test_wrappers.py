@@ -8,7 +8,7 @@ import pytest
 from gymnasium import spaces
 
 from sb3_fair import Stakeholders
-from sb3_fair.common.memory import MemorySpec, counterfactual_memories, decode_memory, encode_memory, update_memory
+from sb3_fair.common.fairqcm.memory import MemorySpec, counterfactual_memories, decode_memory, encode_memory, update_memory
 from sb3_fair.envs import DonutAllocationEnv, LoanApplicantsEnv
 from sb3_fair.wrappers import FairnessMonitor, FairnessReward, MemoryAugmentation
 

@@ -12,10 +12,10 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.on_policy_algorithm import OnPolicyAlgorithm
 
 from sb3_fair._exact import pairwise_sum
-from sb3_fair.common.figures import scalar_figures
-from sb3_fair.common.logging import WandbOutputFormat, active_wandb_run, finish_wandb_run, start_wandb_run
+from sb3_fair.common.figure_table import scalar_figures
 from sb3_fair.common.protocol import FAIRNESS, get_fairness_signal_lists, is_fairness_signals_supported
 from sb3_fair.common.validation import check_int, check_wandb
+from sb3_fair.common.wandb_logging import WandbOutputFormat, active_wandb_run, finish_wandb_run, start_wandb_run
 
 
 class FairnessCallback(BaseCallback):

@@ -14,7 +14,7 @@ from stable_baselines3.common.evaluation import evaluate_policy
 from stable_baselines3.common.monitor import Monitor
 
 from sb3_fair import metrics
-from sb3_fair.common.figures import scalar_figures
+from sb3_fair.common.figure_table import scalar_figures
 from sb3_fair.common.monitor import FairnessMonitor, ParallelFairnessMonitor
 from sb3_fair.common.protocol import FAIRNESS, get_benefits, get_fairness_signals, get_stakeholders
 
@@ -144,7 +144,7 @@ def evaluate_group_fairness(
 
     One policy acts for every agent (parameter sharing, as FairPPO trains). Each episode's figures
     come from :class:`~sb3_fair.common.monitor.ParallelFairnessMonitor` (the figure table of
-    :mod:`sb3_fair.common.figures`: DP, CSP where the game has legitimate factors, CF when ``env``
+    :mod:`sb3_fair.common.figure_table`: DP, CSP where the game has legitimate factors, CF when ``env``
     is a :class:`~sb3_fair.wrappers.CounterfactualPair`) and are averaged.
 
     :param model: anything with SB3's ``predict`` taking a batch of observations; a model whose
@@ -221,7 +221,7 @@ def evaluate_long_term(
     200 x 20; they sample actions, ``deterministic=False``).
 
     :param model: anything with SB3's ``predict`` (a trained model, a reference policy, or a
-        :class:`~sb3_fair.common.massaging.MassagedPredictor`); a recurrent one (``predict`` takes
+        :class:`~sb3_fair.common.long_term.massaging.MassagedPredictor`); a recurrent one (``predict`` takes
         ``episode_start``) keeps its state through each episode.
     :param env: the env (not vectorised).
     :param n_episodes: episodes to run.

@@ -10,7 +10,7 @@ entry. Every entry says in a comment whether it was tuned (and by which sweep) o
 Values that are Python objects are written as strings, resolved by :func:`resolve_hyperparams`:
 
 * ``"package.module:name"`` anywhere (e.g. ``activation_fn: torch.nn:ReLU``,
-  ``massaging_tau: sb3_fair.common.long_term:lending_massaging_threshold``);
+  ``massaging_tau: sb3_fair.common.long_term.advantages:lending_massaging_threshold``);
 * RL Zoo's forms: ``policy_kwargs`` (and ``replay_buffer_kwargs``, ``normalize``) as a Python
   ``dict(...)`` expression over ``nn``/``th``; ``learning_rate: lin_0.001`` (and ``clip_range``,
   ``clip_range_vf``) for a linear schedule; ``policy`` or ``replay_buffer_class`` as a dotted path.

@@ -15,7 +15,7 @@ import numpy as np
 from pettingzoo import ParallelEnv
 from pettingzoo.utils.wrappers import BaseParallelWrapper
 
-from sb3_fair.common.figures import FIGURE_NAMES, check_figure_names, episode_figures
+from sb3_fair.common.figure_table import FIGURE_NAMES, check_figure_names, episode_figures
 from sb3_fair.common.protocol import FAIRNESS, get_benefits, get_group_info, get_stakeholders, is_group_info_supported
 from sb3_fair.common.stakeholders import Stakeholders
 
@@ -48,7 +48,7 @@ class FairnessMonitor(gym.Wrapper):
     """Accumulate each stakeholder's episode return from ``info["benefits"]`` and report fairness.
 
     At the end of an episode ``info["fairness"]`` holds ``returns`` (one per stakeholder) and one
-    float per figure of :mod:`sb3_fair.common.figures` that applies to the env's stakeholders
+    float per figure of :mod:`sb3_fair.common.figure_table` that applies to the env's stakeholders
     (``group_<g>_mean``, ``dp_abs``, ...), plus your own. A figure whose domain the episode's returns
     leave (``log_nash`` with a return <= -1, ``gini`` with a negative one) is left out of that
     episode's figures, never NaN, with a warning the first time (through the ``"sb3_fair"`` logger of
@@ -70,7 +70,7 @@ class FairnessMonitor(gym.Wrapper):
         print(info["fairness"]["dp_abs"])
 
     :param env: an env honouring the stakeholder contract.
-    :param metrics: figure names from :data:`~sb3_fair.common.figures.FIGURE_NAMES` (those that do
+    :param metrics: figure names from :data:`~sb3_fair.common.figure_table.FIGURE_NAMES` (those that do
         not apply to the env's stakeholders, e.g. ``dp`` without a protected group, are left out)
         and/or a dict of extra ``name -> fn(returns, stakeholders) -> float``. Default: every figure
         that applies.
@@ -149,7 +149,7 @@ class ParallelFairnessMonitor(BaseParallelWrapper):
         print(infos["agent_0"]["fairness"]["dp_abs"])
 
     :param env: a parallel game honouring the stakeholder contract.
-    :param metrics: figure names from :data:`~sb3_fair.common.figures.FIGURE_NAMES` (default: all that apply).
+    :param metrics: figure names from :data:`~sb3_fair.common.figure_table.FIGURE_NAMES` (default: all that apply).
     :param protected: the group value of the protected agents.
     """
 

@@ -17,7 +17,7 @@ counterfactual twin, where they apply), read at every step.
 
 **Optional env attributes**, each enabling one feature:
 
-* :data:`SYMMETRY` (an :class:`~sb3_fair.common.symmetry.AgentSymmetry`): Fair-ER / Fair-E.
+* :data:`SYMMETRY` (an :class:`~sb3_fair.common.fair_er.symmetry.AgentSymmetry`): Fair-ER / Fair-E.
 * :data:`MEMORY_SPEC`, :data:`REWARD_SPEC`, :data:`BASE_OBS_SIZE`, :data:`MEMORY_KEY`: set by
   :class:`~sb3_fair.wrappers.MemoryAugmentation` and :class:`~sb3_fair.wrappers.FairnessReward`;
   FairQCM counterfactual replay.
@@ -51,18 +51,18 @@ from sb3_fair._exact import all_finite
 from sb3_fair.common.stakeholders import Stakeholders
 
 if TYPE_CHECKING:
-    from sb3_fair.common.fairness_reward import RewardSpec
-    from sb3_fair.common.memory import MemorySpec
-    from sb3_fair.common.symmetry import AgentSymmetry
+    from sb3_fair.common.fair_er.symmetry import AgentSymmetry
+    from sb3_fair.common.fairqcm.memory import MemorySpec
+    from sb3_fair.common.fairqcm.reward import RewardSpec
 
 # ---------------------------------------------------------------------------------------- env attributes
 #: ``env.unwrapped.stakeholders``: a :class:`~sb3_fair.Stakeholders`
 STAKEHOLDERS = "stakeholders"
-#: ``env.unwrapped.symmetry``: an :class:`~sb3_fair.common.symmetry.AgentSymmetry`
+#: ``env.unwrapped.symmetry``: an :class:`~sb3_fair.common.fair_er.symmetry.AgentSymmetry`
 SYMMETRY = "symmetry"
-#: a :class:`~sb3_fair.common.memory.MemorySpec`, set by ``MemoryAugmentation``
+#: a :class:`~sb3_fair.common.fairqcm.memory.MemorySpec`, set by ``MemoryAugmentation``
 MEMORY_SPEC = "memory_spec"
-#: a :class:`~sb3_fair.common.fairness_reward.RewardSpec`, set by ``FairnessReward``
+#: a :class:`~sb3_fair.common.fairqcm.reward.RewardSpec`, set by ``FairnessReward``
 REWARD_SPEC = "reward_spec"
 #: the size of the observation before ``MemoryAugmentation`` appended the memory (0 with a Dict observation)
 BASE_OBS_SIZE = "base_obs_size"
@@ -215,8 +215,8 @@ def is_symmetry_supported(env: gym.Env | VecEnv | Any) -> bool:
 
 
 def get_symmetry(env: gym.Env | VecEnv | Any) -> AgentSymmetry | None:
-    """``env.unwrapped.symmetry``, checked to be an :class:`~sb3_fair.common.symmetry.AgentSymmetry`; ``None`` if absent."""
-    from sb3_fair.common.symmetry import AgentSymmetry
+    """``env.unwrapped.symmetry``, checked to be an :class:`~sb3_fair.common.fair_er.symmetry.AgentSymmetry`; ``None`` if absent."""
+    from sb3_fair.common.fair_er.symmetry import AgentSymmetry
 
     sym = _env_attr(env, SYMMETRY)
     if sym is not None and not isinstance(sym, AgentSymmetry):

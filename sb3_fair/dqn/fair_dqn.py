@@ -17,15 +17,14 @@ from stable_baselines3.common.type_aliases import GymEnv
 from stable_baselines3.common.vec_env import VecEnv
 from torch.nn import functional as F
 
-from sb3_fair.common.buffers import (
+from sb3_fair.common.fair_algorithm import FairAlgorithmMixin
+from sb3_fair.common.fairqcm.buffers import (
     CounterfactualDictReplayBuffer,
     CounterfactualReplayBuffer,
     CounterfactualRows,
     ObsBatch,
 )
-from sb3_fair.common.fair_algorithm import FairAlgorithmMixin
-from sb3_fair.common.fairness_reward import RewardSpec, fairness_reward, potential_shaping, shaping_from_welfare
-from sb3_fair.common.memory import (
+from sb3_fair.common.fairqcm.memory import (
     MemorySpec,
     counterfactual_memories,
     decode_memory,
@@ -33,6 +32,7 @@ from sb3_fair.common.memory import (
     observed_memory,
     update_memory,
 )
+from sb3_fair.common.fairqcm.reward import RewardSpec, fairness_reward, potential_shaping, shaping_from_welfare
 from sb3_fair.common.protocol import BENEFITS, get_fairness_terms, get_fairqcm_spec, get_memory_key
 from sb3_fair.common.validation import check_bool, check_choice, check_int, check_weights, is_default
 from sb3_fair.dqn.policies import CnnPolicy, DQNPolicy, MlpPolicy, MultiInputPolicy
@@ -85,7 +85,7 @@ def check_offsets(offsets: Any) -> tuple[float, ...]:
 def usable_offsets(spec: MemorySpec, offsets: tuple[float, ...]) -> tuple[tuple[float, ...], str]:
     """The offsets that can shift some memory of ``spec`` to a counterfactual one, and the range that says so.
 
-    Mirrors the filters of :func:`~sb3_fair.common.memory.counterfactual_memories`: with ``max_value`` M, a
+    Mirrors the filters of :func:`~sb3_fair.common.fairqcm.memory.counterfactual_memories`: with ``max_value`` M, a
     candidate keeps every entry below M (and, for the scaled and binary encodings, at or above 0); the
     memory's entries lie in ``[0, M]``. So an offset ``o`` can only ever be used where ``o < M`` (and
     ``o > -M`` for those encodings); without ``max_value`` (a raw memory) every offset can.
@@ -121,8 +121,8 @@ class FairDQN(FairAlgorithmMixin, DQN):
     ``(<s,m>, a, <s',m'>, r)`` FairDQN also stores, for every memory ``m~`` in a set ``M'_t`` chosen
     before the step's outcome is seen (Thm. 5.7) and excluding ``m_t``, the counterfactual transition
     ``(<s,m~>, a, <s', mu(m~, a, s')>, R(<s', mu(m~, a, s')>))`` (Eq. 2). The memory update ``mu`` and
-    the reward ``R`` are :func:`~sb3_fair.common.memory.update_memory` and
-    :func:`~sb3_fair.common.fairness_reward.fairness_reward`, the very functions the wrappers apply
+    the reward ``R`` are :func:`~sb3_fair.common.fairqcm.memory.update_memory` and
+    :func:`~sb3_fair.common.fairqcm.reward.fairness_reward`, the very functions the wrappers apply
     to real transitions; the filter B and task penalties that do not depend on memory carry over
     from the real step. The default ``M'_t`` is the paper's ``{m_i + 1, m_i + 2}^n`` (A.4.1; 32
     memories for n = 5); with more than ``max_counterfactuals`` members, that many are drawn at
@@ -149,7 +149,7 @@ class FairDQN(FairAlgorithmMixin, DQN):
     :param loss: TD loss, ``"huber"`` (SB3's default) or ``"mse"`` (Alamdari et al.'s (2024) choice).
     :param potential_shaping: add ``gamma * Phi(m') - Phi(m)`` with ``Phi(m) = fairness_coef * W(m) / (1 - gamma)`` (W and
         ``fairness_coef`` are the env's :class:`~sb3_fair.wrappers.FairnessReward`'s) to the reward of
-        every stored transition, real and counterfactual (:func:`~sb3_fair.common.fairness_reward.potential_shaping`;
+        every stored transition, real and counterfactual (:func:`~sb3_fair.common.fairqcm.reward.potential_shaping`;
         Ng, Harada & Russell 1999). The optimal policy is unchanged, but the network no longer has to fit the
         large value of the welfare already reached, only what each action adds to it: on the doughnut task this
         is what lets DQN and FairQCM learn to serve the customer who has had the fewest (sb3-fair's addition to
@@ -463,7 +463,7 @@ class FairDQN(FairAlgorithmMixin, DQN):
 
     def _shaping(self, memories: np.ndarray, next_memories: np.ndarray, terminal: bool) -> np.ndarray:
         """``potential_shaping``'s term for a batch of transitions between ``memories`` and ``next_memories``, as their
-        observations hold them (:func:`~sb3_fair.common.memory.observed_memory`: the agent's view, as for a real step)."""
+        observations hold them (:func:`~sb3_fair.common.fairqcm.memory.observed_memory`: the agent's view, as for a real step)."""
         spec = self.memory_spec
         assert spec is not None and self.reward_spec is not None
         shaped = potential_shaping(

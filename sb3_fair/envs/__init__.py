@@ -55,8 +55,8 @@ from sb3_fair.envs.epidemic import EpidemicControlEnv, MaxDegreePolicy
 from sb3_fair.envs.harvest import AllelopathicHarvestEnv
 from sb3_fair.envs.lending import LoanApplicantsEnv
 from sb3_fair.envs.pursuit import GreedyPursuitPolicy, PursuitEvasionEnv, SpeedCurriculum
-from sb3_fair.wrappers.memory import MemoryAugmentation
-from sb3_fair.wrappers.reward import FairnessReward
+from sb3_fair.wrappers.fairness_reward import FairnessReward
+from sb3_fair.wrappers.memory_augmentation import MemoryAugmentation
 
 
 def make_donut_allocation(

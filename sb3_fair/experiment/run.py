@@ -605,11 +605,11 @@ def _train(
         _check_model_fits(model, config)
     from sb3_fair.common.callbacks import FairnessCallback
     from sb3_fair.common.fair_algorithm import fairness_figures_logged
-    from sb3_fair.common.logging import finish_wandb_run, start_wandb_run
+    from sb3_fair.common.wandb_logging import finish_wandb_run, start_wandb_run
 
     run, owns_run = None, False
     if config.wandb:
-        from sb3_fair.common.logging import active_wandb_run
+        from sb3_fair.common.wandb_logging import active_wandb_run
 
         init = dict(config.wandb) if isinstance(config.wandb, dict) else {}
         init.setdefault("name", config.run_name)
@@ -765,7 +765,7 @@ def train_all(
 
 def _log_evaluation(run: Any, result: ExperimentResult) -> None:
     """The evaluation figures into the run's summary (``eval/*``) and, as W&B tables, the figures and the per-group table."""
-    from sb3_fair.common.logging import log_results
+    from sb3_fair.common.wandb_logging import log_results
 
     try:
         run.summary.update({f"eval/{k}": v for k, v in result.evaluation.items()})

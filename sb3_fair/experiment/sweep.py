@@ -358,7 +358,7 @@ def sweep(
     _write_csv(table, out.csv_path)
     out.plot_path = pareto_plot(table, path / "pareto.png", utility=utility, unfairness=unfairness, title=name)
     if base.wandb:
-        from sb3_fair.common.logging import log_summary_run
+        from sb3_fair.common.wandb_logging import log_summary_run
 
         columns = [k for k in dict.fromkeys(k for row in table for k in row)]
         init = {

@@ -8,9 +8,9 @@ from stable_baselines3 import PPO
 from stable_baselines3.common.type_aliases import GymEnv
 
 from sb3_fair.common.fair_algorithm import FairAlgorithmMixin
-from sb3_fair.common.group_penalty import GroupPenaltyMixin
-from sb3_fair.common.long_term_penalty import LongTermPenaltyMixin
-from sb3_fair.common.massaging import ActionMassagingMixin
+from sb3_fair.common.group_penalty.mixin import GroupPenaltyMixin
+from sb3_fair.common.long_term.massaging import ActionMassagingMixin
+from sb3_fair.common.long_term.mixin import LongTermPenaltyMixin
 from sb3_fair.ppo.presets import check_env, preset_kwargs
 
 SelfFairPPO = TypeVar("SelfFairPPO", bound="FairPPO")
@@ -43,14 +43,14 @@ class FairPPO(ActionMassagingMixin, LongTermPenaltyMixin, GroupPenaltyMixin, Fai
     Logged under ``fairness/``: the episode figures of the games'
     :class:`~sb3_fair.wrappers.ParallelFairnessMonitor` averaged over recent episodes (``group_<g>_mean``,
     ``dp``, ``dp_abs``, ``dp_normalized``, ``csp_<k>``, ``csp_mean_abs``, ``cf``, ``cf_normalized``, ...:
-    the table of :mod:`sb3_fair.common.figures`), the two penalty parts ``penalty_retro`` and
+    the table of :mod:`sb3_fair.common.figure_table`), the two penalty parts ``penalty_retro`` and
     ``penalty_pro`` of the last rollout, and the spread of the advantage weights
     (``adv_weight_std``, ``adv_weight_min``, ``adv_weight_max``).
 
     ``fairness="long_term"`` (F-PPO's advantage regularisation: Hu, Lear, Zhang 2024, arXiv:2401.06318,
     Eqs. 4 and 7) or ``"a_ppo"`` (Yu, Qin, Lee, Gao 2022, arXiv:2210.12546) instead regularise the
     advantages of a single-agent env that reports the short- and long-term fairness gaps in its infos,
-    with the keyword arguments of :class:`~sb3_fair.common.long_term_penalty.LongTermPenaltyMixin`
+    with the keyword arguments of :class:`~sb3_fair.common.long_term.mixin.LongTermPenaltyMixin`
     (``fairness_coef`` a weight or a pair, ``delta``, ``omega``, ``regularization``); the group
     penalty is then off. An argument that the chosen ``fairness`` does not use is refused (``ValueError``)
     unless left at its default: ``alpha``, ``beta``, ``protected_group`` and ``agents_per_instance`` with

@@ -5,9 +5,9 @@ from __future__ import annotations
 from sb3_contrib import MaskablePPO
 
 from sb3_fair.common.fair_algorithm import FairAlgorithmMixin
-from sb3_fair.common.group_penalty import GroupPenaltyMixin
-from sb3_fair.common.long_term_penalty import LongTermPenaltyMixin
-from sb3_fair.common.massaging import ActionMassagingMixin
+from sb3_fair.common.group_penalty.mixin import GroupPenaltyMixin
+from sb3_fair.common.long_term.massaging import ActionMassagingMixin
+from sb3_fair.common.long_term.mixin import LongTermPenaltyMixin
 
 
 class FairMaskablePPO(ActionMassagingMixin, LongTermPenaltyMixin, GroupPenaltyMixin, FairAlgorithmMixin, MaskablePPO):
@@ -23,7 +23,7 @@ class FairMaskablePPO(ActionMassagingMixin, LongTermPenaltyMixin, GroupPenaltyMi
     The penalty reweights the advantages before MaskablePPO's update, as in
     :class:`~sb3_fair.FairPPO`; masking is untouched. With ``fairness_coef=0`` it is MaskablePPO.
     ``fairness="long_term"`` / ``"a_ppo"`` regularise the advantages of every minibatch by the env's
-    fairness signals instead (:class:`~sb3_fair.common.long_term_penalty.LongTermPenaltyMixin`, as in
+    fairness signals instead (:class:`~sb3_fair.common.long_term.mixin.LongTermPenaltyMixin`, as in
     :class:`~sb3_fair.FairPPO`).
 
     Example::

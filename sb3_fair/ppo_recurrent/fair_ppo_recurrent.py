@@ -5,9 +5,9 @@ from __future__ import annotations
 from sb3_contrib import RecurrentPPO
 
 from sb3_fair.common.fair_algorithm import FairAlgorithmMixin
-from sb3_fair.common.group_penalty import GroupPenaltyMixin
-from sb3_fair.common.long_term_penalty import LongTermPenaltyMixin
-from sb3_fair.common.massaging import ActionMassagingMixin
+from sb3_fair.common.group_penalty.mixin import GroupPenaltyMixin
+from sb3_fair.common.long_term.massaging import ActionMassagingMixin
+from sb3_fair.common.long_term.mixin import LongTermPenaltyMixin
 
 
 class FairRecurrentPPO(ActionMassagingMixin, LongTermPenaltyMixin, GroupPenaltyMixin, FairAlgorithmMixin, RecurrentPPO):
@@ -22,7 +22,7 @@ class FairRecurrentPPO(ActionMassagingMixin, LongTermPenaltyMixin, GroupPenaltyM
     buffer before RecurrentPPO's update; the prospective part uses the LSTM critic's values. With
     ``fairness_coef=0`` it is RecurrentPPO.
     ``fairness="long_term"`` / ``"a_ppo"`` regularise the advantages of every minibatch by the env's
-    fairness signals instead (:class:`~sb3_fair.common.long_term_penalty.LongTermPenaltyMixin`, as in
+    fairness signals instead (:class:`~sb3_fair.common.long_term.mixin.LongTermPenaltyMixin`, as in
     :class:`~sb3_fair.FairPPO`).
 
     Example::

@@ -8,7 +8,7 @@ from stable_baselines3 import TD3
 from stable_baselines3.common.policies import BasePolicy
 
 from sb3_fair.common.fair_algorithm import FairAlgorithmMixin
-from sb3_fair.common.fair_er import FairERMixin
+from sb3_fair.common.fair_er.regularizer import FairERMixin
 from sb3_fair.td3.policies import FairEPolicy
 
 

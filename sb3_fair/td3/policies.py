@@ -2,6 +2,6 @@
 
 from stable_baselines3.td3.policies import CnnPolicy, MlpPolicy, MultiInputPolicy
 
-from sb3_fair.common.fair_e import EquivariantActor, FairEPolicy
+from sb3_fair.common.fair_er.equivariant_actor import EquivariantActor, FairEPolicy
 
 __all__ = ["CnnPolicy", "EquivariantActor", "FairEPolicy", "MlpPolicy", "MultiInputPolicy"]

@@ -2,9 +2,9 @@
 multi-agent adapters (PettingZoo -> SB3 VecEnv, counterfactual twin pair)."""
 
 from sb3_fair.common.monitor import FairnessMonitor, ParallelFairnessMonitor
-from sb3_fair.wrappers.memory import MemoryAugmentation
+from sb3_fair.wrappers.fairness_reward import FairnessReward
+from sb3_fair.wrappers.memory_augmentation import MemoryAugmentation
 from sb3_fair.wrappers.multiagent import CounterfactualPair, PettingZooVecEnv, make_multiagent_vec_env
-from sb3_fair.wrappers.reward import FairnessReward
 
 __all__ = [
     "CounterfactualPair",

@@ -9,7 +9,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from sb3_fair.common.memory import (
+from sb3_fair.common.fairqcm.memory import (
     MemorySpec,
     decode_memory,
     encode_counter,
@@ -33,7 +33,7 @@ class MemoryAugmentation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs
     """Append a memory of the stakeholders' status to the observation (Alamdari et al. 2024, Def. 5.2).
 
     The memory starts at zero and is updated after every step from ``info["benefits"]`` with
-    :func:`sb3_fair.common.memory.update_memory`, the same function FairDQN uses for counterfactual
+    :func:`sb3_fair.common.fairqcm.memory.update_memory`, the same function FairDQN uses for counterfactual
     memories. The observation becomes a flat ``Box``: the flattened original observation, then the
     encoded memory, then (with ``period``) a one-hot ``t mod period`` counter, so ``MlpPolicy``
     works unchanged. With ``dict_observation=True`` it becomes a ``Dict`` instead, the env's own
@@ -53,7 +53,7 @@ class MemoryAugmentation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs
         obs, info = env.reset(seed=0)   # obs = 5 presence bits + 5 x 7 memory bits
 
     :param env: an env honouring the stakeholder contract.
-    :param kind: ``"full"``, ``"min"`` or ``"reset"`` (see :class:`~sb3_fair.common.memory.MemorySpec`).
+    :param kind: ``"full"``, ``"min"`` or ``"reset"`` (see :class:`~sb3_fair.common.fairqcm.memory.MemorySpec`).
     :param per_group: remember per-group totals instead of one entry per stakeholder.
     :param encoding: ``"raw"``, ``"scaled"`` or ``"binary"``.
     :param max_value: bound of an entry for ``"scaled"``/``"binary"``; default: the env's horizon.

@@ -7,7 +7,7 @@ from typing import Any, SupportsFloat
 import gymnasium as gym
 import numpy as np
 
-from sb3_fair.common.fairness_reward import FilterFn, RewardSpec, assessed, fairness_reward
+from sb3_fair.common.fairqcm.reward import FilterFn, RewardSpec, assessed, fairness_reward
 from sb3_fair.common.protocol import FAIRNESS_TERMS, get_benefits, get_stakeholders
 
 

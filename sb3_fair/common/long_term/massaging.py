@@ -40,7 +40,7 @@ from stable_baselines3.common.distributions import CategoricalDistribution, Diag
 from stable_baselines3.common.vec_env import VecEnv
 
 from sb3_fair._exact import SHORT
-from sb3_fair.common.long_term import _choice_lists, _choices
+from sb3_fair.common.long_term.advantages import _choice_lists, _choices
 from sb3_fair.common.protocol import WHAT_IF, get_what_if, is_what_if_supported
 from sb3_fair.common.validation import check_bool, check_weights
 
@@ -424,7 +424,7 @@ class MassagedPredictor:
     evaluate the other way::
 
         from stable_baselines3.common.evaluation import evaluate_policy
-        from sb3_fair.common.massaging import MassagedPredictor
+        from sb3_fair.common.long_term.massaging import MassagedPredictor
 
         env = model.get_env()
         evaluate_policy(MassagedPredictor(model, env, tau=0.1), env, n_eval_episodes=10)

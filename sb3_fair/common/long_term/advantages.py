@@ -152,7 +152,7 @@ def weighted_rows(
     """:func:`regularized_advantages` of checked inputs stacked as rows: the advantages first, then one row per term.
 
     The one implementation of the regularisation: :func:`regularized_advantages` checks its inputs and
-    calls it; :class:`~sb3_fair.common.long_term_penalty.LongTermPenaltyMixin` calls it directly for
+    calls it; :class:`~sb3_fair.common.long_term.mixin.LongTermPenaltyMixin` calls it directly for
     every minibatch (its weights were checked at construction, its rows come from its own buffer).
 
     :param rows: a float64 array of shape ``(1 + len(weights), batch)``.
@@ -209,7 +209,7 @@ def massaging_choice(probabilities: Any, short_term: Any, tau: float) -> int:
 
 def _choices(p: np.ndarray, ds: np.ndarray, tau: float) -> np.ndarray:
     """:func:`massaging_choice` of each column of ``(candidates, batch)`` arrays of checked probabilities and Δs
-    (the one implementation of Eq. 6's choice; :func:`~sb3_fair.common.massaging.massage_actions` calls it once for
+    (the one implementation of Eq. 6's choice; :func:`~sb3_fair.common.long_term.massaging.massage_actions` calls it once for
     a batch of sub-envs).
 
     Per column: the candidates within ``tau`` of candidate 0's probability (candidate 0 always), the

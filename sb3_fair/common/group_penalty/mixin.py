@@ -281,7 +281,7 @@ class GroupPenaltyMixin(_OnPolicyBase):
         one game.
 
     ``alpha``, ``beta``, ``protected_group`` and ``agents_per_instance`` belong to these three metrics:
-    with ``fairness="long_term"`` or ``"a_ppo"`` (:class:`~sb3_fair.common.long_term_penalty.LongTermPenaltyMixin`)
+    with ``fairness="long_term"`` or ``"a_ppo"`` (:class:`~sb3_fair.common.long_term.mixin.LongTermPenaltyMixin`)
     each is refused unless left at its default. The infos are checked when training starts (from the
     algorithm's own reset) and at every step: CSP needs every agent's ``"factor"``, CF its ``"twin"``.
     """
@@ -419,7 +419,7 @@ class GroupPenaltyMixin(_OnPolicyBase):
 
 
 #: the group penalty's own keyword arguments and their defaults: with ``fairness="long_term"`` or ``"a_ppo"``
-#: (:class:`~sb3_fair.common.long_term_penalty.LongTermPenaltyMixin`) each is refused unless left at its default
+#: (:class:`~sb3_fair.common.long_term.mixin.LongTermPenaltyMixin`) each is refused unless left at its default
 GROUP_PENALTY_DEFAULTS: dict[str, Any] = {
     name: p.default
     for name, p in inspect.signature(GroupPenaltyMixin.__init__).parameters.items()

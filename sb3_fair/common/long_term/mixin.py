@@ -32,9 +32,9 @@ from stable_baselines3.common.buffers import RolloutBuffer
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import VecEnv
 
-from sb3_fair.common.group_penalty import GROUP_PENALTY_DEFAULTS
-from sb3_fair.common.group_penalty import METRICS as GROUP_METRICS
-from sb3_fair.common.long_term import MODES, a_ppo_terms, long_term_terms, weighted_rows
+from sb3_fair.common.group_penalty.mixin import GROUP_PENALTY_DEFAULTS
+from sb3_fair.common.group_penalty.mixin import METRICS as GROUP_METRICS
+from sb3_fair.common.long_term.advantages import MODES, a_ppo_terms, long_term_terms, weighted_rows
 from sb3_fair.common.protocol import get_fairness_signal_lists, is_fairness_signals_supported
 from sb3_fair.common.validation import check_choice, check_coef, check_unused, check_weights
 
@@ -43,7 +43,7 @@ if TYPE_CHECKING:
 
     # the type checker sees each mixin as what it is mixed into (see FairAlgorithmMixin); at run time both are plain
     # classes
-    from sb3_fair.common.group_penalty import GroupPenaltyMixin as _PenaltyBase
+    from sb3_fair.common.group_penalty.mixin import GroupPenaltyMixin as _PenaltyBase
 
     _BufferBase = RolloutBuffer
 else:
