@@ -18,7 +18,7 @@ from sb3_fair import FairDQN, FairMaskablePPO, FairPPO, FairRecurrentPPO
 from sb3_fair.common.fairqcm.memory import MemorySpec, counterfactual_memories
 from sb3_fair.common.protocol import BENEFITS, group_info
 from sb3_fair.common.validation import check_unused, env_class, is_default
-from sb3_fair.dqn.fair_dqn import usable_offsets
+from sb3_fair.common.fairqcm.mixin import usable_offsets
 from sb3_fair.envs import (
     DelayedImpactLendingEnv,
     DisparityGame,

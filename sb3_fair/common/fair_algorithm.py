@@ -212,8 +212,8 @@ class FairAlgorithmMixin(_AlgorithmBase):
         model._saved_by = type(model).__name__  # saved again, it is this class's zip
         return model
 
-    @staticmethod
-    def _wrap_env(env: GymEnv, verbose: int = 0, monitor_wrapper: bool = True) -> VecEnv:
+    @classmethod
+    def _wrap_env(cls, env: GymEnv, verbose: int = 0, monitor_wrapper: bool = True) -> VecEnv:
         if (
             not isinstance(env, VecEnv)
             and monitor_wrapper
@@ -221,7 +221,9 @@ class FairAlgorithmMixin(_AlgorithmBase):
             and not is_wrapped(env, FairnessMonitor)
         ):
             env = FairnessMonitor(env)
-        return BaseAlgorithm._wrap_env(env, verbose, monitor_wrapper)
+        return super()._wrap_env(
+            env, verbose, monitor_wrapper
+        )  # the parent's (a classmethod, so it chains as SB3 calls it)
 
     def _setup_model(self) -> None:
         super()._setup_model()  # type: ignore[safe-super]  # abstract in BaseAlgorithm; the parent algorithm implements it

@@ -7,7 +7,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch as th
-from stable_baselines3.common.utils import polyak_update
 from stable_baselines3.common.vec_env import VecEnv
 from torch.nn import functional as F
 
@@ -48,7 +47,8 @@ def _is_fair_e(policy: Any) -> bool:
 
 
 class FairERMixin(_FairTD3Base):
-    """The Fair-ER regulariser for SB3's TD3 or DDPG: ``class FairX(FairERMixin, FairAlgorithmMixin, X)``.
+    """The Fair-ER regulariser for SB3's TD3 or DDPG: ``class FairX(FairERMixin, FairAlgorithmMixin, ActorLossHook, X)``
+    (:class:`~sb3_fair.common.loss_hooks.ActorLossHook`: the seam where the actor loss enters TD3's update).
 
     The actor loss becomes ``-Q(s, mu(s)) + lambda * E_{s, sigma}[ d(mu(sigma . s), sigma . mu(s)) ]``
     with ``sigma`` a random permutation of the agents drawn per sample from the env's symmetry
@@ -100,6 +100,7 @@ class FairERMixin(_FairTD3Base):
         return {**(policy_kwargs or {}), "agent_obs": np.asarray(agent_obs).tolist()}
 
     def _setup_fairness(self, env: VecEnv) -> None:
+        super()._setup_fairness(env)
         sym = get_symmetry(env)
         if sym is None:
             if self.equivariance_coef > 0:
@@ -133,11 +134,12 @@ class FairERMixin(_FairTD3Base):
             self._perm_rng = np.random.default_rng(self.seed)
 
     def _excluded_save_params(self) -> list[str]:
-        return [*super()._excluded_save_params(), "symmetry", "_obs_perm", "_act_perm"]
+        return [*super()._excluded_save_params(), "symmetry", "_obs_perm", "_act_perm", "_eqv_errors"]
 
     def fairness_config(self) -> dict[str, Any]:
         """The fairness hyperparameters (stored in the W&B run config)."""
         return {
+            **super().fairness_config(),
             "equivariance_coef": self.equivariance_coef,
             "equivariance_distance": self.equivariance_distance,
             "fair_e": isinstance(self.policy, FairEPolicy),
@@ -211,62 +213,33 @@ class FairERMixin(_FairTD3Base):
             if grad is not None:
                 param.grad = grad if param.grad is None else param.grad + grad
 
-    def train(self, gradient_steps: int, batch_size: int = 100) -> None:
-        """TD3's update with :meth:`_actor_loss` as the actor loss.
+    # ------------------------------------------------------------------ the actor-loss hook (sb3_fair.common.loss_hooks)
+    def uses_actor_loss_hook(self) -> bool:
+        """Fair-ER changes the actor's update on an env with an agent symmetry (without one, TD3's is SB3's own)."""
+        return self.symmetry is not None
 
-        Without a symmetry on the env this is SB3's ``TD3.train`` itself. Otherwise the loop below
-        follows ``TD3.train`` of stable-baselines3 2.9 line for line (SB3 has no actor-loss hook); it
-        differs only in the actor loss (:meth:`_actor_loss`), its backward pass (:meth:`_actor_backward`: the
-        actor's gradients only) and the two ``fairness/`` records.
+    def actor_loss(self, obs: th.Tensor) -> th.Tensor:
+        """:meth:`_actor_loss`, its measured equivariance error kept for :meth:`train`'s records."""
+        return self._actor_loss(obs, self._eqv_errors)
+
+    def actor_backward(self, actor_loss: th.Tensor) -> None:
+        """:meth:`_actor_backward`: the actor's gradients only."""
+        self._actor_backward(actor_loss)
+
+    def train(self, gradient_steps: int, batch_size: int = 100) -> None:
+        """The parent's update (through :class:`~sb3_fair.common.loss_hooks.ActorLossHook`, with :meth:`actor_loss`
+        as the actor loss when the env has a symmetry), then the two ``fairness/`` records.
 
         :param gradient_steps: number of gradient steps.
         :param batch_size: minibatch size.
         """
-        if self.symmetry is None:
-            return super().train(gradient_steps, batch_size)
-        self.policy.set_training_mode(True)
-        self._update_learning_rate([self.actor.optimizer, self.critic.optimizer])
-        actor_losses, critic_losses = [], []
-        eqv_errors: list[th.Tensor] = []
-        for _ in range(gradient_steps):
-            self._n_updates += 1
-            replay_data = self.replay_buffer.sample(batch_size, env=self._vec_normalize_env)  # type: ignore[union-attr]  # as in SB3's TD3.train: Optional in OffPolicyAlgorithm, set by _setup_model
-            discounts = replay_data.discounts if replay_data.discounts is not None else self.gamma
-            with th.no_grad():
-                noise = replay_data.actions.clone().data.normal_(0, self.target_policy_noise)
-                noise = noise.clamp(-self.target_noise_clip, self.target_noise_clip)
-                next_actions = (self.actor_target(replay_data.next_observations) + noise).clamp(-1, 1)
-                next_q_values = th.cat(self.critic_target(replay_data.next_observations, next_actions), dim=1)
-                next_q_values, _ = th.min(next_q_values, dim=1, keepdim=True)
-                target_q_values = replay_data.rewards + (1 - replay_data.dones) * discounts * next_q_values
-            current_q_values = self.critic(replay_data.observations, replay_data.actions)
-            critic_loss = sum(F.mse_loss(current_q, target_q_values) for current_q in current_q_values)
-            assert isinstance(critic_loss, th.Tensor)
-            critic_losses.append(critic_loss.item())
-            self.critic.optimizer.zero_grad()
-            critic_loss.backward()
-            self.critic.optimizer.step()
-
-            if self._n_updates % self.policy_delay == 0:
-                actor_loss = self._actor_loss(replay_data.observations, eqv_errors)
-                actor_losses.append(actor_loss.item())
-                self.actor.optimizer.zero_grad()
-                self._actor_backward(actor_loss)
-                self.actor.optimizer.step()
-                polyak_update(self.critic.parameters(), self.critic_target.parameters(), self.tau)
-                polyak_update(self.actor.parameters(), self.actor_target.parameters(), self.tau)
-                polyak_update(self.critic_batch_norm_stats, self.critic_batch_norm_stats_target, 1.0)
-                polyak_update(self.actor_batch_norm_stats, self.actor_batch_norm_stats_target, 1.0)
-
-        logger = self.logger
-        logger.record("train/n_updates", self._n_updates, exclude="tensorboard")
-        if actor_losses:
-            logger.record("train/actor_loss", np.mean(actor_losses))
-        logger.record("train/critic_loss", np.mean(critic_losses))
-        if eqv_errors:
-            eqv_error = float(np.mean(th.stack(eqv_errors).tolist()))  # one sync; NumPy's mean of the floats, as before
-            logger.record("fairness/equivariance_error", eqv_error)
-            logger.record("fairness/equivariance_reg", self.equivariance_coef * eqv_error)
+        self._eqv_errors: list[th.Tensor] = []
+        super().train(gradient_steps, batch_size)
+        if self._eqv_errors:
+            eqv_error = float(np.mean(th.stack(self._eqv_errors).tolist()))  # one sync; NumPy's mean of the floats
+            self.logger.record("fairness/equivariance_error", eqv_error)
+            self.logger.record("fairness/equivariance_reg", self.equivariance_coef * eqv_error)
+        self._eqv_errors = []
 
 
 __all__ = ["DISTANCES", "FairERMixin", "equivariance_distance"]

@@ -319,6 +319,7 @@ class GroupPenaltyMixin(_OnPolicyBase):
     def _setup_fairness(self, env: VecEnv) -> None:
         """With the penalty on, check what can be checked without touching the env; the infos are checked
         from the algorithm's own first reset, when training starts."""
+        super()._setup_fairness(env)
         tracker, self._tracker = getattr(self, "_tracker", None), None
         if not self.penalized:
             return
@@ -381,6 +382,7 @@ class GroupPenaltyMixin(_OnPolicyBase):
     def fairness_config(self) -> dict[str, Any]:
         """The fairness hyperparameters (stored in the W&B run config)."""
         return {
+            **super().fairness_config(),
             "fairness": self.fairness,
             "alpha": self.alpha,
             "beta": self.beta,
