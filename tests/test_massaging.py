@@ -445,3 +445,35 @@ def test_odd_answers_fail_as_on_the_array_path():
     int32 = both(DummyVecEnv([lambda: _Answers((np.array([0, 1], dtype=np.int32), np.array([0.1, 0.0])))]),
                  np.array([0]), dist)
     assert int32[0] == [1]
+
+
+@pytest.mark.parametrize("parent, fair_cls, policy, learn_kw", CASES, ids=IDS)
+def test_only_the_rollouts_own_forward_call_is_massaged(parent, fair_cls, policy, learn_kw):
+    """A callback that runs the policy on other observations of the rollout's batch size, while the hook is installed,
+    gets the policy's own output; the rollout's call on its current observation is massaged, once per step."""
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class Probe(BaseCallback):
+        def __init__(self):
+            super().__init__()
+            self.outputs = []
+
+        def _on_step(self) -> bool:
+            other = th.full((1, 2), 0.25)  # not the rollout's observation (sin t, cos t), same batch size
+            if isinstance(self.model, FairRecurrentPPO):
+                from sb3_contrib.common.recurrent.type_aliases import RNNStates
+
+                zeros = th.zeros(self.model.policy.lstm_hidden_state_shape)
+                states = RNNStates((zeros, zeros), (zeros, zeros))
+                out = self.model.policy.forward(other, states, th.zeros(1))
+            else:
+                out = self.model.policy(other)
+            self.outputs.append(out)
+            return True
+
+    env = ThreeDoors()
+    model = fair_cls(policy, env, **KW, **OFF, massaging=True, massaging_tau=1.0)
+    model.learn(16, callback=Probe(), **learn_kw)
+    assert env.queries == 16  # one what-if query per rollout step, none for the callback's calls
+    assert model._massaged[1] == 16
+

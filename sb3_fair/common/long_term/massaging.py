@@ -16,7 +16,9 @@ Three parts:
 * :class:`ActionMassagingMixin`, which owns ``massaging`` / ``massaging_tau`` and applies
   :func:`massage_actions` inside the parent's own ``collect_rollouts``: a forward hook on the policy
   (installed for the rollout only) rewrites the actions and log-probabilities that the policy's
-  ``forward`` returns, so SB3's, MaskablePPO's and RecurrentPPO's rollout loops stay theirs.
+  ``forward`` returns on the rollout's current observation (``_last_obs``, which those loops pass
+  first; any other forward call is left alone), so SB3's, MaskablePPO's and RecurrentPPO's rollout
+  loops stay theirs.
 * :class:`MassagedPredictor`, a ``predict`` that massages (for ``evaluate_policy`` and the like): the
   algorithms' own ``predict`` never massages, as the authors evaluate.
 
@@ -353,12 +355,27 @@ class ActionMassagingMixin(_OnPolicyBase):
             return self.policy.scale_action
         return None
 
+    def _is_rollout_call(self, args: tuple[Any, ...]) -> bool:
+        """Whether a forward call of the policy is the rollout's own: the one on the observation the rollout is at.
+
+        SB3's, MaskablePPO's and RecurrentPPO's ``collect_rollouts`` all call the policy with
+        ``obs_as_tensor(self._last_obs)`` as the first argument; any other forward call while the hook is
+        installed (a callback's, on other observations) is left alone.
+        """
+        last = self._last_obs
+        if not args or last is None:
+            return False
+        if isinstance(last, dict):
+            obs = args[0]
+            return isinstance(obs, dict) and obs.keys() == last.keys() and all(_holds(obs[k], last[k]) for k in last)
+        return _holds(args[0], last)
+
     def _massaging_hook(self, env: VecEnv, tau: float, module: Any, args: Any, kwargs: Any, output: Any) -> Any:
         """Forward hook of the policy during a rollout: massage the sampled actions and their log-probabilities."""
+        if not self._is_rollout_call(args):
+            return None
         actions, log_probs = output[0], output[2]
         raw = actions.cpu().numpy()
-        if len(raw) != env.num_envs:  # not the rollout's own call
-            return None
         chosen, candidates, new_log_probs = massage_actions(
             env,
             self._policy_to_env(raw),
@@ -414,6 +431,15 @@ class ActionMassagingMixin(_OnPolicyBase):
         config = super().fairness_config()
         tau = self.massaging_tau
         return {**config, "massaging": self.massaging, "massaging_tau": tau if not callable(tau) else repr(tau)}
+
+
+def _holds(tensor: Any, array: Any) -> bool:
+    """Whether ``tensor`` is a torch tensor holding ``array`` (same shape, same values)."""
+    return (
+        isinstance(tensor, th.Tensor)
+        and tuple(tensor.shape) == np.shape(array)
+        and bool(np.array_equal(tensor.detach().cpu().numpy(), array))
+    )
 
 
 class MassagedPredictor:
