@@ -9,6 +9,17 @@ import numpy as np
 from sb3_fair.metrics._checks import _as_array, _finite
 
 
+def _as_credit(credit: Any) -> np.ndarray:
+    """``credit`` as an ``(episodes, agents)`` array of finite numbers, with at least one of each."""
+    c = np.asarray(credit)
+    if c.ndim != 2:
+        raise ValueError(f"credit must be an (episodes, agents) array, got shape {c.shape}")
+    if c.shape[0] == 0 or c.shape[1] == 0:
+        raise ValueError(f"credit must hold at least one episode and one agent, got shape {c.shape}")
+    _finite(_as_array(c, "credit"), "credit")
+    return c
+
+
 def team_fairness(credit: Any) -> float:
     """Team unfairness ``I(R;Z)`` in bits from per-episode credit vectors (Grupen et al. 2022, Defs. 1-2).
 
@@ -19,12 +30,7 @@ def team_fairness(credit: Any) -> float:
     likely, and ``H(V|A=a)`` the empirical entropy. 0 means credit is independent of identity;
     ``log2(n)`` means one agent is always the one credited.
     """
-    c = np.asarray(credit)
-    if c.ndim != 2:
-        raise ValueError(f"credit must be an (episodes, agents) array, got shape {c.shape}")
-    if c.shape[0] == 0 or c.shape[1] == 0:
-        raise ValueError(f"credit must hold at least one episode and one agent, got shape {c.shape}")
-    _finite(_as_array(c, "credit"), "credit")
+    c = _as_credit(credit)
     c = (c > 0).astype(np.int64)
     E, n = c.shape
     from math import comb, log2
@@ -45,10 +51,5 @@ def team_fairness(credit: Any) -> float:
 
 def capture_success(credit: Any) -> float:
     """Fraction of episodes in which at least one agent was credited (capture success, Grupen et al. 2022 §5)."""
-    c = np.asarray(credit)
-    if c.ndim != 2:
-        raise ValueError(f"credit must be an (episodes, agents) array, got shape {c.shape}")
-    if c.shape[0] == 0 or c.shape[1] == 0:
-        raise ValueError(f"credit must hold at least one episode and one agent, got shape {c.shape}")
-    _finite(_as_array(c, "credit"), "credit")
+    c = _as_credit(credit)
     return float(np.mean(np.any(c > 0, axis=1)))
