@@ -35,7 +35,7 @@ regression target is left alone.
 from __future__ import annotations
 
 import inspect
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
@@ -121,6 +121,12 @@ def advantage_weights(
 def check_metric(metric: Any) -> str:
     """``metric`` if it is one of :data:`METRICS`; a clear error naming the argument otherwise."""
     return check_choice(metric, "fairness", METRICS)
+
+
+def fairness_methods(cls: type) -> tuple[str, ...]:
+    """Every value of ``fairness=`` that the mixins of ``cls`` implement (each lists its own in ``FAIRNESS_METHODS``),
+    in the order of the class's MRO."""
+    return tuple(m for c in cls.__mro__ for m in c.__dict__.get("FAIRNESS_METHODS", ()))
 
 
 class GroupTracker(BaseCallback):
@@ -286,22 +292,29 @@ class GroupPenaltyMixin(_OnPolicyBase):
     algorithm's own reset) and at every step: CSP needs every agent's ``"factor"``, CF its ``"twin"``.
     """
 
+    #: the values of ``fairness=`` this mixin implements
+    FAIRNESS_METHODS: ClassVar[tuple[str, ...]] = METRICS
+
     def __init__(
         self,
         *args: Any,
         fairness: str = "dp",
         alpha: float = 0.5,
         beta: float = 0.5,
-        fairness_coef: float = 1.0,
+        fairness_coef: float | tuple[float, float] = 1.0,
         protected_group: int = 1,
         agents_per_instance: int | None = None,
         **kwargs: Any,
     ) -> None:
-        self.fairness = check_metric(fairness)
+        # fairness= names one method: this mixin's (one of METRICS) or another mixin's of the class (e.g.
+        # LongTermPenaltyMixin's "long_term"), whose weights that mixin checks; the penalty is on for its own only
+        own = fairness in METRICS or fairness not in fairness_methods(type(self))
+        self.fairness = check_metric(fairness) if own else fairness
         self.alpha = check_coef(alpha, "alpha")
         self.beta = check_coef(beta, "beta")
-        # a pair of weights where LongTermPenaltyMixin's fairness ("long_term", "a_ppo") is on: the penalty is then off
-        self.fairness_coef: float | tuple[float, float] = check_coef(fairness_coef, "fairness_coef")
+        self.fairness_coef: float | tuple[float, float] = (
+            check_coef(fairness_coef, "fairness_coef") if own else fairness_coef
+        )
         if isinstance(protected_group, bool) or not isinstance(protected_group, (int, np.integer)):
             raise ValueError(f"protected_group must be an int, got {protected_group!r}")
         self.protected_group = int(protected_group)

@@ -25,7 +25,7 @@ from __future__ import annotations
 import inspect
 import math
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 from stable_baselines3.common.buffers import RolloutBuffer
@@ -275,6 +275,9 @@ class LongTermPenaltyMixin(_PenaltyBase):
     :param regularization: ``"scaled"`` or ``"literal"``; ``fairness="long_term"`` or ``"a_ppo"`` only.
     """
 
+    #: the values of ``fairness=`` this mixin implements
+    FAIRNESS_METHODS: ClassVar[tuple[str, ...]] = LONG_TERM_METRICS
+
     def __init__(
         self,
         *args: Any,
@@ -293,12 +296,10 @@ class LongTermPenaltyMixin(_PenaltyBase):
         self._long_term = fairness if fairness in LONG_TERM_METRICS else None
         self._long_term_coef = check_coef_pair(fairness_coef) if self._long_term else (0.0, 0.0)
         self._long_term_tracker: LongTermTracker | None = None
-        if self._long_term is None:
-            super().__init__(*args, fairness=fairness, fairness_coef=fairness_coef, **kwargs)
-            return
-        # the group penalty stays off (its arguments keep their defaults)
-        super().__init__(*args, fairness="dp", fairness_coef=0.0, **kwargs)
-        self.fairness, self.fairness_coef = self._long_term, self._long_term_coef
+        # fairness= goes on as it is: the next mixin that implements it (FAIRNESS_METHODS) turns itself on, the others
+        # stay off; with this mixin's, the weights passed on are the checked pair
+        coef = self._long_term_coef if self._long_term else fairness_coef
+        super().__init__(*args, fairness=fairness, fairness_coef=coef, **kwargs)
 
     @staticmethod
     def _refuse_unused(fairness: str, own: dict[str, Any], kwargs: dict[str, Any]) -> None:
