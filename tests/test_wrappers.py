@@ -295,3 +295,13 @@ def test_fairness_reward_is_a_plain_wrapper() -> None:
     """Its reward needs the step's info and the status kept across steps, which RewardWrapper.reward(r) does not see."""
     assert issubclass(FairnessReward, gym.Wrapper) and not issubclass(FairnessReward, gym.RewardWrapper)
     assert issubclass(MemoryAugmentation, gym.ObservationWrapper)
+
+
+def test_the_monitor_and_the_terminal_horizon_record_their_arguments_too() -> None:
+    from sb3_fair.envs.horizon import TerminalHorizon
+
+    env = TerminalHorizon(FairnessMonitor(gym.make("sb3_fair/LoanApplicants-v0"), metrics=["gini", "dp"]))
+    monitor, horizon = env.spec.additional_wrappers[-2:]
+    assert (monitor.name, monitor.kwargs, horizon.name, horizon.kwargs) == ("FairnessMonitor", {"metrics": ["gini", "dp"]},
+                                                                           "TerminalHorizon", {})
+    assert str(gym.make(env.spec)) == str(env)

@@ -44,7 +44,7 @@ class _DomainWarnings:
             )
 
 
-class FairnessMonitor(gym.Wrapper):
+class FairnessMonitor(gym.Wrapper, gym.utils.RecordConstructorArgs):
     """Accumulate each stakeholder's episode return from ``info["benefits"]`` and report fairness.
 
     At the end of an episode ``info["fairness"]`` holds ``returns`` (one per stakeholder) and one
@@ -77,7 +77,8 @@ class FairnessMonitor(gym.Wrapper):
     """
 
     def __init__(self, env: gym.Env, metrics: Sequence[str] | dict[str, MetricFn] | None = None) -> None:
-        super().__init__(env)
+        gym.utils.RecordConstructorArgs.__init__(self, metrics=metrics)
+        gym.Wrapper.__init__(self, env)
         self.stakeholders = get_stakeholders(env)
         extra = dict(metrics) if isinstance(metrics, dict) else {}
         if metrics is None:

@@ -36,7 +36,7 @@ def horizon_end(t: int, horizon: int, horizon_terminates: bool = False) -> tuple
     return at_horizon and horizon_terminates, at_horizon and not horizon_terminates
 
 
-class TerminalHorizon(gym.Wrapper):
+class TerminalHorizon(gym.Wrapper, gym.utils.RecordConstructorArgs):
     """Report the end of every episode as ``terminated``, never ``truncated``: how sb3-fair 0.1.0's doughnut and
     lending envs ended, so that SB3 did not bootstrap the last step (the ablation of the repository's ``benchmarks/fairqcm.py --ablation``).
 
@@ -44,6 +44,10 @@ class TerminalHorizon(gym.Wrapper):
 
         env = TerminalHorizon(gym.make("sb3_fair/DonutAllocation-v0"))
     """
+
+    def __init__(self, env: gym.Env) -> None:
+        gym.utils.RecordConstructorArgs.__init__(self)
+        gym.Wrapper.__init__(self, env)
 
     def step(self, action: Any) -> tuple[Any, Any, bool, bool, dict[str, Any]]:
         obs, reward, terminated, truncated, info = self.env.step(action)

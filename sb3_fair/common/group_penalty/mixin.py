@@ -394,6 +394,8 @@ class GroupPenaltyMixin(_OnPolicyBase):
 
     def fairness_config(self) -> dict[str, Any]:
         """The fairness hyperparameters (stored in the W&B run config)."""
+        if self.fairness not in METRICS:  # another mixin's method is chosen: its settings are the fairness config
+            return super().fairness_config()
         return {
             **super().fairness_config(),
             "fairness": self.fairness,

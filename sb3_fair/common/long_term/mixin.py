@@ -367,6 +367,7 @@ class LongTermPenaltyMixin(_PenaltyBase):
         if self._long_term is None:
             return super().fairness_config()
         return {
+            **super().fairness_config(),  # the group penalty's, off: nothing (it reports its settings when chosen)
             "fairness": self._long_term,
             "fairness_coef": list(self._long_term_coef),
             "delta": self.delta,

@@ -1,0 +1,729 @@
+"""The ``sb3-fair`` command: train, evaluate and compare any algorithm on any env, through :mod:`sb3_fair.experiment`.
+
+Examples::
+
+    sb3-fair compare --task donut --seeds 5                     # DQN vs FairDQN (tuned), fairness table + PNG
+    sb3-fair compare --task harvest --seeds 2 --episodes 60     # PPO vs FairPPO on Allelopathic Harvest
+    sb3-fair train --algo fair_dqn --env sb3_fair/DonutAllocation-v0 --timesteps 50000 --save fairqcm.zip
+    sb3-fair evaluate fairqcm.zip --episodes 50 --json
+    sb3-fair train --algo fair_ppo --env sb3_fair/DelayedImpactLending-v0 --variant f_ppo_l -p delta=0.01
+    sb3-fair train --algo fair_ppo --env sb3_fair/AllelopathicHarvest-v0 -p env_kwargs.preset=tiny -p alpha=1.0
+    sb3-fair train --config my_experiment.yml --seed 3
+    sb3-fair sweep my_experiment.yml --grid alpha=0,0.5,1 beta=0,0.5 --seeds 3 --name dp-weights
+
+The papers' benchmarks are scripts in the repository's ``benchmarks/`` (``python benchmarks/fairqcm.py --quick``).
+
+``--algo`` takes RL Zoo's names (``ppo``, ``dqn``, ``ppo_lstm`` ...), ``ppo_mask`` and ``fair_*``;
+``--env`` a Gymnasium id or a multi-agent game (``sb3_fair/AllelopathicHarvest-v0``,
+``sb3_fair/DisparityGame-v0``). Hyper-parameters come from ``sb3_fair/hyperparams/<algo>.yml``
+(RL Zoo's format, keyed by env id; ``--variant`` picks ``<env id>@<variant>``) or ``--config``,
+then ``-p key=value`` overrides (dotted keys reach into mappings).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from sb3_fair.common.validation import MAX_COEF
+from sb3_fair.experiment.config import int_at_least, number_in
+
+#: runs of at least this many steps show a progress bar unless --quiet
+PROGRESS_BAR_STEPS = 5_000
+
+
+def _check_output_path(parser: argparse.ArgumentParser, option: str, path: str | None) -> None:
+    """Fail before any training when ``path`` cannot be written (a model trained for nothing is lost otherwise)."""
+    from sb3_fair.experiment.run import check_output_path
+
+    if not path:
+        return
+    try:
+        check_output_path(path, option)
+    except ValueError as err:
+        parser.error(f"argument {err}")
+
+
+def _parse_kv(items: list[str] | None, option: str = "--env-kwargs") -> dict[str, Any]:
+    """``key=value`` pairs, each value read as YAML (numbers, lists, true/false)."""
+    from sb3_fair.experiment.config import parse_value
+
+    out: dict[str, Any] = {}
+    for item in items or []:
+        if "=" not in item or not item.split("=", 1)[0]:
+            raise SystemExit(f"{option} takes key=value pairs, got {item!r}")
+        key, value = item.split("=", 1)
+        out[key] = parse_value(value)
+    return out
+
+
+def _config_from_args(args: argparse.Namespace) -> Any:
+    """The :class:`~sb3_fair.experiment.ExperimentConfig` the ``train`` arguments describe."""
+    from sb3_fair.experiment import ExperimentConfig
+
+    overrides = list(args.params or [])
+    if getattr(args, "learning_rate", None) is not None:
+        overrides.append(f"learning_rate={args.learning_rate!r}")
+    fields: dict[str, Any] = {}  # only what the command line gives: the rest comes from the file (or the defaults)
+    if args.eval_env_kwargs:
+        fields["eval_env_kwargs"] = _parse_kv(args.eval_env_kwargs, "--eval-env-kwargs")
+    for name in (
+        "save",
+        "checkpoint_every",
+        "checkpoint_buffers",
+        "num_threads",
+        "seed",
+        "eval_episodes",
+        "eval_seed",
+        "name",
+        "group",
+        "tensorboard_log",
+        "verbose",
+    ):
+        if getattr(args, name, None) is not None:
+            fields["save_path" if name == "save" else name] = getattr(args, name)
+    if args.timesteps is not None:
+        fields["n_timesteps"] = args.timesteps
+    if args.wandb:
+        fields["wandb"] = True
+    if getattr(args, "trust_config", False):
+        fields["trusted"] = True
+    config_file = Path(args.config) if args.config else None
+    if config_file is None and args.command == "train" and args.resume:  # a checkpoint folder holds the run's config
+        from sb3_fair.experiment.run import saved_config_path
+
+        saved = saved_config_path(args.resume)
+        config_file = saved if saved.is_file() else None
+    if config_file is not None:
+        from sb3_fair.common.hyperparams import load_yaml
+
+        data = load_yaml(config_file.read_text(), str(config_file)) or {}
+        if isinstance(data, dict) and "algo" in data and "env" in data:  # an experiment file
+            for name in ("algo", "env", "variant"):
+                if getattr(args, name) is not None:
+                    fields[name] = getattr(args, name)
+            return ExperimentConfig.from_file(config_file, overrides=overrides, **fields)
+        if not args.algo or not args.env:
+            raise ValueError(f"{config_file} is a hyper-parameter file (keyed by env id): give --algo and --env too")
+        return ExperimentConfig.from_hyperparams(
+            args.algo, args.env, variant=args.variant, file=config_file, overrides=overrides, **fields
+        )
+    if not args.algo or not args.env:
+        raise ValueError("train needs --algo and --env (or --config with an experiment file naming them)")
+    return ExperimentConfig.from_hyperparams(args.algo, args.env, variant=args.variant, overrides=overrides, **fields)
+
+
+def cmd_train(args: argparse.Namespace) -> None:
+    from sb3_fair.experiment import train
+
+    config = _config_from_args(args)
+    config.progress_bar = not args.quiet and config.n_timesteps >= PROGRESS_BAR_STEPS
+    if not args.json:
+        print(
+            f"training {config.algo} on {config.env}{' @' + config.variant if config.variant else ''}: {config.n_timesteps:,} steps, "
+            f"seed {config.seed}",
+            flush=True,
+        )
+    if config.checkpoint_every and not args.json:
+        from sb3_fair.experiment.run import checkpoint_folder
+
+        folder = checkpoint_folder(config)
+        print(
+            f"checkpoints every {config.checkpoint_every} steps in {folder}/ (resume with --resume {folder}/model_<N>_steps.zip)"
+        )
+    result = train(config, resume=args.resume)
+    if config.checkpoint_every and not args.json:
+        print(
+            f"checkpoints: {result.checkpoint_bytes / 1e6:.1f} MB on disk (every model; the replay buffers of the newest "
+            f"{config.checkpoint_buffers})"
+        )
+    if args.resume and not args.json:
+        buffer = f" with its replay buffer ({Path(result.resumed_buffer).name})" if result.resumed_buffer else ""
+        print(f"resumed {args.resume} at {result.resumed_at} steps{buffer}; now at {result.n_timesteps} steps")
+    if result.save_path and not args.json:
+        print(f"saved {result.save_path} (and its config, {Path(result.save_path).with_suffix('').name}.config.yml)")
+    _report(
+        result.evaluation,
+        result.table,
+        args.json,
+        f"{config.env}: {config.eval_episodes} evaluation episodes",
+        Path(config.save_path).stem if config.save_path else config.algo,
+    )
+
+
+def _report(
+    evaluation: dict[str, float], table: dict[int, dict[str, float]], as_json: bool, title: str, name: str
+) -> None:
+    if as_json:
+        print(json.dumps({"evaluation": evaluation, "table": {str(g): row for g, row in table.items()}}, indent=2))
+        return
+    if evaluation:
+        _print_table({name: evaluation}, list(evaluation), title=title)
+    if table:
+        columns = sorted({k for row in table.values() for k in row})
+        _print_table({f"group {g}": row for g, row in table.items()}, columns, title="per group")
+
+
+def cmd_evaluate(args: argparse.Namespace) -> None:
+    from sb3_fair.experiment import evaluate, load_model
+
+    model, config = load_model(args.model, algo=args.algo, trusted=args.trust_config)
+    env_id = args.env or (config.env if config else None)
+    if env_id is None:
+        raise ValueError(f"{args.model} has no saved config: say which env to evaluate on (--env)")
+    saved = config if config is not None and env_id == config.env else None  # the config of the env it trained on
+    env_kwargs = saved.evaluation_env_kwargs if saved is not None else {}
+    env_kwargs.update(_parse_kv(args.env_kwargs))  # as train's own evaluation, then the command line's
+    wrapper = saved.hyperparams.get("env_wrapper") if saved is not None else None
+    seed = args.seed
+    if seed is None:  # the episodes train's own evaluation ran, for a model it saved
+        seed = 0 if config is None else config.evaluation_seed
+    evaluation, table = evaluate(
+        model, env_id, args.episodes, env_kwargs, wrapper, args.deterministic, seed=seed, trusted=args.trust_config
+    )
+    _report(evaluation, table, args.json, f"{env_id}: {args.episodes} evaluation episodes", Path(args.model).stem)
+
+
+def cmd_sweep(args: argparse.Namespace) -> None:
+    from sb3_fair.experiment.sweep import parse_grid, parse_space, points, sweep
+
+    base = _config_from_args(args)
+    if args.resume and args.sweep_name is None:
+        raise ValueError("--resume needs the --name of the sweep to go on with")
+    result = sweep(
+        base,
+        grid=parse_grid(args.grid),
+        seeds=args.seeds,
+        space=parse_space(args.space),
+        search=args.search,
+        samples=args.samples,
+        metric=args.metric,
+        mode=args.mode,
+        name=args.sweep_name,
+        storage=args.storage,
+        address=args.address,
+        resume=args.resume,
+        max_concurrent=args.max_concurrent,
+        utility=args.utility,
+        unfairness=args.unfairness,
+    )
+    from sb3_fair.experiment.sweep import UNFAIRNESS_KEYS, UTILITY_KEYS, _first_reported
+
+    utility = args.utility or _first_reported(result.table, UTILITY_KEYS)
+    unfairness = args.unfairness or _first_reported(result.table, UNFAIRNESS_KEYS)
+    if utility and unfairness:
+        rows = {
+            ", ".join(f"{k}={v}" for k, v in p["point"].items()) or "base": {
+                utility: f"{p['utility']:.3f} ± {p['utility_std']:.3f}",
+                unfairness: f"{p['unfairness']:.3f} ± {p['unfairness_std']:.3f}",
+                "trials": str(p["trials"]),
+                "Pareto": "yes" if p["pareto"] else "",
+            }
+            for p in points(result.table, utility, unfairness)
+        }
+        _print_table(
+            rows,
+            [utility, unfairness, "trials", "Pareto"],
+            title=f"sweep {result.path.name if result.path else args.sweep_name}: mean ± sd over seeds",
+        )
+    for row in result.errors:
+        print(f"trial {row['trial']} failed: {row['error']}")
+    print(
+        f"{len(result.finished)} of {len(result.table)} trials finished; table {result.csv_path}"
+        + (f", Pareto plot {result.plot_path}" if result.plot_path else "")
+    )
+
+
+def _compare_task(args: argparse.Namespace) -> Any:
+    """The ``compare --task`` named by ``args`` (shipped, or from ``--tasks-file``)."""
+    from sb3_fair.experiment.compare import load_tasks
+
+    tasks = load_tasks(args.tasks_file)
+    if args.task not in tasks:
+        raise ValueError(f"--task must be one of {sorted(tasks)}, got {args.task!r}")
+    return tasks[args.task]
+
+
+def _task_configs(args: argparse.Namespace, seed: int) -> dict[str, Any]:
+    """The configs of a ``compare --task``, in the task's order (baselines first)."""
+    from sb3_fair.experiment.compare import task_configs
+
+    fields: dict[str, Any] = dict(
+        eval_episodes=args.eval_episodes,
+        wandb=bool(args.wandb),
+        tensorboard_log=args.tensorboard_log,
+        group=f"compare-{args.task}",
+    )
+    if args.num_threads is not None:
+        fields["num_threads"] = args.num_threads
+    overrides = {"learning_rate": args.learning_rate} if args.learning_rate is not None else {}
+    return task_configs(
+        _compare_task(args), seed, episodes=args.episodes, options=_options(args), overrides=overrides, **fields
+    )
+
+
+def cmd_compare(args: argparse.Namespace) -> None:
+    from sb3_fair.common.evaluation import price_of_fairness_table
+    from sb3_fair.experiment.compare import run_name
+    from sb3_fair.experiment.registry import MULTIAGENT_ENVS
+    from sb3_fair.experiment.run import train_all
+
+    task = _compare_task(args)
+    figures = task.figures
+    per_seed: dict[str, list[dict[str, Any]]] = {}
+    t0 = time.perf_counter()
+    runs = [(seed, name, config) for seed in range(args.seeds) for name, config in _task_configs(args, seed).items()]
+    configs = {name: config for _, name, config in runs}
+    jobs = min(args.jobs or os.cpu_count() or 1, len(runs))
+    for _, _, config in runs:  # bars of runs side by side would overwrite each other
+        config.progress_bar = jobs == 1 and not args.quiet and config.n_timesteps >= PROGRESS_BAR_STEPS
+    unit = "agent-steps" if task.env in MULTIAGENT_ENVS else "steps"
+
+    def start(i: int, config: Any) -> None:  # one run at a time: say what starts
+        seed, name, _ = runs[i]
+        print(f"training {name}, seed {seed}: {config.n_timesteps:,} {unit} of {config.env}", flush=True)
+
+    def done(i: int, result: Any) -> None:  # runs side by side: say what finished
+        seed, name, _ = runs[i]
+        print(
+            f"trained {name}, seed {seed}: {result.n_timesteps:,} {unit} of {result.config.env} in {result.train_time_s:.0f} s",
+            flush=True,
+        )
+
+    if jobs > 1:
+        print(f"training {len(runs)} runs ({len(configs)} agents x {args.seeds} seeds), {jobs} at a time", flush=True)
+    results = train_all(
+        [config for _, _, config in runs],
+        jobs=jobs,
+        on_start=start if jobs == 1 else None,
+        on_done=done if jobs > 1 else None,
+    )
+    values = task.option_values(_options(args))
+    fair_names = {run_name(template, values) for template, run in task.runs_for(values).items() if not run.baseline}
+    for seed in range(args.seeds):
+        seed_results = {name: res for (s, name, _), res in zip(runs, results) if s == seed}
+        baseline = (
+            next(res for name, res in seed_results.items() if name not in fair_names)
+            if task.price_of_fairness
+            else None
+        )
+        for name, res in seed_results.items():
+            row = dict(res.evaluation)
+            for key in task.absolute:
+                row[key] = abs(row.get(key, float("nan")))
+            if baseline is not None:
+                pof = (
+                    price_of_fairness_table({"table": res.table}, {"table": baseline.table})
+                    if name in fair_names
+                    else {}
+                )
+                row.update(
+                    {f"pof_group_{g}": (pof.get(g, float("nan")) if name in fair_names else 0.0) for g in (0, 1)}
+                )
+            per_seed.setdefault(name, []).append(row)
+    table = {
+        name: {k: float(np.mean([r.get(k, float("nan")) for r in runs])) for k in figures}
+        for name, runs in per_seed.items()
+    }
+    spread = {
+        name: {k: float(np.std([r.get(k, float("nan")) for r in runs])) for k in figures}
+        for name, runs in per_seed.items()
+    }
+    n_steps = " / ".join(f"{n:,}" for n in sorted({c.n_timesteps for c in configs.values()}))
+    shown = ", ".join(f"{k} {v:g}" if isinstance(v, float) else f"{k} {v}" for k, v in values.items())
+    notes = "".join(
+        [
+            f"; {', '.join(task.absolute)} as |x|" if task.absolute else "",
+            "; pof = price of fairness in %" if task.price_of_fairness else "",
+        ]
+    )
+    title = (
+        f"{task.env}{f' ({shown})' if shown else ''}: {args.seeds} seed(s) x {n_steps} training {unit}, "
+        f"{args.eval_episodes} evaluation episodes each{notes} "
+    )
+    _print_table(table, figures, spread=spread, title=title + f"({time.perf_counter() - t0:.0f} s)")
+    if args.plot:
+        _plot_tradeoff(per_seed, task.plot_y, Path(args.plot), task.env, x_key=task.plot_x)
+        print(f"wrote {args.plot}")
+    if args.wandb:  # the comparison's plot and table, in one summary run of the experiment's group
+        from sb3_fair.common.wandb_logging import log_summary_run
+
+        rows = [[name, *[table[name][k] for k in figures], *[spread[name][k] for k in figures]] for name in table]
+        log_summary_run(
+            f"compare-{args.task}-summary",
+            f"compare-{args.task}",
+            {"task": args.task, "seeds": args.seeds, "episodes": args.episodes},
+            images={"compare/tradeoff": args.plot} if args.plot else None,
+            tables={"compare/table": (["method", *figures, *[f"{k}_sd" for k in figures]], rows)},
+        )
+
+
+def _options(args: argparse.Namespace) -> dict[str, Any]:
+    from sb3_fair.experiment.compare import OPTIONS
+
+    return {name: getattr(args, name) for name in OPTIONS}
+
+
+def _print_table(
+    rows: dict[str, dict[str, Any]], columns: list[str], title: str, spread: dict[str, dict[str, float]] | None = None
+) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=title)
+    table.add_column("")
+    for col in columns:
+        table.add_column(col, justify="right")
+    for name, row in rows.items():
+        cells = []
+        for col in columns:
+            value = row.get(col, float("nan"))
+            cell = f"{value:.3f}" if isinstance(value, float) else str(value)
+            if spread is not None:
+                cell += f" ± {spread[name][col]:.2f}"
+            cells.append(cell)
+        table.add_row(name, *cells)
+    Console(width=200).print(table)
+
+
+def _plot_tradeoff(
+    per_seed: dict[str, list[dict[str, Any]]], figures: list[str], path: Path, env_id: str, x_key: str = "utilitarian"
+) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    y_key = figures[0]
+    fig, ax = plt.subplots(figsize=(8, 4))
+    for name, runs in per_seed.items():
+        ax.scatter([r[x_key] for r in runs], [r[y_key] for r in runs], label=name, s=40)
+    ax.set_xlabel("utility: total benefit per episode" if x_key == "utilitarian" else f"utility ({x_key})")
+    ax.set_ylabel(f"fairness score ({y_key})" if x_key == "utilitarian" else f"unfairness ({y_key}, lower = fairer)")
+    ax.set_title(f"fairness-utility trade-off, {env_id}")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize="small")  # beside the axes: it never hides a point
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from sb3_fair.experiment.registry import algo_names
+
+    parser = argparse.ArgumentParser(
+        prog="sb3-fair", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    def trust(p: argparse.ArgumentParser) -> None:
+        p.add_argument(
+            "--trust-config",
+            action="store_true",
+            help="let the config (file, -p overrides, a saved model's config) name Python objects outside "
+            "sb3-fair's allow-list (sb3_fair, stable_baselines3, sb3_contrib, torch.nn, torch.optim, "
+            "gymnasium.wrappers): they are imported and called. Only for configs you trust",
+        )
+
+    def common(p: argparse.ArgumentParser) -> None:
+        p.add_argument(
+            "--num-threads",
+            type=int_at_least(1),
+            default=None,
+            metavar="N",
+            help="torch threads of each training process (default 1: small networks lose time to a pool of "
+            "threads as soon as anything else uses a core; run trials side by side instead)",
+        )
+        p.add_argument(
+            "--wandb", action="store_true", help="stream logs to Weights & Biases (offline without credentials)"
+        )
+        p.add_argument("--tensorboard-log", default=None, help="TensorBoard log folder")
+        p.add_argument(
+            "--quiet", action="store_true", help="no progress bar (shown by default for runs of 5,000 steps or more)"
+        )
+
+    p = sub.add_parser(
+        "train",
+        help="train any algorithm on any env, save it, print its fairness table",
+        description="train any algorithm on any env (hyper-parameters: sb3_fair/hyperparams/<algo>.yml, "
+        "--config, then -p overrides), save it with its config, print its fairness table",
+    )
+    p.add_argument(
+        "--algo", default=None, metavar="ALGO", help=f"one of {algo_names()} (or a class name such as FairPPO)"
+    )
+    p.add_argument(
+        "--env",
+        default=None,
+        metavar="ENV",
+        help="a Gymnasium id or a multi-agent game id, e.g. sb3_fair/DonutAllocation-v0",
+    )
+    p.add_argument(
+        "--config",
+        default=None,
+        metavar="FILE",
+        help="an experiment file (YAML with algo, env, hyperparams, ...) or a hyper-parameter file in RL Zoo's format",
+    )
+    p.add_argument(
+        "--variant",
+        default=None,
+        help="a named variant of the env's entry (<env>@<variant>), e.g. paper_fairqcm, f_ppo_l",
+    )
+    p.add_argument(
+        "-p",
+        "--params",
+        nargs="+",
+        action="extend",
+        default=[],
+        metavar="KEY=VALUE",
+        help="hyper-parameter overrides, e.g. -p learning_rate=3e-4 policy_kwargs.net_arch=[64,64] env_kwargs.preset=tiny",
+    )
+    p.add_argument(
+        "--timesteps", type=int_at_least(1), default=None, help="training steps (default: the entry's n_timesteps)"
+    )
+    p.add_argument("--seed", type=int_at_least(0), default=None)
+    p.add_argument("--save", default=None, help="path of the saved model (checked to be writable before training)")
+    p.add_argument(
+        "--checkpoint-every",
+        type=int_at_least(1),
+        default=None,
+        metavar="STEPS",
+        help="save the model, its replay buffer and its fairness statistics every STEPS steps (next to --save)",
+    )
+    p.add_argument(
+        "--checkpoint-buffers",
+        type=int_at_least(0),
+        default=None,
+        metavar="N",
+        help="how many of the newest checkpoints keep their replay buffer (default 1; each written up to its "
+        "filled rows, older ones deleted)",
+    )
+    p.add_argument(
+        "--resume",
+        default=None,
+        metavar="CHECKPOINT",
+        help="go on from a checkpoint (model_<N>_steps.zip) up to --timesteps steps in all, with its replay buffer",
+    )
+    p.add_argument(
+        "--eval-episodes", type=int_at_least(1), default=None, help="evaluation episodes after training (default 10)"
+    )
+    p.add_argument(
+        "--eval-seed",
+        type=int_at_least(0),
+        default=None,
+        help="seed of the first evaluation episode (default 10000 + --seed)",
+    )
+    p.add_argument(
+        "--eval-env-kwargs",
+        nargs="*",
+        default=[],
+        metavar="KEY=VALUE",
+        help="the evaluation env's arguments where they differ, e.g. horizon=10000",
+    )
+    p.add_argument(
+        "--learning-rate", type=number_in(0.0, strict=True), default=None, help="shortcut for -p learning_rate=..."
+    )
+    p.add_argument("--name", default=None, help="run name (W&B)")
+    p.add_argument("--group", default=None, help="experiment group (W&B)")
+    p.add_argument("--verbose", type=int_at_least(0), default=None)
+    p.add_argument("--json", action="store_true", help="print the evaluation figures as JSON")
+    trust(p)
+    common(p)
+    p.set_defaults(func=cmd_train)
+
+    p = sub.add_parser("evaluate", help="evaluate a saved model and print its fairness table")
+    p.add_argument(
+        "model", help="a model saved by sb3-fair train (its config beside it says algorithm and env) or any SB3 zip"
+    )
+    p.add_argument("--env", default=None, help="the env to evaluate on (default: the one it trained on)")
+    p.add_argument("--algo", default=None, help="the algorithm (needed when the model has no saved config)")
+    p.add_argument("--episodes", type=int_at_least(1), default=20)
+    p.add_argument(
+        "--seed",
+        type=int_at_least(0),
+        default=None,
+        help="the first episode's seed (default: the one train's own evaluation used, 10000 + the training seed "
+        "unless the saved config sets eval_seed; 0 for a model without a saved config)",
+    )
+    p.add_argument("--env-kwargs", nargs="*", default=[], metavar="KEY=VALUE")
+    det = p.add_mutually_exclusive_group()
+    det.add_argument(
+        "--deterministic",
+        dest="deterministic",
+        action="store_const",
+        const=True,
+        default=None,
+        help="greedy actions (default for single-agent envs without Hu et al.'s long-term signals)",
+    )
+    det.add_argument("--stochastic", dest="deterministic", action="store_const", const=False, help="sampled actions")
+    p.add_argument("--json", action="store_true", help="print the figures as JSON")
+    trust(p)
+    p.set_defaults(func=cmd_evaluate)
+
+    p = sub.add_parser(
+        "sweep",
+        help="a grid or an Optuna search over hyper-parameters x seeds on Ray Tune: CSV table + Pareto plot",
+        description="every trial is one `train` of the config with some hyper-parameters changed; runs on an embedded "
+        'local Ray (all cores) or an existing cluster (--address); needs pip install "sb3-fair[sweep]"',
+    )
+    p.add_argument("config", nargs="?", default=None, help="an experiment file (or give --algo and --env)")
+    p.add_argument("--algo", default=None, metavar="ALGO", help=f"one of {algo_names()}")
+    p.add_argument("--env", default=None, metavar="ENV", help="a Gymnasium id or a multi-agent game id")
+    p.add_argument("--variant", default=None, help="a named variant of the env's entry")
+    p.add_argument(
+        "-p", "--params", nargs="+", action="extend", default=[], metavar="KEY=VALUE", help="overrides of every trial"
+    )
+    p.add_argument(
+        "--grid",
+        nargs="+",
+        action="extend",
+        default=[],
+        metavar="KEY=V1,V2",
+        help="values to sweep, every combination: --grid alpha=0,0.5,1 beta=0,1 (dotted keys reach into mappings)",
+    )
+    p.add_argument("--seeds", type=int_at_least(1), default=1, help="seeds 0..N-1 per point")
+    p.add_argument("--search", choices=["optuna"], default=None, help="sample --space with Optuna instead of a grid")
+    p.add_argument(
+        "--space",
+        nargs="+",
+        action="extend",
+        default=[],
+        metavar="KEY=DIST(ARGS)",
+        help="the search space (quote each item in a shell): 'learning_rate=loguniform(1e-5,1e-3)' 'alpha=uniform(0,1)' "
+        "'n_steps=choice(64,128)' 'n_epochs=randint(1,10)'",
+    )
+    p.add_argument("--samples", type=int_at_least(1), default=10, help="trials of a search")
+    p.add_argument("--metric", default=None, help="what a search optimises, e.g. eval/episode_reward")
+    p.add_argument("--mode", choices=["max", "min"], default="max")
+    p.add_argument("--timesteps", type=int_at_least(1), default=None, help="training steps per run")
+    p.add_argument("--eval-episodes", type=int_at_least(1), default=None)
+    p.add_argument(
+        "--eval-seed",
+        type=int_at_least(0),
+        default=None,
+        help="seed of the first evaluation episode (default 10000 + seed)",
+    )
+    p.add_argument("--eval-env-kwargs", nargs="*", default=[], metavar="KEY=VALUE")
+    p.add_argument(
+        "--name",
+        dest="sweep_name",
+        default=None,
+        help="the sweep's name: its folder and W&B group (default <algo>-<env>)",
+    )
+    p.add_argument("--storage", default="sweeps", help="the folder of sweeps")
+    p.add_argument(
+        "--resume", action="store_true", help="go on with the sweep of this --name (unfinished and failed trials)"
+    )
+    p.add_argument(
+        "--address", default=None, help="an existing Ray cluster: auto, or ray://HOST:10001 (default: a local Ray)"
+    )
+    p.add_argument("--max-concurrent", type=int_at_least(1), default=None, help="trials at once (default: one per CPU)")
+    p.add_argument(
+        "--utility",
+        default=None,
+        help="x of the Pareto plot, an evaluation figure (default: episode_reward or episode_return)",
+    )
+    p.add_argument(
+        "--unfairness",
+        default=None,
+        help="y of the Pareto plot, lower is fairer (default: dp_normalized, long_term_final, team_fairness, gini, ...)",
+    )
+    p.add_argument("--verbose", type=int_at_least(0), default=None)
+    trust(p)
+    common(p)
+    p.set_defaults(func=cmd_sweep, name=None, group=None, seed=None)
+
+    p = sub.add_parser(
+        "compare",
+        help="baseline vs fair counterpart over seeds: table + trade-off plot",
+        description="train a task's fair entry against its baselines over seeds; the tasks are data "
+        "(sb3_fair/experiment/compare_tasks.yml: donut, loan_applicants, harvest; --tasks-file adds your own)",
+    )
+    p.add_argument(
+        "--task",
+        default="donut",
+        help="donut / loan_applicants: DQN vs FairDQN (FairQCM, Alamdari et al. 2024); harvest: PPO vs FairPPO "
+        "(fair-PPO, La Malfa et al. 2025); or a task of --tasks-file",
+    )
+    p.add_argument(
+        "--tasks-file", default=None, metavar="FILE", help="a YAML file of more tasks (as compare_tasks.yml)"
+    )
+    p.add_argument("--seeds", type=int_at_least(1), default=2)
+    p.add_argument(
+        "--episodes",
+        type=int_at_least(1),
+        default=None,
+        help="training episodes per run (an episode of the task's env: donut 100 steps, loan_applicants 40, harvest a "
+        "game of the preset's length x agents); default: the entry's n_timesteps",
+    )
+    p.add_argument("--eval-episodes", type=int_at_least(1), default=20)
+    p.add_argument(
+        "--learning-rate",
+        type=number_in(0.0, strict=True),
+        default=None,
+        help="for every model (default: the tuned entry's)",
+    )
+    p.add_argument(
+        "--fairness", choices=["dp", "csp", "cf"], default=None, help="harvest: FairPPO's penalty (default dp)"
+    )
+    p.add_argument(
+        "--alpha", type=number_in(0.0, MAX_COEF), default=None, help="harvest: weight of the retrospective part (0.5)"
+    )
+    p.add_argument(
+        "--beta", type=number_in(0.0, MAX_COEF), default=None, help="harvest: weight of the prospective part (0.5)"
+    )
+    p.add_argument(
+        "--preset", choices=["tiny", "small", "medium", "paper"], default=None, help="harvest: game size (small)"
+    )
+    p.add_argument(
+        "--plot", default="sb3_fair_compare.png", help="PNG path for the fairness-utility plot ('' for none)"
+    )
+    p.add_argument(
+        "--jobs",
+        type=int_at_least(1),
+        default=None,
+        metavar="N",
+        help="trainings at a time, each in its own process with --num-threads threads (default: one per core); "
+        "the table is the same, seed for seed, as with --jobs 1",
+    )
+    common(p)
+    p.set_defaults(func=cmd_compare)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Parse and check every argument (paths included) before anything trains, then run the command.
+
+    A bad algorithm, env, hyper-parameter key or value is reported as ``sb3-fair: error: ...`` (exit 2).
+    """
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    for option in ("save", "plot"):
+        _check_output_path(parser, f"--{option}", getattr(args, option, None))
+    if (
+        getattr(args, "tensorboard_log", None)
+        and Path(args.tensorboard_log).exists()
+        and not Path(args.tensorboard_log).is_dir()
+    ):
+        parser.error(f"argument --tensorboard-log: {args.tensorboard_log!r} is a file; give a folder")
+    for option in ("env_kwargs", "eval_env_kwargs"):
+        if hasattr(args, option):
+            _parse_kv(getattr(args, option), "--" + option.replace("_", "-"))
+    if args.command == "train" and args.resume and not Path(args.resume).is_file():
+        parser.error(f"argument --resume: no checkpoint {args.resume!r}")
+    if getattr(args, "config", None) and not Path(args.config).is_file():
+        parser.error(f"argument --config: no file {args.config!r}")
+    try:
+        args.func(args)
+    except ValueError as err:  # bad names, keys and values: the message says which and what is accepted
+        parser.exit(2, f"{parser.prog} {args.command}: error: {err}\n")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

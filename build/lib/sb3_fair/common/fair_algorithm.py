@@ -1,0 +1,491 @@
+"""What every Fair* algorithm shares: the fairness keyword arguments, the FairnessMonitor wrap and fairness logging.
+
+:class:`FairAlgorithmMixin` enters at SB3's seams only: ``__init__`` (its own keyword arguments,
+then the parent's constructor untouched), ``_wrap_env`` (as SB3 adds ``Monitor``), ``_setup_model``
+and ``set_env`` (the algorithm's :meth:`~FairAlgorithmMixin._setup_fairness`),
+``_init_callback`` (the fairness callbacks before the user's) and ``train`` (the parent's update,
+then a check that the network is still finite). No Fair class overrides ``learn``.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import math
+import pathlib
+import warnings
+import zipfile
+from collections import deque
+from typing import TYPE_CHECKING, Any, cast
+
+import numpy as np
+import torch as th
+from stable_baselines3.common.base_class import BaseAlgorithm
+from stable_baselines3.common.callbacks import BaseCallback, CallbackList, ConvertCallback
+from stable_baselines3.common.env_util import is_wrapped
+from stable_baselines3.common.on_policy_algorithm import OnPolicyAlgorithm
+from stable_baselines3.common.save_util import json_to_data, open_path
+from stable_baselines3.common.type_aliases import GymEnv, MaybeCallback
+from stable_baselines3.common.vec_env import VecEnv
+
+from sb3_fair.common.callbacks import FairnessCallback
+from sb3_fair.common.monitor import FairnessMonitor, ParallelFairnessMonitor
+from sb3_fair.common.protocol import CONTRACT_HINT, is_stakeholders_supported
+from sb3_fair.common.validation import check_fairness_window, check_wandb
+
+#: sb3-fair's notices (e.g. "no fairness figures can be logged"), through Python's logging
+LOGGER = logging.getLogger("sb3_fair")
+
+if TYPE_CHECKING:
+    # the type checker sees the mixin as the SB3 algorithm it is mixed into (its attributes, its methods that
+    # super() reaches); at run time it is a plain class, mixed in before the algorithm
+    _AlgorithmBase = BaseAlgorithm
+else:
+    _AlgorithmBase = object
+
+
+def fairness_figures_logged(env: VecEnv) -> bool:
+    """Whether ``env``'s sub-envs report episode figures (a :class:`FairnessMonitor` or :class:`ParallelFairnessMonitor`)."""
+    return any(env.env_is_wrapped(FairnessMonitor)) or any(env.env_is_wrapped(ParallelFairnessMonitor))
+
+
+class FairAlgorithmMixin(_AlgorithmBase):
+    """Mixed in before an SB3 / sb3-contrib algorithm: ``class FairX(..., FairAlgorithmMixin, X)``.
+
+    Owns the keyword arguments every Fair class shares and takes them out before the parent's
+    constructor sees the rest; wraps gym envs that honour the stakeholder contract in
+    :class:`~sb3_fair.common.monitor.FairnessMonitor`; adds a
+    :class:`~sb3_fair.common.callbacks.FairnessCallback` (``fairness/*`` logs, optional W&B) to
+    every ``learn`` through SB3's ``_init_callback``. On an env without the contract the algorithm
+    trains like its parent and says once, through the ``"sb3_fair"`` logger of Python's
+    :mod:`logging` (not :mod:`warnings`, so that the parent's warnings are the only ones), that no
+    fairness figures can be logged.
+
+    A fairness mixin (the group penalty, Fair-ER) sits before this one and implements
+    :meth:`_setup_fairness` (read what its fairness needs from the env, raise on a misfit) and
+    :meth:`_fairness_callbacks` (callbacks that must see each step before the logging one).
+
+    :param fairness_window: episodes averaged in ``fairness/*`` (default: the model's
+        ``stats_window_size``).
+    :param wandb: stream the logs to Weights & Biases: ``True`` or a dict of :func:`wandb.init`
+        arguments (offline without credentials; a W&B failure never stops training).
+
+    An observation that is NaN or inf (the env's, after any wrapper and ``VecNormalize``) stops
+    training with a ``ValueError`` at the step that returned it, before the policy sees it (SB3 would
+    pass it on, and a categorical policy would fail inside torch). The check is one
+    ``np.isfinite`` per step on the observations the rollout already holds (floating-point ones
+    only); it draws no random number and changes nothing for finite observations.
+
+    ``load`` refuses a zip saved by an algorithm whose policy this class cannot use (e.g.
+    ``FairDQN.load`` of a FairPPO zip) with a ``ValueError`` naming both classes; a zip of the SB3
+    parent loads into its Fair class as before.
+
+    A network that turns NaN or inf stops training with a ``FloatingPointError`` that names the
+    likely cause (non-finite observations or rewards in the buffer, large fairness weights when a
+    fairness term is on, or the learning rate), rather than
+    training on silently as SB3 would: once a parameter is NaN every later update is NaN too, so
+    skipping the update could not recover. The check (each tensor's largest magnitude) runs
+    after every update of an on-policy algorithm and after every :attr:`FINITE_CHECK_EVERY`-th of
+    an off-policy one, whose updates are small and many.
+    """
+
+    #: off-policy algorithms check their parameters after every this many ``train`` calls
+    FINITE_CHECK_EVERY = 100
+
+    def __init__(
+        self, *args: Any, fairness_window: int | None = None, wandb: bool | dict[str, Any] = False, **kwargs: Any
+    ) -> None:
+        check_fairness_window(fairness_window)
+        self.fairness_window = fairness_window
+        self.wandb = check_wandb(wandb)
+        self.fairness_callback: FairnessCallback | None = None
+        self._warned_no_figures = False
+        self._train_calls = 0
+        self._continues_learning = False
+        #: the recent episodes' fairness figures behind ``fairness/*`` (saved with the model, so a resumed run keeps them)
+        self.fairness_episodes: deque[dict[str, float]] | None = None
+        #: the class that saved the model, stored in its zip (``load`` names it when another class is used)
+        self._saved_by = type(self).__name__
+        super().__init__(*args, **kwargs)
+
+    def train(self, *args: Any, **kwargs: Any) -> None:
+        """The parent's update, then a check that the policy's parameters are still finite."""
+        self._train_calls += 1
+        try:
+            super().train(*args, **kwargs)  # type: ignore[misc]  # BaseAlgorithm declares no train(); the parent algorithm (On/OffPolicyAlgorithm) does
+        except ValueError as exc:  # e.g. torch's distribution check meets NaN logits in a later minibatch
+            if not self._parameters_finite():
+                self._raise_non_finite(exc)
+            raise
+        if (
+            isinstance(self, OnPolicyAlgorithm) or self._train_calls % self.FINITE_CHECK_EVERY == 0
+        ) and not self._parameters_finite():
+            self._raise_non_finite()
+
+    def _parameters_finite(self) -> bool:
+        # the largest magnitude per tensor: NaN and inf propagate, and unlike a norm it cannot overflow
+        with th.no_grad():
+            peaks = [p.abs().max() for p in self.policy.parameters() if p.numel()]
+        return not peaks or bool(th.isfinite(th.stack(peaks)).all())
+
+    def fairness_active(self) -> bool:
+        """Whether a fairness term of this model changes its training (a weight > 0, massaging, counterfactual replay ...).
+
+        Read from the attributes the fairness mixins own; ``False`` for a Fair class that behaves as its parent.
+        """
+        return bool(
+            getattr(self, "penalized", False)  # the group penalty (FairPPO and its siblings)
+            or getattr(self, "long_term_regularized", False)  # F-PPO / A-PPO
+            or getattr(self, "massaging", False)  # F-PPO's action massaging
+            or getattr(self, "counterfactual", False)  # FairQCM's counterfactual replay
+            or getattr(self, "potential_shaping", False)
+            or float(getattr(self, "equivariance_coef", 0.0) or 0.0) > 0  # Fair-ER / Fair-E
+        )
+
+    def _non_finite_inputs(self) -> str | None:
+        """What in the training buffer is NaN or inf (observations, rewards), in words; ``None`` if all is finite."""
+        buffer = getattr(self, "rollout_buffer", None) or getattr(self, "replay_buffer", None)
+        if buffer is None:
+            return None
+        found = []
+        for attr, what in (
+            ("observations", "observations"),
+            ("next_observations", "next observations"),
+            ("rewards", "rewards"),
+        ):
+            if not _all_finite(getattr(buffer, attr, None)):
+                found.append(what)
+        if not found:
+            return None
+        return (
+            f"the env's {' and '.join(found)} (as stored in the buffer) hold NaN or inf; check the env and any wrapper "
+            "(or VecNormalize)"
+        )
+
+    def _raise_non_finite(self, exc: BaseException | None = None) -> None:
+        name = type(self).__name__
+        inputs = self._non_finite_inputs()
+        if inputs is not None:
+            cause = inputs
+        elif self.fairness_active():
+            cause = (
+                f"a fairness weight too large for the reward scale, or the learning rate (the observations and "
+                f"rewards in the buffer are finite); the fairness settings were {self.fairness_config()}"
+            )
+        else:
+            cause = (
+                "the learning rate or the reward scale is too large for this network (fairness is off and the "
+                "observations and rewards in the buffer are finite)"
+            )
+        raise FloatingPointError(
+            f"{name}: the policy's parameters became NaN or inf during training (update {self._train_calls}, "
+            f"{self.num_timesteps} timesteps). Likely cause: {cause}. Training stopped."
+        ) from exc
+
+    @classmethod
+    def load(
+        cls,
+        path: str | pathlib.Path | io.BufferedIOBase,
+        env: GymEnv | None = None,
+        device: th.device | str = "auto",
+        custom_objects: dict[str, Any] | None = None,
+        print_system_info: bool = False,
+        force_reset: bool = True,
+        **kwargs: Any,
+    ) -> Any:
+        """SB3's ``load``, after a check that the zip was saved by an algorithm whose policy this class can use.
+
+        :raises ValueError: naming the class that saved the zip and this one, e.g. for
+            ``FairDQN.load`` of a FairPPO zip (SB3 would fail later inside the policy's constructor).
+        """
+        _check_saved_class(cls, path, custom_objects)
+        model = super().load(
+            path,
+            env=env,
+            device=device,
+            custom_objects=custom_objects,
+            print_system_info=print_system_info,
+            force_reset=force_reset,
+            **kwargs,
+        )
+        model._saved_by = type(model).__name__  # saved again, it is this class's zip
+        return model
+
+    @classmethod
+    def _wrap_env(cls, env: GymEnv, verbose: int = 0, monitor_wrapper: bool = True) -> VecEnv:
+        if (
+            not isinstance(env, VecEnv)
+            and monitor_wrapper
+            and is_stakeholders_supported(env)
+            and not is_wrapped(env, FairnessMonitor)
+        ):
+            env = FairnessMonitor(env)
+        return super()._wrap_env(
+            env, verbose, monitor_wrapper
+        )  # the parent's (a classmethod, so it chains as SB3 calls it)
+
+    def _setup_model(self) -> None:
+        super()._setup_model()  # type: ignore[safe-super]  # abstract in BaseAlgorithm; the parent algorithm implements it
+        if self.env is not None:
+            self._check_figures(self.env)
+            self._setup_fairness(self.env)
+
+    def set_env(self, env: GymEnv, force_reset: bool = True) -> None:
+        super().set_env(env, force_reset)
+        assert self.env is not None  # SB3's set_env has just set it (wrapped)
+        self._check_figures(self.env)
+        self._setup_fairness(self.env)
+
+    def _check_figures(self, env: VecEnv) -> None:
+        if not self._warned_no_figures and not fairness_figures_logged(env):
+            self._warned_no_figures = True
+            # said through `logging` (printed to stderr without any set-up), not `warnings`: SB3's own tests and
+            # users who turn warnings into errors must see the parent's warnings and no others
+            LOGGER.warning(
+                "%s: this env reports no fairness figures, so none will be logged; for them, honour %s and wrap gym envs "
+                "in sb3_fair.wrappers.FairnessMonitor (done automatically for a single env; for a VecEnv pass "
+                "wrapper_class=FairnessMonitor to make_vec_env)",
+                type(self).__name__,
+                CONTRACT_HINT,
+            )
+
+    def _setup_fairness(self, env: VecEnv) -> None:
+        """Read what the fairness needs from the env; raise a clear error if it is missing."""
+
+    def _fairness_callbacks(self) -> list[BaseCallback]:
+        """Callbacks that must see every step before the logging callback (e.g. a penalty's tracker)."""
+        return []
+
+    def _init_callback(self, callback: MaybeCallback, progress_bar: bool = False) -> BaseCallback:
+        """SB3's ``_init_callback`` with the fairness callbacks in front of ``callback``."""
+        # a learn() that goes on (reset_num_timesteps=False, e.g. after a load) keeps the figures of the earlier episodes,
+        # as SB3 keeps its ep_info_buffer then; the callback sets fairness_episodes to its own
+        episodes = self.fairness_episodes if self._continues_learning else None
+        self.fairness_callback = FairnessCallback(window=self.fairness_window, wandb=self.wandb, episodes=episodes)
+        if isinstance(callback, list):
+            user = list(callback)
+        elif isinstance(callback, BaseCallback):
+            user = [callback]
+        else:
+            user = [] if callback is None else [ConvertCallback(callback)]
+        callbacks = [FiniteInputCheck(), *self._fairness_callbacks(), self.fairness_callback, *user]
+        return super()._init_callback(SharedLocalsCallbackList(callbacks), progress_bar)
+
+    def _setup_learn(
+        self,
+        total_timesteps: int,
+        callback: MaybeCallback = None,
+        reset_num_timesteps: bool = True,
+        tb_log_name: str = "run",
+        progress_bar: bool = False,
+    ) -> Any:
+        # SB3 calls _init_callback from here; SB3 clears its ep_info_buffer exactly when reset_num_timesteps holds
+        self._continues_learning = not reset_num_timesteps
+        return super()._setup_learn(total_timesteps, callback, reset_num_timesteps, tb_log_name, progress_bar)
+
+    def _excluded_save_params(self) -> list[str]:
+        return [
+            *super()._excluded_save_params(),
+            "fairness_callback",
+            "_warned_no_figures",
+            "_train_calls",
+            "_continues_learning",
+        ]
+
+    def fairness_config(self) -> dict[str, Any]:
+        """The fairness hyperparameters (stored in the W&B run config)."""
+        return {}
+
+
+def _all_finite(values: Any) -> bool:
+    """Whether an observation (an array, a dict of arrays as in a Dict space, or ``None``) holds no NaN or inf.
+
+    Integer and boolean arrays (images, discrete observations) cannot hold either and are not scanned.
+    """
+    if values is None:
+        return True
+    if isinstance(values, dict):
+        return all(_all_finite(v) for v in values.values())
+    if isinstance(values, th.Tensor):
+        return not values.is_floating_point() or bool(th.isfinite(values).all())
+    arr = np.asarray(values)
+    return arr.dtype.kind not in "fc" or bool(np.isfinite(arr).all())
+
+
+def _first_bad_row(values: Any) -> int:
+    """The first sub-env whose observation (a batch, or a dict of batches) holds NaN or inf."""
+    if isinstance(values, dict):
+        rows = [_first_bad_row(v) for v in values.values() if not _all_finite(v)]
+        return min(rows) if rows else -1
+    arr = np.asarray(values)
+    bad = ~np.isfinite(arr.reshape(len(arr), -1)).all(axis=1) if arr.ndim else np.array([True])
+    return int(np.flatnonzero(bad)[0]) if bad.any() else -1
+
+
+class SharedLocalsCallbackList(CallbackList):
+    """SB3's :class:`~stable_baselines3.common.callbacks.CallbackList` without a redundant copy at every step.
+
+    At training start SB3 hands every child the list's own ``locals`` dict; at every step the list
+    then updates that dict and, again, each child's, which is the same dict. This skips the second
+    update for a child that holds the list's dict and updates locals as ``BaseCallback`` does (a
+    child that overrides ``update_locals`` or ``update_child_locals``, e.g. a nested list, is
+    updated as SB3 does). What each child sees is unchanged.
+    """
+
+    def update_child_locals(self, locals_: dict[str, Any]) -> None:
+        for callback in self.callbacks:
+            cls = type(callback)
+            if (
+                callback.locals is self.locals
+                and cls.update_locals is BaseCallback.update_locals
+                and cls.update_child_locals is BaseCallback.update_child_locals
+            ):
+                continue
+            callback.update_locals(locals_)
+
+
+class FiniteInputCheck(BaseCallback):
+    """Stops training with a clear error at the step whose observation or reward is NaN or inf, before the
+    policy or the buffer sees it.
+
+    SB3 hands each observation to the policy at the next step; a NaN would make every action
+    distribution NaN (torch's ``Categorical`` then raises its own ``ValueError``) or, off-policy,
+    reach the network's weights at the next update; a NaN reward turns the value targets NaN, which an
+    off-policy run may train on for many updates before its weights show it. Checked: the
+    observation the rollout starts from, every step's ``new_obs`` and ``rewards``, and the terminal
+    observation of an episode that ended (SB3 bootstraps from it). Two ``np.isfinite`` per step; no
+    random number is drawn.
+    """
+
+    def _fail(self, where: str, sub_env: int, what: str = "an observation") -> None:
+        raise ValueError(
+            f"{type(self.model).__name__}: the env returned {what} holding NaN or inf ({where}, sub-env {sub_env}, "
+            f"{self.model.num_timesteps} timesteps): the env's {'rewards' if what == 'a reward' else 'observations'} are "
+            "the cause; check the env and its wrappers (or VecNormalize). SB3 would train on it, and the network would "
+            "become NaN"
+        )
+
+    def _on_training_start(self) -> None:
+        last = getattr(self.model, "_last_obs", None)
+        if not _all_finite(last):
+            self._fail("the observation training starts from", _first_bad_row(last))
+
+    def _on_step(self) -> bool:
+        new_obs, rewards = self.locals.get("new_obs"), self.locals.get("rewards")
+        # the common case in one test: float observations and numeric rewards whose float64 sum is finite. A NaN or
+        # inf entry makes that sum non-finite, so a finite sum means every entry is; a sum that overflows (float64
+        # observations near 1e308) goes to the exact checks below
+        fast = (
+            type(new_obs) is np.ndarray
+            and type(rewards) is np.ndarray
+            and new_obs.dtype.kind == "f"
+            and rewards.dtype.kind in "fiub"
+            and math.isfinite(new_obs.sum(dtype=np.float64) + rewards.sum(dtype=np.float64))
+        )
+        if not fast:
+            if not _all_finite(new_obs):
+                self._fail("the observation after this step", _first_bad_row(new_obs))
+            if not _all_finite(rewards):
+                self._fail(
+                    "the reward of this step",
+                    _first_bad_row(np.asarray(rewards, dtype=np.float64).reshape(-1, 1)),
+                    "a reward",
+                )
+        dones = self.locals.get("dones")
+        if dones is not None and dones.any():
+            infos = self.locals.get("infos") or ()
+            for i in np.flatnonzero(dones):
+                if i < len(infos) and not _all_finite(infos[i].get("terminal_observation")):
+                    self._fail("the terminal observation of the episode that ended", int(i))
+        return True
+
+
+# the policy families whose classes the algorithms cannot exchange, most specific first
+def _policy_families() -> list[tuple[type, str]]:
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+    from sb3_contrib.common.recurrent.policies import RecurrentActorCriticPolicy
+    from stable_baselines3.common.policies import ActorCriticPolicy
+    from stable_baselines3.dqn.policies import DQNPolicy
+    from stable_baselines3.sac.policies import SACPolicy
+    from stable_baselines3.td3.policies import TD3Policy
+
+    return [
+        (RecurrentActorCriticPolicy, "RecurrentPPO"),
+        (MaskableActorCriticPolicy, "MaskablePPO"),
+        (ActorCriticPolicy, "PPO / A2C"),
+        (DQNPolicy, "DQN"),
+        (TD3Policy, "TD3 / DDPG"),
+        (SACPolicy, "SAC"),
+    ]
+
+
+def _policy_family(policy_class: Any) -> str | None:
+    if not isinstance(policy_class, type):
+        return None
+    for base, family in _policy_families():
+        if issubclass(policy_class, base):
+            return family
+    return None
+
+
+def _saved_data(path: str | pathlib.Path | io.BufferedIOBase) -> dict[str, Any] | None:
+    """The JSON ``data`` of an SB3 zip, without its parameters (``None`` if it cannot be read: SB3's load then says why)."""
+    try:
+        file = open_path(path, "r", verbose=0, suffix="zip")
+    except Exception:  # noqa: BLE001 - SB3's own load reports a missing file
+        return None
+    own = not isinstance(path, io.BufferedIOBase)
+    start = None if own else file.tell()
+    try:
+        with zipfile.ZipFile(file) as archive:
+            if "data" not in archive.namelist():
+                return None
+            import json
+
+            return json.loads(archive.read("data").decode())
+    except Exception:  # noqa: BLE001 - not a zip SB3 can read: its own load says so
+        return None
+    finally:
+        if own:
+            file.close()
+        else:
+            assert start is not None  # path is an open file: its position was read above
+            file.seek(start)
+
+
+def _check_saved_class(cls: type, path: Any, custom_objects: dict[str, Any] | None) -> None:
+    """Raise a ValueError naming both classes when the zip at ``path`` holds a policy ``cls`` cannot use."""
+    data = _saved_data(path)
+    if data is None or "policy_class" not in data:
+        return
+    with warnings.catch_warnings():  # SB3's own load warns about what it cannot deserialize
+        warnings.simplefilter("ignore")
+        saved_policy: Any = json_to_data(json.dumps({"policy_class": data["policy_class"]}), custom_objects).get(
+            "policy_class"
+        )
+    saved_family = _policy_family(saved_policy)
+    families = cast("set[str]", {_policy_family(p) for p in getattr(cls, "policy_aliases", {}).values()} - {None})
+    if saved_family is None or not families or saved_family in families:
+        return
+    saved_by = data.get("_saved_by")
+    if isinstance(saved_by, str):
+        who = saved_by
+    elif "fairness_window" in data:
+        who = f"a Fair class of the {saved_family} family (saved before sb3-fair recorded the class)"
+    else:
+        who = f"an SB3 {saved_family} model"
+    where = f"the zip '{path}'" if isinstance(path, (str, pathlib.Path)) else "the zip"
+    raise ValueError(
+        f"{cls.__name__}.load: {where} was saved by {who}, whose policy {saved_policy.__name__} ({saved_family}) "
+        f"{cls.__name__} cannot use ({cls.__name__} takes {' or '.join(sorted(families))} policies): load it with "
+        f"{saved_by if isinstance(saved_by, str) else saved_family.split(' / ')[0]}.load (the class that saved it) or with "
+        "that algorithm's Fair class"
+    )
+
+
+if TYPE_CHECKING:
+
+    class OnPolicyFairAlgorithm(FairAlgorithmMixin, OnPolicyAlgorithm):
+        """What an on-policy fairness mixin (the group penalty, the long-term regularisation, massaging) is mixed
+        into, as the type checker sees it: ``FairAlgorithmMixin`` and an SB3 on-policy algorithm."""

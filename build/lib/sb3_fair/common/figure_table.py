@@ -1,0 +1,215 @@
+"""The one table of fairness figures: each figure has one name in the monitor, the trackers, evaluation, the CLI and the logs.
+
+Every figure is a function of one episode's per-stakeholder (per-agent) returns and their groups
+(plus legitimate factors and counterfactual twins where they exist), computed by
+:mod:`sb3_fair.metrics`. :func:`episode_figures` computes the applicable ones; the fairness
+callbacks log their mean over recent episodes as ``fairness/<name>``.
+
+======================  =========================================================================
+name                    figure
+======================  =========================================================================
+``group_<g>_mean``      mean return of group ``g`` (one entry per group present)
+``utilitarian``         sum of the returns
+``egalitarian``         minimum return
+``log_nash``            sum of ``log(1 + return)``; left out of an episode with a return <= -1
+``gini``                Gini index of the returns; left out of an episode with a negative return
+``max_unfairness``      largest ``|return_i - mean|``
+``group_gap``           max minus min group mean (with two or more groups)
+``dp``                  demographic parity gap, protected minus the others (signed)
+``dp_abs``              ``|dp|``
+``dp_normalized``       normalised DP of fair-PPO's Table 1
+``csp_mean``            conditional statistical parity: DP gap within strata, size-weighted mean
+``csp_mean_abs``        the same mean of ``|gap|``
+``csp_<k>``             normalised DP within stratum ``k`` of the legitimate factor
+``cf``                  counterfactual fairness: mean of factual minus twin return
+``cf_abs``              ``|cf|``
+``cf_normalized``       normalised counterfactual unfairness of fair-PPO's Table 1
+======================  =========================================================================
+
+The DP and CSP figures need exactly two groups in the episode, one of them the protected group;
+CSP needs factors, CF twins.
+
+Two figures have a restricted domain (:data:`DOMAINS`), that of their metric function: ``log_nash``
+(Σ log(1 + u_i) is undefined for ``u_i <= -1``; Alamdari et al. 2024, §6.1) and ``gini`` (the Gini
+index is a share of the total, meaningless once a return is negative; its metric needs ``u_i >= 0``).
+An episode outside a figure's domain has no value for it: the figure is left out of that episode's
+figures (so the means over recent episodes and evaluation's averages use the episodes where it is
+defined) and :func:`episode_figures` reports it through ``on_out_of_domain``, with which the
+monitors warn once per figure. Called directly, the metric functions raise a ``ValueError``
+outside their domain. References: Alamdari, Klassen, Creager, McIlraith (2024), "Remembering
+to Be Fair: Non-Markovian Fairness in Sequential Decision Making", arXiv:2312.04772 (welfare);
+fair-PPO (the group figures): see :mod:`sb3_fair.metrics`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, SupportsFloat, cast
+
+import numpy as np
+
+from sb3_fair import metrics
+
+
+@dataclass(frozen=True)
+class _Episode:
+    returns: np.ndarray
+    groups: np.ndarray
+    factors: np.ndarray | None
+    twins: np.ndarray | None
+    protected: int
+
+    @property
+    def two_groups(self) -> bool:
+        return bool(np.unique(self.groups).size == 2 and np.any(self.groups == self.protected))
+
+
+def _csp_strata(ep: _Episode) -> bool:
+    if not ep.two_groups or ep.factors is None:
+        return False
+    return any(
+        np.any(ep.groups[ep.factors == k] == ep.protected) and np.any(ep.groups[ep.factors == k] != ep.protected)
+        for k in np.unique(ep.factors)
+    )
+
+
+def _factual(ep: _Episode) -> tuple[np.ndarray, np.ndarray]:
+    tw = np.asarray(ep.twins)
+    factual = np.flatnonzero(tw > np.arange(tw.size))
+    return ep.returns[factual], ep.returns[tw[factual]]
+
+
+def _csp(ep: _Episode) -> dict[str, Any]:
+    return metrics.conditional_statistical_parity(ep.returns, ep.groups, ep.factors, ep.protected)
+
+
+_Compute = Callable[[_Episode], dict[str, float]]
+_Applies = Callable[[_Episode], bool]
+
+#: ``name -> (applies to this episode?, figures)``; a family such as ``group_means`` gives several entries
+FIGURES: dict[str, tuple[_Applies, _Compute]] = {
+    "group_means": (
+        lambda ep: True,
+        lambda ep: {f"group_{g}_mean": v for g, v in metrics.group_means(ep.returns, ep.groups).items()},
+    ),
+    "utilitarian": (lambda ep: True, lambda ep: {"utilitarian": metrics.utilitarian(ep.returns)}),
+    "egalitarian": (lambda ep: True, lambda ep: {"egalitarian": metrics.egalitarian(ep.returns)}),
+    "log_nash": (lambda ep: True, lambda ep: {"log_nash": metrics.log_nash(ep.returns)}),  # domain: DOMAINS
+    "gini": (lambda ep: True, lambda ep: {"gini": metrics.gini(ep.returns)}),
+    "max_unfairness": (
+        lambda ep: True,
+        lambda ep: {"max_unfairness": float(np.max(np.abs(metrics.unfairness(ep.returns))))},
+    ),
+    "group_gap": (
+        lambda ep: np.unique(ep.groups).size >= 2,
+        lambda ep: {"group_gap": -metrics.parity(list(metrics.group_means(ep.returns, ep.groups).values()))},
+    ),
+    "dp": (
+        lambda ep: ep.two_groups,
+        lambda ep: {"dp": metrics.demographic_parity(ep.returns, ep.groups, ep.protected)},
+    ),
+    "dp_abs": (
+        lambda ep: ep.two_groups,
+        lambda ep: {"dp_abs": abs(metrics.demographic_parity(ep.returns, ep.groups, ep.protected))},
+    ),
+    "dp_normalized": (
+        lambda ep: ep.two_groups,
+        lambda ep: {"dp_normalized": metrics.normalized_demographic_parity(ep.returns, ep.groups, ep.protected)},
+    ),
+    "csp_mean": (_csp_strata, lambda ep: {"csp_mean": _csp(ep)["mean"]}),
+    "csp_mean_abs": (_csp_strata, lambda ep: {"csp_mean_abs": _csp(ep)["mean_abs"]}),
+    "csp_strata": (
+        _csp_strata,
+        lambda ep: {
+            f"csp_{k}": v
+            for k, v in metrics.normalized_conditional_statistical_parity(
+                ep.returns, ep.groups, ep.factors, ep.protected
+            ).items()
+        },
+    ),
+    "cf": (lambda ep: ep.twins is not None, lambda ep: {"cf": metrics.counterfactual_fairness(*_factual(ep))}),
+    "cf_abs": (
+        lambda ep: ep.twins is not None,
+        lambda ep: {"cf_abs": abs(metrics.counterfactual_fairness(*_factual(ep)))},
+    ),
+    "cf_normalized": (
+        lambda ep: ep.twins is not None,
+        lambda ep: {"cf_normalized": metrics.normalized_counterfactual_fairness(*_factual(ep))},
+    ),
+}
+#: every figure of the table
+FIGURE_NAMES: tuple[str, ...] = tuple(FIGURES)
+#: ``name -> (the episode's returns are in the figure's domain?, why not, in words)`` for the figures whose metric
+#: has a restricted domain; outside it the figure is left out of the episode's figures
+DOMAINS: dict[str, tuple[Callable[[np.ndarray], bool], str]] = {
+    "log_nash": (lambda r: bool(np.all(r > -1)), "log-Nash welfare sum_i log(1 + u_i) is undefined for a return <= -1"),
+    "gini": (lambda r: bool(np.all(r >= 0)), "the Gini index is not meaningful for negative returns"),
+}
+
+
+def check_figure_names(names: Iterable[str], argument: str = "metrics") -> tuple[str, ...]:
+    """``names``, checked against :data:`FIGURE_NAMES`; the error names ``argument`` and the accepted values."""
+    if isinstance(names, str):
+        names = [names]
+    elif isinstance(names, bytes) or not np.iterable(names):
+        raise ValueError(
+            f"{argument} must be a figure name or a list of them; accepted values: {list(FIGURE_NAMES)}, got {names!r}"
+        )
+    for name in names:
+        if not isinstance(name, str) or name not in FIGURES:
+            raise ValueError(f"{argument}: unknown figure {name!r}; accepted values: {list(FIGURE_NAMES)}")
+    return tuple(names)
+
+
+def episode_figures(
+    returns: Any,
+    groups: Any,
+    factors: Any | None = None,
+    twins: Any | None = None,
+    protected: int = 1,
+    names: Sequence[str] | None = None,
+    on_out_of_domain: Callable[[str, str], None] | None = None,
+) -> dict[str, float]:
+    """The figures of one episode that apply to it (table in the module docstring), by their one name.
+
+    A figure whose domain (:data:`DOMAINS`) the returns leave, e.g. ``gini`` of an episode with a
+    negative return, is left out (never NaN).
+
+    :param returns: each stakeholder's (agent's) episode return.
+    :param groups: each stakeholder's protected attribute.
+    :param factors: each stakeholder's legitimate factor (adds CSP).
+    :param twins: each agent's counterfactual twin, as an index into ``returns`` (adds CF).
+    :param protected: the group value of the protected stakeholders.
+    :param names: the figures to compute (default: all of :data:`FIGURE_NAMES`); those that do not
+        apply to this episode are left out.
+    :param on_out_of_domain: called as ``on_out_of_domain(name, reason)`` for each figure left out
+        because the returns are outside its domain.
+    :return: ``{figure: float}``.
+    """
+    ep = _Episode(
+        np.asarray(returns, dtype=np.float64),
+        np.asarray(groups, dtype=np.int64),
+        None if factors is None else np.asarray(factors, dtype=np.int64),
+        None if twins is None else np.asarray(twins, dtype=np.int64),
+        int(protected),
+    )
+    out: dict[str, float] = {}
+    for name in FIGURE_NAMES if names is None else names:
+        applies, compute = FIGURES[name]
+        if name in DOMAINS and not DOMAINS[name][0](ep.returns):
+            if on_out_of_domain is not None:
+                on_out_of_domain(name, DOMAINS[name][1])
+            continue
+        if applies(ep):
+            out.update({k: float(v) for k, v in compute(ep).items()})
+    return out
+
+
+def scalar_figures(summary: dict[str, Any]) -> dict[str, float]:
+    """The scalar entries of an ``info["fairness"]`` summary (leaves out the ``returns`` array)."""
+    # NumPy's np.isscalar also admits str, bytes and complex; a summary's scalars are real numbers
+    return {k: float(cast(SupportsFloat, v)) for k, v in summary.items() if np.isscalar(v)}
+
+
+__all__ = ["DOMAINS", "FIGURES", "FIGURE_NAMES", "check_figure_names", "episode_figures", "scalar_figures"]

@@ -1,0 +1,20 @@
+"""fair-PPO's group penalties (La Malfa et al. 2025, arXiv:2502.03953, Eqs. 5-7) as a mixin for any on-policy
+parent: demographic parity, conditional statistical parity and counterfactual fairness."""
+
+from sb3_fair.common.group_penalty.mixin import (
+    GROUP_PENALTY_DEFAULTS,
+    METRICS,
+    GroupPenaltyMixin,
+    GroupTracker,
+    advantage_weights,
+    check_metric,
+)
+
+__all__ = [
+    "GROUP_PENALTY_DEFAULTS",
+    "METRICS",
+    "GroupPenaltyMixin",
+    "GroupTracker",
+    "advantage_weights",
+    "check_metric",
+]

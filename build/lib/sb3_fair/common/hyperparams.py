@@ -1,0 +1,519 @@
+"""Hyper-parameter files in RL Zoo's format: ``sb3_fair/hyperparams/<algo>.yml``, keyed by env id.
+
+An SB3 user reads them as RL Zoo's (DLR-RM/rl-baselines3-zoo ``hyperparams/<algo>.yml``): one
+entry per env id with ``n_timesteps``, ``policy``, ``policy_kwargs``, ``n_envs``, ``env_kwargs``,
+``env_wrapper``, ... and the algorithm's own keyword arguments; a ``default`` entry for the others.
+sb3-fair adds **named variants**: the entry ``"<env id>@<variant>"`` (e.g.
+``sb3_fair/DelayedImpactLending-v0@f_ppo_l``), where the papers' presets live beside the default
+entry. Every entry says in a comment whether it was tuned (and by which sweep) or is a paper's preset.
+
+Values that are Python objects are written as strings, resolved by :func:`resolve_hyperparams`:
+
+* ``"package.module:name"`` anywhere (e.g. ``activation_fn: torch.nn:ReLU``,
+  ``massaging_tau: sb3_fair.common.long_term.advantages:lending_massaging_threshold``);
+* RL Zoo's forms: ``policy_kwargs`` (and ``replay_buffer_kwargs``, ``normalize``) as a Python
+  ``dict(...)`` expression over ``nn``/``th``; ``learning_rate: lin_0.001`` (and ``clip_range``,
+  ``clip_range_vf``) for a linear schedule; ``policy`` or ``replay_buffer_class`` as a dotted path.
+
+**Configs are data.** Nothing is ``eval``'d: a ``dict(...)`` string is read by :func:`parse_dict_expression`,
+which takes literals, ``dict(...)``, lists and tuples, and names of classes such as ``nn.ReLU``.
+Every object a file names is resolved by :func:`import_object`, which imports only from
+:data:`ALLOWED_PACKAGES` (sb3-fair, Stable-Baselines3, sb3-contrib, ``torch.nn``, ``torch.optim``,
+Gymnasium's wrappers) and only classes and functions defined there, not in :data:`DENIED_MODULES`
+(which read or write files); where a key's role is known (``callback``, ``env_wrapper``, ``policy``, ...)
+the class must be of that kind (:data:`ROLES`). A config you trust may name your own code with
+``trusted=True`` (``sb3-fair ... --trust-config``): it then imports and calls whatever the file names,
+as RL Zoo does. YAML is read by :func:`load_yaml`, which refuses files whose anchors and aliases expand
+beyond :data:`MAX_YAML_NODES` values (a "billion laughs" file) or that nest deeper than :data:`MAX_YAML_DEPTH`.
+
+This module reads files and resolves values; :mod:`sb3_fair.experiment` turns an entry into a model.
+The algorithms' ``from_preset`` read their papers' variants from here.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import importlib
+import inspect
+import math
+import re
+from functools import lru_cache
+from pathlib import Path, PurePath
+from typing import Any, cast
+
+import yaml
+
+#: the folder of the shipped files
+HYPERPARAMS_DIR = Path(__file__).resolve().parent.parent / "hyperparams"
+#: separates an env id from a variant name in an entry's key
+VARIANT_SEPARATOR = "@"
+#: RL Zoo's keys that are not keyword arguments of the algorithm (read by the experiment layer)
+ZOO_KEYS = (
+    "n_timesteps",
+    "n_envs",
+    "env_kwargs",
+    "env_wrapper",
+    "vec_env_wrapper",
+    "normalize",
+    "frame_stack",
+    "callback",
+    "noise_type",
+    "noise_std",
+)
+
+_OBJECT = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
+_DOTTED = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)+$")
+_SCHEDULE_KEYS = ("learning_rate", "clip_range", "clip_range_vf")
+
+#: the packages a config may name objects from without ``trusted=True``
+ALLOWED_PACKAGES = ("sb3_fair", "stable_baselines3", "sb3_contrib", "torch.nn", "torch.optim", "gymnasium.wrappers")
+#: modules of those packages a config may not name objects from without ``trusted=True``: they load pickles,
+#: write files or run whole experiments
+DENIED_MODULES = ("sb3_fair.experiment", "sb3_fair.cli", "stable_baselines3.common.save_util")
+#: the kind of class a key names (checked without ``trusted=True``): key -> (module, class name) of the base
+ROLES: dict[str, tuple[str, str]] = {
+    "policy": ("stable_baselines3.common.policies", "BasePolicy"),
+    "replay_buffer_class": ("stable_baselines3.common.buffers", "ReplayBuffer"),
+    "rollout_buffer_class": ("stable_baselines3.common.buffers", "RolloutBuffer"),
+    "callback": ("stable_baselines3.common.callbacks", "BaseCallback"),
+    "env_wrapper": ("gymnasium", "Wrapper"),
+    "vec_env_wrapper": ("stable_baselines3.common.vec_env", "VecEnvWrapper"),
+    "activation_fn": ("torch.nn", "Module"),
+    "features_extractor_class": ("stable_baselines3.common.torch_layers", "BaseFeaturesExtractor"),
+    "optimizer_class": ("torch.optim", "Optimizer"),
+}
+#: keyword arguments of a wrapper or callback that name a file or folder to write (SB3's ``Monitor(filename)``,
+#: ``CheckpointCallback(save_path)``, Gymnasium's ``RecordVideo(video_folder)``, ...): without ``trusted`` a config's
+#: values for them must be relative paths that stay in the working folder
+PATH_ARGUMENTS = frozenset(
+    {
+        "filename",
+        "save_path",
+        "video_folder",
+        "log_path",
+        "best_model_save_path",
+        "log_dir",
+        "path",
+        "folder",
+        "directory",
+        "dir",
+        "file",
+        "output_path",
+    }
+)
+#: how :func:`load_yaml` bounds a file: values after anchors and aliases are expanded, and nesting
+MAX_YAML_NODES = 100_000
+MAX_YAML_DEPTH = 100
+TRUST_HINT = (
+    "configs are data: sb3-fair imports only classes and functions of {packages}; pass trusted=True "
+    "(sb3-fair --trust-config) to let a config you trust name your own code"
+)
+
+
+def _in(name: str, prefixes: tuple[str, ...]) -> bool:
+    return any(name == p or name.startswith(p + ".") for p in prefixes)
+
+
+def is_allowed_module(name: str) -> bool:
+    """Whether a config may name objects of module ``name`` without ``trusted``: in :data:`ALLOWED_PACKAGES`, not in
+    :data:`DENIED_MODULES`."""
+    return _in(name, ALLOWED_PACKAGES) and not _in(name, DENIED_MODULES)
+
+
+def _untrusted(path: str, reason: str) -> ValueError:
+    return ValueError(f"{path!r} {reason}; " + TRUST_HINT.format(packages=", ".join(ALLOWED_PACKAGES)))
+
+
+def import_object(path: str, trusted: bool = False, role: str | None = None) -> Any:
+    """The object at ``"package.module:name"`` or RL Zoo's ``"package.module.Name"``.
+
+    :param path: the path.
+    :param trusted: import from any module (the config is trusted); otherwise only a class or function
+        defined in :data:`ALLOWED_PACKAGES` outside :data:`DENIED_MODULES`, named at its module's top level.
+    :param role: the key the path was written under: without ``trusted``, a key of :data:`ROLES` must name
+        a subclass of its base (e.g. ``callback`` a ``BaseCallback``).
+    :raises ValueError: naming ``path`` when it is malformed, cannot be imported or is not allowed.
+    """
+    if not isinstance(path, str) or not (_OBJECT.match(path) or _DOTTED.match(path)):
+        raise ValueError(f"expected a path such as 'package.module:Name' or 'package.module.Name', got {path!r}")
+    module_name, _, attr = path.partition(":") if ":" in path else path.rpartition(".")
+    if not trusted:
+        if not is_allowed_module(module_name):
+            raise _untrusted(path, "is not in a package a config may name")
+        if "." in attr or any(part.startswith("_") for part in (*module_name.split("."), attr)):
+            raise _untrusted(path, "is not a public name at the top level of its module")
+    try:
+        obj: Any = importlib.import_module(module_name)
+        for part in attr.split("."):
+            obj = getattr(obj, part)
+    except (ImportError, AttributeError) as err:
+        raise ValueError(f"cannot import {path!r}: {err}") from None
+    if not trusted:
+        defined_in = getattr(obj, "__module__", None) or ""
+        if not (inspect.isclass(obj) or inspect.isfunction(obj)) or not is_allowed_module(defined_in):
+            raise _untrusted(
+                path,
+                f"is a {type(obj).__name__} from {defined_in or 'elsewhere'}, not a class or function of those packages",
+            )
+        if role in ROLES:
+            base_module, base_name = ROLES[role]
+            base = getattr(importlib.import_module(base_module), base_name)
+            if not (inspect.isclass(obj) and issubclass(obj, base)):
+                raise ValueError(f"{role} must name a subclass of {base_module}.{base_name}, got {path!r}")
+    return obj
+
+
+def hyperparams_file(algo: str) -> Path:
+    """The shipped file of ``algo`` (a canonical name such as ``"fair_ppo"``)."""
+    return HYPERPARAMS_DIR / f"{algo}.yml"
+
+
+def load_yaml(text: str, source: str = "<string>") -> Any:
+    """``text`` read with YAML's safe loader, bounded by :func:`bounded_data`: every value once per place it appears
+    (anchors and aliases expanded into copies, so changing one place never changes another).
+
+    :param text: the YAML text.
+    :param source: what the text is (a file name), for the error messages.
+    :raises ValueError: naming ``source`` for invalid YAML, or data that :func:`bounded_data` refuses.
+    """
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as err:
+        raise ValueError(f"{source} is not valid YAML: {err}") from None
+    except RecursionError:
+        raise ValueError(
+            f"{source}: YAML nested deeper than Python can read; configs nest at most {MAX_YAML_DEPTH} levels"
+        ) from None
+    return bounded_data(data, source)
+
+
+def bounded_data(data: Any, source: str = "<data>") -> Any:
+    """``data`` (mappings, lists and scalars, as YAML or JSON give them) as a tree of copies, checked to stay bounded.
+
+    :param data: the data.
+    :param source: what it was read from, for the error messages.
+    :raises ValueError: naming ``source`` for a recursive alias, more than :data:`MAX_YAML_NODES` values once
+        aliases are expanded (a "billion laughs" file) or nesting deeper than :data:`MAX_YAML_DEPTH`.
+    """
+    seen: dict[int, tuple[int, int]] = {}  # id -> (values once expanded, levels below)
+
+    def measure(node: Any, path: tuple[int, ...]) -> tuple[int, int]:
+        if not isinstance(node, (dict, list)):
+            return 1, 0
+        if id(node) in path:
+            raise ValueError(f"{source}: a YAML alias refers to a mapping or list that contains it (a recursive alias)")
+        if len(path) > MAX_YAML_DEPTH:
+            raise ValueError(f"{source}: YAML nested deeper than {MAX_YAML_DEPTH} levels")
+        if id(node) not in seen:
+            total, height = 1, 0
+            for child in [*node.keys(), *node.values()] if isinstance(node, dict) else node:
+                n, h = measure(child, (*path, id(node)))
+                total, height = total + n, max(height, h + 1)
+                if total > MAX_YAML_NODES:
+                    break
+            seen[id(node)] = (total, height)
+        total, height = seen[id(node)]
+        if total > MAX_YAML_NODES:
+            raise ValueError(
+                f"{source}: YAML expands to more than {MAX_YAML_NODES:,} values once its anchors and aliases "
+                f"(&name / *name) are expanded; a config that large is refused so that reading it stays bounded"
+            )
+        if len(path) + height > MAX_YAML_DEPTH:
+            raise ValueError(f"{source}: YAML nested deeper than {MAX_YAML_DEPTH} levels")
+        return total, height
+
+    measure(data, ())
+
+    def expand(node: Any) -> Any:
+        if isinstance(node, dict):
+            return {k: expand(v) for k, v in node.items()}
+        if isinstance(node, list):
+            return [expand(v) for v in node]
+        return node
+
+    return expand(data)
+
+
+@lru_cache(maxsize=32)
+def _read(path: str, mtime: float) -> dict[str, Any]:
+    with open(path) as f:
+        data = load_yaml(f.read(), path)
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: a hyper-parameter file maps env ids to entries, got a {type(data).__name__}")
+    return data
+
+
+def read_hyperparams_file(path: str | Path) -> dict[str, Any]:
+    """Every entry of a hyper-parameter file (a deep copy: change it freely)."""
+    p = Path(path)
+    if not p.is_file():
+        raise ValueError(f"no hyper-parameter file {str(p)!r}")
+    return copy.deepcopy(_read(str(p), p.stat().st_mtime))
+
+
+def entry_key(env_id: str, variant: str | None = None) -> str:
+    """The key of an entry: ``env_id`` or ``"<env_id>@<variant>"``."""
+    return env_id if not variant else f"{env_id}{VARIANT_SEPARATOR}{variant}"
+
+
+def variants(path: str | Path, env_id: str) -> list[str]:
+    """The named variants a file has for ``env_id``."""
+    prefix = env_id + VARIANT_SEPARATOR
+    return sorted(k[len(prefix) :] for k in read_hyperparams_file(path) if isinstance(k, str) and k.startswith(prefix))
+
+
+def load_hyperparams(path: str | Path, env_id: str, variant: str | None = None, default: bool = True) -> dict[str, Any]:
+    """The entry of ``env_id`` (or of its ``variant``) in a hyper-parameter file, as RL Zoo reads it.
+
+    :param path: the file.
+    :param env_id: the env id.
+    :param variant: a named variant (``"<env_id>@<variant>"``), or None for the env's own entry.
+    :param default: fall back to the file's ``default`` entry when the env has none (RL Zoo's rule;
+        never for a named variant).
+    :raises ValueError: naming the file and the entries it has.
+    """
+    data = read_hyperparams_file(path)
+    key = entry_key(env_id, variant)
+    if key in data:
+        entry = data[key]
+    elif variant is None and default and "default" in data:
+        entry = data["default"]
+    else:
+        have = variants(path, env_id)
+        what = f"variant {variant!r} of {env_id!r}" if variant else f"an entry for {env_id!r} (and no 'default')"
+        hint = (
+            f"; its variants: {have}"
+            if have
+            else f"; its entries: {sorted(k for k in data if not str(k).startswith('_'))}"
+        )
+        raise ValueError(f"{path} has no {what}{hint}")
+    if not isinstance(entry, dict):
+        raise ValueError(f"{path}: entry {key!r} must be a mapping of hyper-parameters, got {entry!r}")
+    return entry
+
+
+class LinearSchedule:
+    """RL Zoo's ``lin_<value>``: ``value`` times the remaining progress (1 at the start of training, 0 at the end)."""
+
+    def __init__(self, initial_value: float) -> None:
+        self.initial_value = float(initial_value)
+        if not math.isfinite(self.initial_value):
+            raise ValueError(f"a linear schedule starts from a finite number, got lin_{initial_value}")
+
+    def __call__(self, progress_remaining: float) -> float:
+        return progress_remaining * self.initial_value
+
+    def __repr__(self) -> str:
+        return f"lin_{self.initial_value:g}"
+
+
+#: the names a ``dict(...)`` string may start an attribute path with, and the module each stands for (RL Zoo's)
+_EXPRESSION_ROOTS = {"nn": "torch.nn", "th": "torch", "torch": "torch"}
+
+
+def parse_dict_expression(text: str, trusted: bool = False) -> dict[str, Any]:
+    """RL Zoo's ``"dict(net_arch=[64, 64], activation_fn=nn.Tanh)"`` read as data, never ``eval``'d.
+
+    Accepted: numbers, strings, ``True``/``False``/``None``, lists, tuples, ``{...}`` and ``dict(key=value, ...)``
+    (nested), and names of objects: ``nn.<Name>``, ``th.<path>``/``torch.<path>`` or a full dotted path
+    (``stable_baselines3.common.torch_layers.NatureCNN``), each resolved by :func:`import_object` (so the
+    allow-list holds, with the key a name is given under as its role).
+
+    :param text: the expression.
+    :param trusted: passed to :func:`import_object`.
+    :raises ValueError: naming the part of the expression that is not data.
+    """
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+    except SyntaxError as err:
+        raise ValueError(f"cannot read {text!r} ({err.msg})") from None
+
+    def dotted(node: ast.AST) -> str | None:
+        if isinstance(node, ast.Name):
+            return node.id
+        if isinstance(node, ast.Attribute):
+            head = dotted(node.value)
+            return None if head is None else f"{head}.{node.attr}"
+        return None
+
+    def value(node: ast.AST, key: str | None) -> Any:
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float, str, bool, type(None))):
+            return node.value
+        if (
+            isinstance(node, ast.UnaryOp)
+            and isinstance(node.op, (ast.USub, ast.UAdd))
+            and isinstance(node.operand, ast.Constant)
+            and isinstance(node.operand.value, (int, float))
+            and not isinstance(node.operand.value, bool)
+        ):
+            return -node.operand.value if isinstance(node.op, ast.USub) else node.operand.value
+        if isinstance(node, (ast.List, ast.Tuple)):
+            items = [value(v, key) for v in node.elts]
+            return items if isinstance(node, ast.List) else tuple(items)
+        if isinstance(node, ast.Dict):
+            if any(k is None for k in node.keys):
+                raise ValueError(f"cannot read {text!r}: '**' is not data")
+            keys = [value(k, None) for k in cast("list[ast.expr]", node.keys)]  # no None key: refused above
+            return {k: value(v, k if isinstance(k, str) else None) for k, v in zip(keys, node.values)}
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "dict"
+            and not node.args
+            and all(kw.arg is not None for kw in node.keywords)
+        ):
+            return {kw.arg: value(kw.value, kw.arg) for kw in node.keywords}
+        name = dotted(node)
+        if name is not None and "." in name:
+            root, _, rest = name.partition(".")
+            return import_object(f"{_EXPRESSION_ROOTS.get(root, root)}.{rest}", trusted=trusted, role=key)
+        raise ValueError(
+            f"cannot read {text!r}: {ast.unparse(node)!r} is not data (numbers, strings, lists, dict(...) "
+            f"and names such as nn.ReLU are)"
+        )
+
+    out = value(tree.body, None)
+    if not isinstance(out, dict):
+        raise ValueError(f"must give a dict, got {out!r}")
+    return out
+
+
+def _resolve_value(value: Any, trusted: bool, role: str | None) -> Any:
+    if isinstance(value, str) and _OBJECT.match(value):
+        return import_object(value, trusted=trusted, role=role)
+    if isinstance(value, dict):
+        return {k: _resolve_value(v, trusted, k if isinstance(k, str) else None) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_resolve_value(v, trusted, role) for v in value]
+    return value
+
+
+def resolve_hyperparams(hyperparams: dict[str, Any], trusted: bool = False) -> dict[str, Any]:
+    """An entry's strings turned into the objects they name (see the module docstring); a new dict.
+
+    :param hyperparams: the entry.
+    :param trusted: let the entry name objects outside :data:`ALLOWED_PACKAGES` (see :func:`import_object`).
+    :raises ValueError: naming the key whose value cannot be resolved or is not allowed.
+    """
+    out: dict[str, Any] = {}
+    for key, value in hyperparams.items():
+        try:
+            if key in ("policy_kwargs", "replay_buffer_kwargs", "normalize") and isinstance(value, str):
+                value = parse_dict_expression(value, trusted=trusted)  # RL Zoo's form: a dict(...) written in the file
+            elif key in ("policy", "replay_buffer_class") and isinstance(value, str) and _DOTTED.match(value):
+                value = import_object(value, trusted=trusted, role=key)
+            elif key in _SCHEDULE_KEYS and isinstance(value, str) and value.startswith("lin_"):
+                try:
+                    value = LinearSchedule(float(value[4:]))
+                except ValueError:
+                    raise ValueError(f"a linear schedule is written lin_<finite number>, got {value!r}") from None
+            out[key] = _resolve_value(value, trusted, key)
+        except ValueError as err:
+            raise ValueError(f"hyper-parameter {key!r}: {err}") from None
+    return out
+
+
+def zoo_spec_items(spec: Any, key: str, trusted: bool = False) -> list[tuple[Any, dict[str, Any]]]:
+    """RL Zoo's ``env_wrapper`` / ``vec_env_wrapper`` / ``callback`` entry as ``(path, kwargs)`` pairs: the entry is a
+    path, ``{path: kwargs}`` (kwargs may be null), or a list of either.
+
+    :param spec: the entry.
+    :param key: its key, for the messages.
+    :param trusted: without it, an argument of :data:`PATH_ARGUMENTS` must be a relative path that stays in the
+        working folder (no absolute path, ``..`` or ``~``).
+    :raises ValueError: naming ``key`` for a malformed entry or a path that leaves the working folder.
+    """
+    if spec is None:
+        return []
+    items = []
+    for item in spec if isinstance(spec, list) else [spec]:
+        if isinstance(item, dict):
+            if len(item) != 1:
+                raise ValueError(
+                    f"hyper-parameter {key!r}: each entry is a dotted path or {{path: kwargs}} with one path, got {item!r}"
+                )
+            path, kwargs = next(iter(item.items()))
+        else:
+            path, kwargs = item, None
+        kwargs = {} if kwargs is None else kwargs
+        if not isinstance(kwargs, dict):
+            raise ValueError(f"hyper-parameter {key!r}: the arguments of {path!r} must be a mapping, got {kwargs!r}")
+        for name, value in kwargs.items() if not trusted else ():
+            if name in PATH_ARGUMENTS and isinstance(value, (str, PurePath)):
+                where = PurePath(value)
+                if where.is_absolute() or ".." in where.parts or str(value).startswith("~"):
+                    raise ValueError(
+                        f"hyper-parameter {key!r}: {path!r} would write {name}={str(value)!r}, outside the working "
+                        "folder; give a relative path inside it (or trusted=True, sb3-fair --trust-config, for a "
+                        "config you trust)"
+                    )
+        items.append((path, dict(kwargs)))
+    return items
+
+
+def zoo_spec_objects(spec: Any, key: str, trusted: bool = False) -> list[tuple[Any, Any, dict[str, Any]]]:
+    """:func:`zoo_spec_items` as ``(path, object, kwargs)``, each path imported by :func:`import_object` (the key as
+    its role); an object given in Python instead of a path is its own object.
+
+    :raises ValueError: prefixed with ``hyper-parameter '<key>'``.
+    """
+    out = []
+    for path, kwargs in zoo_spec_items(spec, key, trusted=trusted):
+        try:
+            obj = import_object(path, trusted=trusted, role=key) if isinstance(path, str) else path
+        except ValueError as err:
+            raise ValueError(f"hyper-parameter {key!r}: {err}") from None
+        out.append((path, obj, kwargs))
+    return out
+
+
+def check_objects(hyperparams: dict[str, Any]) -> None:
+    """Check, without importing anything outside :data:`ALLOWED_PACKAGES`, that every object an entry names is on the
+    allow-list: the values :func:`resolve_hyperparams` resolves, the ``dict(...)`` strings, and the paths of
+    ``env_wrapper``, ``vec_env_wrapper`` and ``callback`` (each a class of its kind, :data:`ROLES`).
+
+    :raises ValueError: naming the key and the path.
+    """
+    resolve_hyperparams({k: v for k, v in hyperparams.items() if k not in ZOO_KEYS or k == "normalize"})
+    for key in ("env_wrapper", "vec_env_wrapper", "callback"):
+        zoo_spec_objects(hyperparams.get(key), key)
+
+
+def algo_kwargs(hyperparams: dict[str, Any], trusted: bool = False) -> dict[str, Any]:
+    """The algorithm's keyword arguments of an entry: everything but RL Zoo's own keys and ``policy``, resolved
+    (``trusted`` as in :func:`resolve_hyperparams`)."""
+    return resolve_hyperparams(
+        {k: v for k, v in hyperparams.items() if k not in ZOO_KEYS and k != "policy"}, trusted=trusted
+    )
+
+
+__all__ = [
+    "ALLOWED_PACKAGES",
+    "DENIED_MODULES",
+    "HYPERPARAMS_DIR",
+    "MAX_YAML_DEPTH",
+    "MAX_YAML_NODES",
+    "PATH_ARGUMENTS",
+    "ROLES",
+    "VARIANT_SEPARATOR",
+    "ZOO_KEYS",
+    "LinearSchedule",
+    "algo_kwargs",
+    "bounded_data",
+    "check_objects",
+    "entry_key",
+    "hyperparams_file",
+    "import_object",
+    "is_allowed_module",
+    "load_hyperparams",
+    "load_yaml",
+    "parse_dict_expression",
+    "read_hyperparams_file",
+    "resolve_hyperparams",
+    "variants",
+    "zoo_spec_items",
+    "zoo_spec_objects",
+]

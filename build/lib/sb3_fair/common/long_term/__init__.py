@@ -1,0 +1,29 @@
+"""F-PPO (Hu, Lear, Zhang 2024, arXiv:2401.06318) and its A-PPO baseline: the long-term advantage regularisation
+(Eqs. 4, 7; pure NumPy in :mod:`.advantages`), its mixin for any on-policy parent (:mod:`.mixin`) and action
+massaging (Eq. 6, :mod:`.massaging`)."""
+
+from sb3_fair.common.long_term.advantages import (
+    MODES,
+    a_ppo_terms,
+    attention_massaging_threshold,
+    epidemic_massaging_threshold,
+    lending_massaging_threshold,
+    long_term_terms,
+    massaging_choice,
+    min_max_scale,
+    regularized_advantages,
+    weighted_rows,
+)
+
+__all__ = [
+    "MODES",
+    "a_ppo_terms",
+    "attention_massaging_threshold",
+    "epidemic_massaging_threshold",
+    "lending_massaging_threshold",
+    "long_term_terms",
+    "massaging_choice",
+    "min_max_scale",
+    "regularized_advantages",
+    "weighted_rows",
+]

@@ -1,0 +1,349 @@
+"""Names for algorithms and envs, as RL Zoo spells them, and the one function that builds an env for training.
+
+Algorithms are RL Zoo's names (``ppo``, ``dqn``, ``ppo_lstm`` for sb3-contrib's ``RecurrentPPO``,
+...) plus ``ppo_mask`` (``MaskablePPO``) and ``fair_<name>`` for each Fair class. A class name
+(``FairPPO``) or the old CLI's spelling (``fairppo``) is accepted too.
+
+Envs are Gymnasium ids, and the PettingZoo games under ids of their own
+(:data:`MULTIAGENT_ENVS`), which :func:`make_env` turns into an SB3 ``VecEnv`` with one slot per
+agent (:func:`~sb3_fair.wrappers.make_multiagent_vec_env`); ``env_kwargs`` of a game go to its
+factory, and ``counterfactual_pair: flip`` (or ``swap``) runs each game beside its counterfactual
+twin (:class:`~sb3_fair.wrappers.CounterfactualPair`) for FairPPO's CF penalty.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any, cast
+
+import gymnasium as gym
+from stable_baselines3.common.base_class import BaseAlgorithm
+from stable_baselines3.common.env_util import make_vec_env
+from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
+
+from sb3_fair.common.hyperparams import import_object, zoo_spec_objects
+
+#: algorithm name -> "module:Class" (imported on first use)
+ALGOS: dict[str, str] = {
+    # Stable-Baselines3
+    "a2c": "stable_baselines3:A2C",
+    "ddpg": "stable_baselines3:DDPG",
+    "dqn": "stable_baselines3:DQN",
+    "ppo": "stable_baselines3:PPO",
+    "sac": "stable_baselines3:SAC",
+    "td3": "stable_baselines3:TD3",
+    # sb3-contrib
+    "ars": "sb3_contrib:ARS",
+    "crossq": "sb3_contrib:CrossQ",
+    "ppo_lstm": "sb3_contrib:RecurrentPPO",
+    "ppo_mask": "sb3_contrib:MaskablePPO",
+    "qrdqn": "sb3_contrib:QRDQN",
+    "tqc": "sb3_contrib:TQC",
+    "trpo": "sb3_contrib:TRPO",
+    # sb3-fair
+    "fair_ddpg": "sb3_fair:FairDDPG",
+    "fair_dqn": "sb3_fair:FairDQN",
+    "fair_ppo": "sb3_fair:FairPPO",
+    "fair_ppo_lstm": "sb3_fair:FairRecurrentPPO",
+    "fair_ppo_mask": "sb3_fair:FairMaskablePPO",
+    "fair_td3": "sb3_fair:FairTD3",
+}
+
+#: the fair counterpart of each baseline (``sb3-fair compare``, a sweep's λ = 0 point)
+FAIR_COUNTERPART: dict[str, str] = {
+    "ddpg": "fair_ddpg",
+    "dqn": "fair_dqn",
+    "ppo": "fair_ppo",
+    "ppo_lstm": "fair_ppo_lstm",
+    "ppo_mask": "fair_ppo_mask",
+    "td3": "fair_td3",
+}
+
+
+def _harvest(preset: str = "small", **kwargs: Any) -> Any:
+    from sb3_fair.envs import AllelopathicHarvestEnv
+
+    return AllelopathicHarvestEnv.from_preset(preset, **kwargs)
+
+
+def _disparity(**kwargs: Any) -> Any:
+    from sb3_fair.envs import DisparityGame
+
+    return DisparityGame(**kwargs)
+
+
+#: PettingZoo parallel games by id -> factory taking the ``env_kwargs``
+MULTIAGENT_ENVS: dict[str, Callable[..., Any]] = {
+    "sb3_fair/AllelopathicHarvest-v0": _harvest,
+    "sb3_fair/DisparityGame-v0": _disparity,
+}
+
+#: registered Gymnasium ids whose ``env_kwargs`` name a module to import (Shimmy's old-gym envs): refused without ``trusted``
+IMPORTING_ENV_IDS = ("GymV21Environment-v0", "GymV26Environment-v0")
+#: ``env_kwargs`` key of a game that pairs it with its counterfactual twin (``"flip"`` or ``"swap"``)
+COUNTERFACTUAL_PAIR = "counterfactual_pair"
+
+
+def _key(name: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", name.lower())
+
+
+def algo_names() -> list[str]:
+    """The algorithm names :func:`get_algo_class` knows."""
+    return sorted(ALGOS)
+
+
+def canonical_algo(name: str) -> str:
+    """``name`` as a key of :data:`ALGOS`: ``"FairPPO"``, ``"fairppo"``, ``"fair-ppo"`` -> ``"fair_ppo"``.
+
+    :raises ValueError: naming the accepted names.
+    """
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"algo must be one of {algo_names()}, got {name!r}")
+    wanted = _key(name)
+    for canonical, target in ALGOS.items():
+        if wanted in (_key(canonical), _key(target.rpartition(":")[2])):
+            return canonical
+    raise ValueError(f"algo must be one of {algo_names()} (or a class name such as FairPPO), got {name!r}")
+
+
+def get_algo_class(name: str) -> type[BaseAlgorithm]:
+    """The class of algorithm ``name`` (see :func:`canonical_algo`)."""
+    return import_object(ALGOS[canonical_algo(name)])
+
+
+def is_fair_algo(name: str) -> bool:
+    """Whether ``name`` is one of sb3-fair's algorithms."""
+    return canonical_algo(name).startswith("fair_")
+
+
+def accepted_arguments(name: str) -> set[str]:
+    """The keyword arguments algorithm ``name`` takes (a Fair class's own and its parent's)."""
+    import inspect
+
+    cls = get_algo_class(name)
+    # each class of the MRO as a class (type[Any]): its own __init__ is read, not type's
+    return {
+        p
+        for c in cls.__mro__
+        if "__init__" in vars(c)
+        for p in inspect.signature(cast("type[Any]", c).__init__).parameters
+    } - {
+        "self",
+        "args",
+        "kwargs",
+    }
+
+
+def check_keys(name: str, keys: list[str]) -> None:
+    """Check that every hyper-parameter key (dotted keys by their first part) is an argument of algorithm
+    ``name`` or one of RL Zoo's keys.
+
+    :raises ValueError: naming the keys it does not take.
+    """
+    from sb3_fair.common.hyperparams import ZOO_KEYS
+
+    accepted = (accepted_arguments(name) | set(ZOO_KEYS) | {"policy"}) - {"env", "_init_setup_model"}
+    unknown = sorted({k for k in keys if k.split(".")[0] not in accepted})
+    if unknown:
+        raise ValueError(
+            f"{unknown} {'is not an argument' if len(unknown) == 1 else 'are not arguments'} of "
+            f"{get_algo_class(name).__name__}; accepted: {sorted(accepted)}"
+        )
+
+
+def register_multiagent_env(env_id: str, factory: Callable[..., Any]) -> None:
+    """Give a PettingZoo ``ParallelEnv`` factory an id for configs, the CLI and sweeps.
+
+    :param env_id: the id (e.g. ``"my_pkg/MyGame-v0"``); must not be a Gymnasium id.
+    :param factory: called with the config's ``env_kwargs``; returns a ``ParallelEnv``.
+    """
+    if not isinstance(env_id, str) or not env_id:
+        raise ValueError(f"env_id must be a non-empty str, got {env_id!r}")
+    if not callable(factory):
+        raise ValueError(f"factory must be callable, got {factory!r}")
+    MULTIAGENT_ENVS[env_id] = factory
+
+
+def is_multiagent_env(env_id: str) -> bool:
+    """Whether ``env_id`` names a PettingZoo game of :data:`MULTIAGENT_ENVS`."""
+    return env_id in MULTIAGENT_ENVS
+
+
+def check_env_id(env_id: str, trusted: bool = False) -> str:
+    """``env_id``, checked to be a registered Gymnasium id or a game of :data:`MULTIAGENT_ENVS`.
+
+    :param env_id: the id.
+    :param trusted: accept Gymnasium's ``"module:Env-v0"`` form for any module (``gym.make`` imports the module);
+        otherwise only for modules of :data:`~sb3_fair.common.hyperparams.ALLOWED_PACKAGES`.
+    :raises ValueError: naming the nearest ids, or the module that is not allowed.
+    """
+    import sb3_fair.envs  # noqa: F401  (registers sb3-fair's envs)
+    from sb3_fair.common.hyperparams import ALLOWED_PACKAGES, TRUST_HINT, is_allowed_module
+
+    if not isinstance(env_id, str) or not env_id:
+        raise ValueError(f"env must be a Gymnasium id or one of {sorted(MULTIAGENT_ENVS)}, got {env_id!r}")
+    if env_id in IMPORTING_ENV_IDS and not trusted:
+        raise ValueError(
+            f"env {env_id!r} imports the old-gym env its env_kwargs name (Shimmy's compatibility env); "
+            + TRUST_HINT.format(packages=", ".join(ALLOWED_PACKAGES))
+        )
+    if env_id in MULTIAGENT_ENVS or env_id in gym.registry:
+        return env_id
+    if ":" in env_id:  # Gymnasium's "module:Env-v0" imports the module first
+        module = env_id.partition(":")[0]
+        if not trusted and not is_allowed_module(module):
+            raise ValueError(
+                f"env {env_id!r} would import the module {module!r}; "
+                + TRUST_HINT.format(packages=", ".join(ALLOWED_PACKAGES))
+            )
+        return env_id
+    import difflib
+
+    known = [*MULTIAGENT_ENVS, *gym.registry]
+    close = difflib.get_close_matches(env_id, known, n=3, cutoff=0.5)
+    hint = (
+        f"; did you mean {close}?"
+        if close
+        else f"; sb3-fair's are {sorted(k for k in known if k.startswith('sb3_fair/'))}"
+    )
+    raise ValueError(f"env {env_id!r} is neither a registered Gymnasium id nor a multi-agent game{hint}")
+
+
+def wrapper_chain(spec: Any, key: str = "env_wrapper", trusted: bool = False) -> Callable[[Any], Any] | None:
+    """RL Zoo's ``env_wrapper`` / ``vec_env_wrapper`` entry as one callable that applies the wrappers in order.
+
+    :param spec: a dotted path, ``{path: kwargs}``, or a list of either (RL Zoo's format).
+    :param key: the entry's key (``env_wrapper`` or ``vec_env_wrapper``), for messages and the allow-list's role check.
+    :param trusted: let the paths name classes outside the allow-list (see
+        :func:`~sb3_fair.common.hyperparams.import_object`).
+    """
+    if spec is None:
+        return None
+    chain = [(cls, kwargs) for _, cls, kwargs in zoo_spec_objects(spec, key, trusted=trusted)]
+
+    def wrap(env: Any) -> Any:
+        for cls, kwargs in chain:
+            env = cls(env, **kwargs)
+        return env
+
+    return wrap
+
+
+def make_env(
+    env_id: str,
+    n_envs: int = 1,
+    seed: int | None = None,
+    env_kwargs: dict[str, Any] | None = None,
+    env_wrapper: Any = None,
+    vec_env_wrapper: Any = None,
+    monitor_fairness: bool = True,
+    trusted: bool = False,
+) -> VecEnv:
+    """The training ``VecEnv`` of a config: a Gymnasium id through SB3's ``make_vec_env``, a game through
+    :func:`~sb3_fair.wrappers.make_multiagent_vec_env`.
+
+    :param env_id: a Gymnasium id or a key of :data:`MULTIAGENT_ENVS`.
+    :param n_envs: envs side by side (games: instances side by side, each one slot per agent).
+    :param seed: the first env's seed (Gymnasium ids; games are seeded by the algorithm's ``seed``).
+    :param env_kwargs: the env's (game factory's) keyword arguments; a game's ``counterfactual_pair``
+        entry pairs it with its counterfactual twin.
+    :param env_wrapper: RL Zoo's ``env_wrapper`` entry (Gymnasium envs only).
+    :param vec_env_wrapper: RL Zoo's ``vec_env_wrapper`` entry.
+    :param monitor_fairness: wrap every env that honours the stakeholder contract in
+        :class:`~sb3_fair.common.monitor.FairnessMonitor` (games: ``ParallelFairnessMonitor``), so
+        that any algorithm can log ``fairness/*`` with a :class:`~sb3_fair.common.callbacks.FairnessCallback`.
+    :param trusted: let ``env_id`` and the wrapper entries name code outside the allow-list (a config you trust).
+    """
+    env_id = check_env_id(env_id, trusted=trusted)
+    kwargs = dict(env_kwargs or {})
+    if is_multiagent_env(env_id):
+        from sb3_fair.wrappers import CounterfactualPair, make_multiagent_vec_env
+
+        if env_wrapper is not None:
+            raise ValueError(
+                f"env_wrapper applies to Gymnasium envs; {env_id!r} is a multi-agent game (use vec_env_wrapper)"
+            )
+        pair = kwargs.pop(COUNTERFACTUAL_PAIR, None)
+        factory = MULTIAGENT_ENVS[env_id]
+
+        def game() -> Any:
+            return factory(**kwargs)
+
+        game()  # a bad env_kwargs fails here, naming the argument, before any VecEnv exists
+        if pair not in (None, False):
+            mode = "flip" if pair is True else pair
+            vec = make_multiagent_vec_env(
+                CounterfactualPair(game, mode=mode), n_instances=n_envs, monitor=monitor_fairness
+            )
+        else:
+            vec = make_multiagent_vec_env(game, n_instances=n_envs, monitor=monitor_fairness)
+    else:
+        wrap = wrapper_chain(env_wrapper, trusted=trusted)
+        if monitor_fairness:
+            wrap = _with_fairness_monitor(wrap)
+        vec = make_vec_env(env_id, n_envs=n_envs, seed=seed, env_kwargs=kwargs, wrapper_class=wrap)
+    vec_wrap = wrapper_chain(vec_env_wrapper, "vec_env_wrapper", trusted=trusted)
+    if vec_wrap is not None:
+        vec = vec_wrap(vec)
+        if not isinstance(vec, (VecEnv, VecEnvWrapper)):
+            raise ValueError(f"vec_env_wrapper must return a VecEnv, got {type(vec).__name__}")
+    return vec
+
+
+def _with_fairness_monitor(inner: Callable[[Any], Any] | None) -> Callable[[Any], Any]:
+    def wrap(env: Any) -> Any:
+        from stable_baselines3.common.env_util import is_wrapped
+
+        from sb3_fair.common.monitor import FairnessMonitor
+        from sb3_fair.common.protocol import is_stakeholders_supported
+
+        if inner is not None:
+            env = inner(env)
+        if is_stakeholders_supported(env) and not is_wrapped(env, FairnessMonitor):
+            env = FairnessMonitor(env)
+        return env
+
+    return wrap
+
+
+def make_eval_env(
+    env_id: str, env_kwargs: dict[str, Any] | None = None, env_wrapper: Any = None, trusted: bool = False
+) -> Any:
+    """One env for evaluation, not vectorised: a Gymnasium env (with ``env_wrapper``), or the bare game
+    (paired with its twin where ``env_kwargs`` says so); ``trusted`` as in :func:`make_env`."""
+    env_id = check_env_id(env_id, trusted=trusted)
+    kwargs = dict(env_kwargs or {})
+    if is_multiagent_env(env_id):
+        from sb3_fair.wrappers import CounterfactualPair
+
+        pair = kwargs.pop(COUNTERFACTUAL_PAIR, None)
+        factory = MULTIAGENT_ENVS[env_id]
+        if pair not in (None, False):
+            return CounterfactualPair(lambda: factory(**kwargs), mode="flip" if pair is True else pair)
+        return factory(**kwargs)
+    wrap = wrapper_chain(env_wrapper, trusted=trusted)
+    env = gym.make(env_id, **kwargs)
+    return wrap(env) if wrap is not None else env
+
+
+__all__ = [
+    "ALGOS",
+    "COUNTERFACTUAL_PAIR",
+    "FAIR_COUNTERPART",
+    "MULTIAGENT_ENVS",
+    "accepted_arguments",
+    "algo_names",
+    "canonical_algo",
+    "check_env_id",
+    "check_keys",
+    "get_algo_class",
+    "import_object",
+    "is_fair_algo",
+    "is_multiagent_env",
+    "make_env",
+    "make_eval_env",
+    "register_multiagent_env",
+    "wrapper_chain",
+]

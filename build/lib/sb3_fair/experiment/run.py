@@ -1,0 +1,885 @@
+"""``train(config) -> ExperimentResult``: the one runner behind the CLI, the benchmarks and sweeps.
+
+:func:`build_model` turns an :class:`~sb3_fair.experiment.config.ExperimentConfig` into a model on
+its training ``VecEnv``; :func:`train` trains it (with the ``fairness/*`` logs for every algorithm,
+SB3's own included), saves it with its config, evaluates it with the evaluator that fits the env
+(:func:`evaluate`) and, with ``wandb`` on, owns the W&B run: one run per call, grouped and tagged,
+the evaluation figures in its summary.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, cast
+
+import numpy as np
+from stable_baselines3.common.base_class import BaseAlgorithm
+from stable_baselines3.common.callbacks import BaseCallback, CallbackList
+from stable_baselines3.common.vec_env import VecEnv, VecNormalize
+
+from sb3_fair.common.hyperparams import LinearSchedule, algo_kwargs, resolve_hyperparams, zoo_spec_objects
+from sb3_fair.experiment.checkpoints import CompactCheckpointCallback
+from sb3_fair.experiment.config import ExperimentConfig
+from sb3_fair.experiment.registry import (
+    check_keys,
+    get_algo_class,
+    is_fair_algo,
+    is_multiagent_env,
+    make_env,
+    make_eval_env,
+)
+
+#: suffix of the config saved beside a model (``model.zip`` -> ``model.config.yml``)
+CONFIG_SUFFIX = ".config.yml"
+#: suffix of the VecNormalize statistics saved beside a model trained with ``normalize``
+VECNORMALIZE_SUFFIX = ".vecnormalize.pkl"
+
+
+@dataclass
+class ExperimentResult:
+    """What :func:`train` returns.
+
+    :param config: the config that ran.
+    :param evaluation: the evaluation's scalar figures (``episode_reward``, fairness figures, ...);
+        empty without evaluation.
+    :param table: the per-group table of a multi-agent evaluation (``{group: {"mean_return", ...}}``).
+    :param n_timesteps: the model's step count at the end.
+    :param train_time_s: seconds spent in ``learn``.
+    :param save_path: where the model was saved, if it was.
+    :param resumed_at: the step count of the checkpoint a resumed run went on from.
+    :param resumed_buffer: the replay buffer file a resumed run loaded, if any.
+    :param checkpoint_bytes: the disk use of the checkpoints the run wrote (models, the newest replay
+        buffer, VecNormalize statistics); 0 without checkpoints.
+    :param model: the trained model (not part of :meth:`to_dict`).
+    """
+
+    config: ExperimentConfig
+    evaluation: dict[str, float] = field(default_factory=dict)
+    table: dict[int, dict[str, float]] = field(default_factory=dict)
+    n_timesteps: int = 0
+    train_time_s: float = 0.0
+    save_path: str | None = None
+    resumed_at: int | None = None
+    resumed_buffer: str | None = None
+    checkpoint_bytes: int = 0
+    model: BaseAlgorithm | None = field(default=None, repr=False)
+
+    @property
+    def steps_per_second(self) -> float:
+        """Training throughput."""
+        return self.n_timesteps / self.train_time_s if self.train_time_s > 0 else float("nan")
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain data: the config, the figures and the timings."""
+        return {
+            "config": self.config.to_dict(),
+            "evaluation": dict(self.evaluation),
+            "table": {str(g): dict(row) for g, row in self.table.items()},
+            "n_timesteps": self.n_timesteps,
+            "train_time_s": self.train_time_s,
+            "steps_per_second": self.steps_per_second,
+            "save_path": self.save_path,
+        }
+
+
+def _vec_normalize(env: VecEnv, spec: Any, gamma: float | None, trusted: bool = False) -> VecEnv:
+    """RL Zoo's ``normalize``: True, a mapping of VecNormalize arguments, or their ``dict(...)`` string (read as data)."""
+    if spec is None or spec is False:
+        return env
+    if spec is True:
+        kwargs: dict[str, Any] = {}
+    elif isinstance(spec, (dict, str)):
+        kwargs = resolve_hyperparams({"normalize": spec}, trusted=trusted)["normalize"]
+    else:
+        raise ValueError(
+            f"hyper-parameter 'normalize' must be true, false or a mapping of VecNormalize arguments, got {spec!r}"
+        )
+    if gamma is not None and "gamma" not in kwargs:
+        kwargs["gamma"] = gamma
+    return VecNormalize(env, **kwargs)
+
+
+def _action_noise(hyperparams: dict[str, Any], env: VecEnv) -> Any:
+    """RL Zoo's ``noise_type`` (``normal`` or ``ornstein-uhlenbeck``) and ``noise_std``."""
+    from stable_baselines3.common.noise import NormalActionNoise, OrnsteinUhlenbeckActionNoise
+
+    kind = hyperparams.get("noise_type")
+    if kind is None:
+        return None
+    if not isinstance(kind, str):
+        raise ValueError(f"hyper-parameter 'noise_type' must be 'normal' or 'ornstein-uhlenbeck', got {kind!r}")
+    std = float(hyperparams.get("noise_std", 0.1))
+    n = int(np.prod(env.action_space.shape))  # type: ignore[arg-type]  # gymnasium's Space.shape is Optional (None for a Dict)
+    if kind.strip() == "normal":
+        return NormalActionNoise(mean=np.zeros(n), sigma=std * np.ones(n))
+    if kind.strip() == "ornstein-uhlenbeck":
+        return OrnsteinUhlenbeckActionNoise(mean=np.zeros(n), sigma=std * np.ones(n))
+    raise ValueError(f"hyper-parameter 'noise_type' must be 'normal' or 'ornstein-uhlenbeck', got {kind!r}")
+
+
+def _zoo_callbacks(spec: Any, trusted: bool = False) -> list[BaseCallback]:
+    """RL Zoo's ``callback``: a dotted path, ``{path: kwargs}``, or a list of either; each names a ``BaseCallback``
+    (a class of the allow-list unless ``trusted``)."""
+    out = []
+    for path, cls, kwargs in zoo_spec_objects(spec, "callback", trusted=trusted):
+        try:
+            out.append(cls(**kwargs))
+        except TypeError as err:
+            raise ValueError(f"hyper-parameter 'callback': {path!r} refused its arguments {kwargs}: {err}") from None
+    return out
+
+
+#: keys a hyper-parameter entry must not set: the experiment sets them
+RESERVED_KEYS = frozenset({"env", "seed", "verbose", "tensorboard_log", "_init_setup_model"})
+
+
+def _coerce_ints(cls: type, kwargs: dict[str, Any]) -> dict[str, Any]:
+    """Whole floats (``1e4`` read as 10000.0) turned into ints where the algorithm's default is an int; any other
+    float is refused where the argument is annotated ``int`` (``batch_size=64.5`` would fail only once training started).
+
+    :raises ValueError: naming the hyper-parameter.
+    """
+    import inspect
+
+    params: dict[str, inspect.Parameter] = {}
+    c: type[Any]  # a class of the MRO (its __init__ is read as the class's function)
+    for c in reversed(cls.__mro__):
+        if "__init__" in vars(c):
+            params.update(inspect.signature(c.__init__).parameters)
+    out = dict(kwargs)
+    for key, value in kwargs.items():
+        if key not in params or not isinstance(value, float):
+            continue
+        default, annotation = params[key].default, params[key].annotation
+        if annotation in (int, "int") and not value.is_integer():
+            raise ValueError(f"hyper-parameter {key!r} must be an int, got {value!r}")
+        if value.is_integer() and isinstance(default, int) and not isinstance(default, bool):
+            out[key] = int(value)
+    return out
+
+
+#: the ranges of SB3's own arguments, which SB3 checks late or not at all (``gamma=2`` trains, ``n_epochs=0`` fails at
+#: the first update): name -> (lowest, highest, lowest excluded, an int)
+SB3_RANGES: dict[str, tuple[float, float, bool, bool]] = {
+    "gamma": (0.0, 1.0, False, False),
+    "gae_lambda": (0.0, 1.0, False, False),
+    "tau": (0.0, 1.0, False, False),
+    "exploration_fraction": (0.0, 1.0, False, False),
+    "exploration_initial_eps": (0.0, 1.0, False, False),
+    "exploration_final_eps": (0.0, 1.0, False, False),
+    "learning_rate": (0.0, math.inf, True, False),
+    "clip_range": (0.0, math.inf, True, False),
+    "clip_range_vf": (0.0, math.inf, True, False),
+    "ent_coef": (0.0, math.inf, False, False),
+    "vf_coef": (0.0, math.inf, False, False),
+    "max_grad_norm": (0.0, math.inf, True, False),
+    "target_kl": (0.0, math.inf, True, False),
+    "target_policy_noise": (0.0, math.inf, False, False),
+    "target_noise_clip": (0.0, math.inf, False, False),
+    "n_epochs": (1, math.inf, False, True),
+    "batch_size": (1, math.inf, False, True),
+    "n_steps": (1, math.inf, False, True),
+    "buffer_size": (1, math.inf, False, True),
+    "learning_starts": (0, math.inf, False, True),
+    "target_update_interval": (1, math.inf, False, True),
+    "gradient_steps": (-1, math.inf, False, True),
+    "policy_delay": (1, math.inf, False, True),
+    "train_freq": (1, math.inf, False, True),
+}
+
+
+def _check_ranges(kwargs: dict[str, Any]) -> None:
+    """Refuse, before any env or model is built, a number outside :data:`SB3_RANGES` (for ``lin_<x>``, its ``x``) and a
+    ``policy_kwargs.net_arch`` layer that is not a positive int (other schedules, strings such as SAC's
+    ``ent_coef="auto"`` and None pass).
+
+    :raises ValueError: naming the hyper-parameter and its range.
+    """
+    for key, (low, high, open_low, integer) in SB3_RANGES.items():
+        value = kwargs.get(key)
+        if key == "train_freq" and isinstance(value, tuple) and value:
+            value = value[0]  # (n, "step" | "episode")
+        if isinstance(value, LinearSchedule):
+            value = value.initial_value  # lin_<x>: x at the start, falling to 0
+        if value is None or isinstance(value, (str, bool)) or callable(value) or not isinstance(value, (int, float)):
+            continue
+        bad = not math.isfinite(value) and not (
+            key == "max_grad_norm" and value == math.inf
+        )  # no clipping: SB3's idiom
+        bad = (
+            bad
+            or value < low
+            or (open_low and value == low)
+            or value > high
+            or (integer and float(value) != int(value))
+        )
+        if bad:
+            kind = "an int" if integer else "a number"
+            bounds = f"{'>' if open_low else '>='} {low:g}" + ("" if high == math.inf else f" and <= {high:g}")
+            raise ValueError(f"hyper-parameter {key!r} must be {kind} {bounds}, got {value!r}")
+    arch = (
+        (kwargs.get("policy_kwargs") or {}).get("net_arch") if isinstance(kwargs.get("policy_kwargs"), dict) else None
+    )
+    layers = (
+        [v for part in arch.values() for v in (part if isinstance(part, list) else [part])]
+        if isinstance(arch, dict)
+        else arch
+    )
+    if isinstance(layers, list) and not all(isinstance(n, int) and not isinstance(n, bool) and n >= 1 for n in layers):
+        raise ValueError(f"hyper-parameter 'policy_kwargs.net_arch' must list layer sizes (ints >= 1), got {arch!r}")
+
+
+def build_model(config: ExperimentConfig, env: VecEnv | None = None) -> BaseAlgorithm:
+    """The model of ``config`` on its training env (built with :func:`~sb3_fair.experiment.registry.make_env`
+    unless ``env`` is given).
+
+    :raises ValueError: naming a hyper-parameter the algorithm does not take, or a value it refuses.
+    """
+    hp = config.hyperparams
+    if "frame_stack" in hp:
+        raise ValueError(
+            "hyper-parameter 'frame_stack' is not supported (the evaluation envs are not vectorised); "
+            "use env_wrapper: gymnasium.wrappers.FrameStackObservation with {stack_size: N}"
+        )
+    cls = get_algo_class(config.algo)
+    reserved = sorted(set(hp) & RESERVED_KEYS)
+    if reserved:
+        raise ValueError(
+            f"{reserved} {'is' if len(reserved) == 1 else 'are'} set by the experiment, not by hyper-parameters: "
+            "use ExperimentConfig's seed / verbose / tensorboard_log fields (--seed, --verbose, --tensorboard-log); "
+            "the env is the config's env"
+        )
+    check_keys(config.algo, list(hp))
+    kwargs = _coerce_ints(cls, algo_kwargs(hp, trusted=config.trusted))
+    if isinstance(
+        kwargs.get("train_freq"), list
+    ):  # YAML has no tuples: [1, episode] is SB3's (1, "episode"), as RL Zoo reads it
+        kwargs["train_freq"] = tuple(kwargs["train_freq"])
+    _check_ranges(kwargs)
+    if env is None:
+        n_envs = hp.get("n_envs", 1)
+        if isinstance(n_envs, bool) or not isinstance(n_envs, int) or n_envs < 1:
+            raise ValueError(f"hyper-parameter 'n_envs' must be an int >= 1, got {n_envs!r}")
+        env_kwargs = hp.get("env_kwargs") or {}
+        if not isinstance(env_kwargs, dict):
+            raise ValueError(f"hyper-parameter 'env_kwargs' must be a mapping, got {env_kwargs!r}")
+        try:
+            env = make_env(
+                config.env,
+                n_envs=n_envs,
+                seed=config.seed,
+                env_kwargs=env_kwargs,
+                env_wrapper=hp.get("env_wrapper"),
+                vec_env_wrapper=hp.get("vec_env_wrapper"),
+                trusted=config.trusted,
+            )
+        except TypeError as err:  # an env_kwargs entry the env does not take
+            raise ValueError(f"env {config.env!r} refused env_kwargs {env_kwargs}: {err}") from None
+        try:
+            env = _vec_normalize(env, hp.get("normalize"), kwargs.get("gamma"), trusted=config.trusted)
+        except TypeError as err:
+            raise ValueError(f"hyper-parameter 'normalize' takes VecNormalize's arguments: {err}") from None
+    noise = _action_noise(hp, env)
+    if noise is not None:
+        kwargs["action_noise"] = noise
+    policy = resolve_hyperparams({"policy": hp.get("policy", "MlpPolicy")}, trusted=config.trusted)["policy"]
+    kwargs.update(seed=config.seed, verbose=config.verbose, tensorboard_log=config.tensorboard_log)
+    if is_fair_algo(config.algo) and config.wandb:
+        kwargs["wandb"] = True  # joins the run train() started (and leaves it open for the evaluation figures)
+    try:
+        return cls(policy, env, **kwargs)
+    except (
+        TypeError,
+        AssertionError,
+    ) as err:  # SB3 asserts on some values; a policy_kwargs entry the policy does not take
+        where = f"the hyper-parameters of {config.env!r}{' @' + config.variant if config.variant else ''}"
+        raise ValueError(f"{cls.__name__} could not be built from {where}: {err}") from None
+    except MemoryError as err:  # a buffer allocated for buffer_size or n_steps * n_envs rows
+        sizes = {k: kwargs[k] for k in ("buffer_size", "n_steps", "batch_size") if k in kwargs}
+        raise ValueError(
+            f"{cls.__name__}'s buffers do not fit in memory ({err}); lower the hyper-parameters that size them "
+            f"({sizes or 'buffer_size / n_steps'}, n_envs {env.num_envs})"
+        ) from None
+
+
+class _NormalizedPredictor:
+    """A model's ``predict`` on raw observations, normalised with its training VecNormalize's statistics; its
+    ``predict`` has the model's signature, so evaluators still see ``action_masks`` or ``episode_start``."""
+
+    def __init__(self, model: BaseAlgorithm, vec_normalize: VecNormalize) -> None:
+        import inspect
+
+        self.model = model
+        self.vec_normalize = vec_normalize
+
+        def predict(observation: Any, *args: Any, **kwargs: Any) -> Any:
+            return model.predict(vec_normalize.normalize_obs(observation), *args, **kwargs)
+
+        predict.__signature__ = inspect.signature(model.predict)  # type: ignore[attr-defined]  # typeshed's function type has no __signature__; inspect.signature reads it
+        self.predict = predict
+
+
+def evaluate(
+    model: Any,
+    env_id: str,
+    n_episodes: int = 10,
+    env_kwargs: dict[str, Any] | None = None,
+    env_wrapper: Any = None,
+    deterministic: bool | None = None,
+    seed: int = 0,
+    trusted: bool = False,
+) -> tuple[dict[str, float], dict[int, dict[str, float]]]:
+    """Evaluate ``model`` with the evaluator that fits the env; return the scalar figures and, for a
+    multi-agent game, the per-group table.
+
+    * a multi-agent game: :func:`~sb3_fair.common.evaluation.evaluate_group_fairness` (samples by default);
+    * an env reporting Hu et al.'s (2024) Δs and Δl: :func:`~sb3_fair.common.evaluation.evaluate_long_term`
+      (samples by default, their protocol);
+    * a team env (stakeholders and an agent symmetry, Grupen et al. 2022):
+      :func:`~sb3_fair.common.evaluation.evaluate_team_fairness`, so ``team_fairness`` (I(R;Z)) and
+      ``capture_success`` stand beside the monitor's figures (greedy by default);
+    * an env with stakeholders: :func:`~sb3_fair.common.evaluation.evaluate_fairness` (greedy by default);
+    * any other env: SB3's :func:`~stable_baselines3.common.evaluation.evaluate_policy` (greedy by default).
+
+    A model trained on a ``VecNormalize`` env sees observations normalised with its training statistics.
+    ``trusted`` lets ``env_id`` and ``env_wrapper`` name code outside the allow-list (as in :func:`~sb3_fair.experiment.make_env`).
+    """
+    from stable_baselines3.common.evaluation import evaluate_policy
+
+    from sb3_fair.common.evaluation import (
+        evaluate_fairness,
+        evaluate_group_fairness,
+        evaluate_long_term,
+        evaluate_team_fairness,
+    )
+    from sb3_fair.common.protocol import is_fairness_signals_supported, is_stakeholders_supported, is_symmetry_supported
+
+    vec_normalize = model.get_vec_normalize_env() if isinstance(model, BaseAlgorithm) else None
+    predictor = _NormalizedPredictor(model, vec_normalize) if vec_normalize is not None else model
+    env = make_eval_env(env_id, env_kwargs, env_wrapper, trusted=trusted)
+    try:
+        if is_multiagent_env(env_id):
+            res = evaluate_group_fairness(
+                predictor, env, n_episodes=n_episodes, seed=seed, deterministic=bool(deterministic)
+            )
+            return _scalars(res), {int(g): dict(row) for g, row in res["table"].items()}
+        _, info = env.reset(seed=seed)
+        if is_fairness_signals_supported(info):
+            res = evaluate_long_term(
+                predictor, env, n_episodes=n_episodes, seed=seed, deterministic=bool(deterministic)
+            )
+            return _scalars(res), {}
+        if is_stakeholders_supported(env) and is_symmetry_supported(env):
+            det = True if deterministic is None else deterministic
+            res = evaluate_team_fairness(predictor, env, n_episodes=n_episodes, seed=seed, deterministic=det)
+            res["episode_reward"], res["episode_reward_std"] = res.pop("mean_return"), res.pop("std_return")
+            res["episode_length"] = res.pop("mean_length")
+            return _scalars(res), {}
+        if is_stakeholders_supported(env):
+            det = True if deterministic is None else deterministic
+            return _scalars(evaluate_fairness(predictor, env, n_episodes=n_episodes, deterministic=det)), {}
+        det = True if deterministic is None else deterministic
+        if _masked(predictor, env):  # sb3-contrib's evaluate_policy passes the env's action masks
+            from sb3_contrib.common.maskable.evaluation import evaluate_policy as evaluate_masked
+
+            rewards, lengths = evaluate_masked(
+                predictor,  # type: ignore[arg-type]  # sb3-contrib types the model MaskablePPO; any predict taking action_masks does
+                env,
+                n_eval_episodes=n_episodes,
+                deterministic=det,
+                return_episode_rewards=True,
+                warn=False,
+            )
+        else:
+            rewards, lengths = evaluate_policy(
+                predictor, env, n_eval_episodes=n_episodes, deterministic=det, return_episode_rewards=True, warn=False
+            )
+        return {
+            "episode_reward": float(np.mean(rewards)),
+            "episode_reward_std": float(np.std(rewards)),
+            "episode_length": float(np.mean(lengths)),
+        }, {}
+    finally:
+        env.close()
+
+
+def _masked(model: Any, env: Any) -> bool:
+    import inspect
+
+    from sb3_contrib.common.maskable.utils import is_masking_supported
+
+    return "action_masks" in inspect.signature(model.predict).parameters and is_masking_supported(env)
+
+
+def _scalars(result: dict[str, Any]) -> dict[str, float]:
+    return {
+        k: float(v)
+        for k, v in result.items()
+        if isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
+    }
+
+
+_CHECKPOINT = re.compile(r"^(?P<prefix>.+)_(?P<steps>\d+)_steps$")
+
+
+def saved_config_path(model_path: str | Path) -> Path:
+    """The config file saved beside ``model_path``: ``x.zip`` -> ``x.config.yml``; a checkpoint of
+    :func:`train` (``<prefix>_<N>_steps.zip``) -> its folder's ``<prefix>.config.yml``."""
+    p = Path(model_path)
+    stem = p.name[:-4] if p.name.endswith(".zip") else p.name
+    match = _CHECKPOINT.match(stem)
+    if match and not p.with_name(stem + CONFIG_SUFFIX).is_file():
+        return p.with_name(match["prefix"] + CONFIG_SUFFIX)
+    return p.with_name(stem + CONFIG_SUFFIX)
+
+
+def saved_vecnormalize_path(model_path: str | Path) -> Path:
+    """The VecNormalize statistics saved beside ``model_path``: ``x.zip`` -> ``x.vecnormalize.pkl``; a checkpoint
+    ``<prefix>_<N>_steps.zip`` -> ``<prefix>_vecnormalize_<N>_steps.pkl`` (SB3's ``CheckpointCallback`` naming)."""
+    p = Path(model_path)
+    stem = p.name[:-4] if p.name.endswith(".zip") else p.name
+    match = _CHECKPOINT.match(stem)
+    if match and not p.with_name(stem + VECNORMALIZE_SUFFIX).is_file():
+        return p.with_name(f"{match['prefix']}_vecnormalize_{match['steps']}_steps.pkl")
+    return p.with_name(stem + VECNORMALIZE_SUFFIX)
+
+
+def load_model(
+    path: str | Path, algo: str | None = None, env: VecEnv | None = None, trusted: bool = False, **kwargs: Any
+) -> tuple[BaseAlgorithm, ExperimentConfig | None]:
+    """A saved model and, if :func:`train` saved it, its config (algorithm, env and VecNormalize statistics
+    come from there); ``algo`` is needed otherwise.
+
+    The saved config is data: objects it names must be on the allow-list unless ``trusted`` (see
+    :class:`~sb3_fair.experiment.ExperimentConfig`). The model's zip is SB3's, which unpickles what it holds:
+    load only zips you trust.
+
+    :raises ValueError: when neither ``algo`` nor a saved config says which algorithm to load.
+    """
+    p = Path(path)
+    zip_path = p if p.suffix == ".zip" else p.with_name(p.name + ".zip")
+    if not zip_path.is_file():
+        raise ValueError(f"no saved model {str(p)!r}")
+    cfg_path = saved_config_path(zip_path)
+    config = ExperimentConfig.from_file(cfg_path, trusted=trusted) if cfg_path.is_file() else None
+    name = algo or (config.algo if config else None)
+    if name is None:
+        raise ValueError(f"{zip_path} has no saved config ({cfg_path.name}); say which algorithm it is (--algo)")
+    model = get_algo_class(name).load(zip_path, env=env, device=kwargs.pop("device", "cpu"), **kwargs)
+    stats = saved_vecnormalize_path(zip_path)
+    if stats.is_file() and config is None:
+        raise ValueError(
+            f"{zip_path} was trained on normalised observations ({stats.name}) but has no saved config to "
+            f"rebuild its env from ({cfg_path.name})"
+        )
+    if stats.is_file() and config is not None:
+        vec = make_env(
+            config.env,
+            n_envs=1,
+            env_kwargs=config.hyperparams.get("env_kwargs") or {},
+            env_wrapper=config.hyperparams.get("env_wrapper"),
+            trusted=config.trusted,
+        )
+        norm = VecNormalize.load(str(stats), vec)
+        norm.training, norm.norm_reward = False, False
+        model._vec_normalize_env = norm  # what get_vec_normalize_env() reads
+    return model, config
+
+
+def _quiet_logger(model: BaseAlgorithm, verbose: int) -> None:
+    """Give ``model`` SB3's logger without a folder: SB3's default makes an empty ``/tmp/SB3-<time>`` folder on
+    every ``learn`` when there is nothing to write there (hundreds in a sweep)."""
+    import sys
+
+    from stable_baselines3.common.logger import HumanOutputFormat, Logger
+
+    model.set_logger(Logger(folder=None, output_formats=[HumanOutputFormat(sys.stdout)] if verbose >= 1 else []))
+
+
+def _check_model_fits(model: Any, config: ExperimentConfig) -> None:
+    """A model in memory that ``train(config, model=...)`` may go on with: an instance of ``config.algo``'s class, with an
+    env whose spaces are those of ``config.env`` with the config's ``env_kwargs``."""
+    cls = get_algo_class(config.algo)
+    if not isinstance(model, cls):
+        raise ValueError(
+            f"model must be a {cls.__name__} (config.algo {config.algo!r}), e.g. an earlier result's .model; "
+            f"got {type(model).__name__}"
+        )
+    if model.get_env() is None:
+        raise ValueError("model has no env to go on training on: pass an earlier result's .model, or load it with env=")
+    probe = make_env(
+        config.env,
+        n_envs=1,
+        seed=config.seed,
+        env_kwargs=config.hyperparams.get("env_kwargs") or {},
+        env_wrapper=config.hyperparams.get("env_wrapper"),
+        vec_env_wrapper=config.hyperparams.get("vec_env_wrapper"),
+        trusted=config.trusted,
+    )
+    try:
+        if probe.observation_space != model.observation_space or probe.action_space != model.action_space:
+            raise ValueError(
+                f"model was not trained on {config.env!r} with env_kwargs {config.hyperparams.get('env_kwargs') or {}}: "
+                f"its spaces are {model.observation_space} / {model.action_space}, the env's "
+                f"{probe.observation_space} / {probe.action_space}"
+            )
+    finally:
+        probe.close()
+
+
+@contextmanager
+def torch_threads(n: int | None) -> Iterator[None]:
+    """torch's intra-op thread count set to ``n`` inside the block, the previous count back after it (``None``: unchanged)."""
+    import torch as th
+
+    if n is None:
+        yield
+        return
+    previous = th.get_num_threads()
+    th.set_num_threads(n)
+    try:
+        yield
+    finally:
+        th.set_num_threads(previous)
+
+
+def train(
+    config: ExperimentConfig,
+    callback: BaseCallback | list[BaseCallback] | None = None,
+    resume: str | Path | None = None,
+    model: BaseAlgorithm | None = None,
+) -> ExperimentResult:
+    """Train, save, evaluate and track one run of ``config``.
+
+    Training in chunks, with an evaluation after each, goes on from the model in memory::
+
+        result = train(config.replace(n_timesteps=10_000))
+        for total in (20_000, 30_000):
+            result = train(config.replace(n_timesteps=total), model=result.model)
+
+    :param config: the experiment.
+    :param callback: the user's callbacks, run after the fairness logging.
+    :param resume: a checkpoint (``.zip``) to go on from, up to ``config.n_timesteps`` steps in all
+        (with its replay buffer, if saved beside it by the checkpoints). The fresh training env and the
+        random generators are seeded with ``config.seed + N`` (N the checkpoint's steps), so the resumed
+        part does not replay the episodes the run started with.
+    :param model: a model in memory (e.g. the ``.model`` of an earlier result) to go on training, on its own
+        env and with its own settings, up to ``config.n_timesteps`` steps in all; ``config`` names it for
+        saving, evaluation and W&B.
+
+    Everything runs with ``config.num_threads`` torch threads (default 1), the process's own count restored after.
+    """
+    with torch_threads(config.num_threads):
+        return _train(config, callback, resume, model)
+
+
+def _train(
+    config: ExperimentConfig,
+    callback: BaseCallback | list[BaseCallback] | None,
+    resume: str | Path | None,
+    model: BaseAlgorithm | None,
+) -> ExperimentResult:
+    if resume is not None and model is not None:
+        raise ValueError("give resume (a checkpoint on disk) or model (a model in memory), not both")
+    if config.save_path:
+        check_output_path(
+            config.save_path, "save_path"
+        )  # before training: a model trained for nothing is lost otherwise
+    if (
+        config.eval_episodes and config.eval_env_kwargs
+    ):  # the evaluation env's own arguments, checked before training too
+        try:
+            make_eval_env(
+                config.env, config.evaluation_env_kwargs, config.hyperparams.get("env_wrapper"), trusted=config.trusted
+            ).close()
+        except TypeError as err:
+            raise ValueError(f"env {config.env!r} refused eval_env_kwargs {config.eval_env_kwargs}: {err}") from None
+    if model is not None:
+        _check_model_fits(model, config)
+    from sb3_fair.common.callbacks import FairnessCallback
+    from sb3_fair.common.fair_algorithm import fairness_figures_logged
+    from sb3_fair.common.wandb_logging import finish_wandb_run, start_wandb_run
+
+    run, owns_run = None, False
+    if config.wandb:
+        from sb3_fair.common.wandb_logging import active_wandb_run
+
+        init = dict(config.wandb) if isinstance(config.wandb, dict) else {}
+        init.setdefault("name", config.run_name)
+        init.setdefault("group", config.group or config.default_group)
+        init.setdefault("tags", [config.algo, config.env, *([config.variant] if config.variant else [])])
+        owns_run = active_wandb_run() is None  # a run you started yourself is joined and left open for you
+        run = start_wandb_run(
+            {"experiment": config.to_plain_dict()}, **init
+        )  # the model adds its own flat settings beside it
+    try:
+        buffer: Path | None = None
+        going_on = resume is not None or model is not None
+        if resume is not None:
+            model, buffer = _resume(config, Path(resume))
+        elif model is None:
+            model = build_model(config)
+        start = int(model.num_timesteps)
+        if config.tensorboard_log is not None:
+            model.tensorboard_log = config.tensorboard_log
+        # a logger of your own (model.set_logger) is kept; ours is dropped after training, as SB3 drops its own
+        quiet = model.tensorboard_log is None and not getattr(model, "_custom_logger", False)
+        if quiet:
+            _quiet_logger(model, config.verbose)
+        callbacks: list[BaseCallback] = []
+        # the model has an env (get_env() is Optional in SB3): built or resumed on one, or checked by _check_model_fits
+        if not is_fair_algo(config.algo) and (
+            fairness_figures_logged(cast(VecEnv, model.get_env())) or run is not None
+        ):
+            callbacks.append(FairnessCallback(wandb=run is not None))
+        callbacks += _zoo_callbacks(config.hyperparams.get("callback"), trusted=config.trusted)
+        checkpoints = None
+        if config.checkpoint_every:
+            folder = checkpoint_folder(config)
+            every = max(
+                config.checkpoint_every // cast(VecEnv, model.get_env()).num_envs, 1
+            )  # CheckpointCallback counts VecEnv steps
+            checkpoints = CompactCheckpointCallback(
+                every,
+                str(folder),
+                name_prefix="model",
+                save_replay_buffer=True,
+                save_vecnormalize=True,
+                keep_buffers=config.checkpoint_buffers,
+            )
+            callbacks.append(checkpoints)
+            folder.mkdir(parents=True, exist_ok=True)
+            config.save(folder / ("model" + CONFIG_SUFFIX))
+        if callback is not None:
+            callbacks += callback if isinstance(callback, list) else [callback]
+        assert config.n_timesteps is not None  # filled in (or refused) by ExperimentConfig.__post_init__
+        remaining = config.n_timesteps - (start if going_on else 0)
+        t0 = time.perf_counter()
+        try:
+            if remaining > 0:
+                model.learn(
+                    remaining,
+                    callback=CallbackList(callbacks) if callbacks else None,
+                    progress_bar=config.progress_bar,
+                    reset_num_timesteps=not going_on,
+                )
+        finally:
+            if quiet:
+                model._custom_logger = False  # the next learn (or train) configures a fresh logger
+        train_time = time.perf_counter() - t0
+        result = ExperimentResult(
+            config=config,
+            n_timesteps=int(model.num_timesteps),
+            train_time_s=train_time,
+            model=model,
+            checkpoint_bytes=checkpoints.bytes_on_disk() if checkpoints is not None else 0,
+        )
+        if resume is not None:
+            result.resumed_at, result.resumed_buffer = start, (str(buffer) if buffer else None)
+        if config.save_path:
+            save(model, config, config.save_path)
+            result.save_path = str(config.save_path)
+        if config.eval_episodes:
+            result.evaluation, result.table = evaluate(
+                model,
+                config.env,
+                config.eval_episodes,
+                config.evaluation_env_kwargs,
+                config.hyperparams.get("env_wrapper"),
+                config.eval_deterministic,
+                seed=config.evaluation_seed,
+                trusted=config.trusted,
+            )
+        if run is not None:
+            _log_evaluation(run, result)
+        return result
+    finally:
+        if run is not None and owns_run:
+            finish_wandb_run(run)
+
+
+def _train_in_worker(data: dict[str, Any], trusted: bool) -> ExperimentResult:
+    """:func:`train` of a config sent to a worker process as plain data; the result without its model."""
+    result = train(ExperimentConfig.from_dict(data, trusted=trusted))
+    result.model = None  # models hold their envs: they stay in the worker
+    return result
+
+
+def train_all(
+    configs: list[ExperimentConfig], jobs: int = 1, on_start: Any = None, on_done: Any = None
+) -> list[ExperimentResult]:
+    """:func:`train` of every config, ``jobs`` at a time in worker processes; the results in the order of ``configs``.
+
+    Each training runs with its config's ``num_threads`` (default 1) in a fresh process (``spawn``), so the results are
+    those of a serial run, seed for seed (a run depends only on its config). With ``jobs=1`` the trainings run one
+    after another in this process and keep their models.
+
+    :param configs: the runs.
+    :param jobs: how many at a time (>= 1).
+    :param on_start: called with ``(index, config)`` when a run is handed out.
+    :param on_done: called with ``(index, result)`` when a run has finished.
+    :raises ValueError: for ``jobs`` < 1; the first error of a run, after the others have finished.
+    """
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
+        raise ValueError(f"jobs must be an int >= 1, got {jobs!r}")
+    results: list[ExperimentResult | None] = [None] * len(configs)
+    if jobs == 1 or len(configs) <= 1:
+        for i, config in enumerate(configs):
+            if on_start is not None:
+                on_start(i, config)
+            results[i] = train(config)
+            if on_done is not None:
+                on_done(i, results[i])
+        return [r for r in results if r is not None]
+    import multiprocessing as mp
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    with ProcessPoolExecutor(max_workers=min(jobs, len(configs)), mp_context=mp.get_context("spawn")) as pool:
+        futures = {}
+        for i, config in enumerate(configs):
+            if on_start is not None:
+                on_start(i, config)
+            futures[pool.submit(_train_in_worker, config.to_dict(), config.trusted)] = i
+        errors = []
+        for future in as_completed(futures):
+            i = futures[future]
+            try:
+                results[i] = future.result()
+            except Exception as err:  # noqa: BLE001 - reported after the other runs finish
+                errors.append((i, err))
+                continue
+            if on_done is not None:
+                on_done(i, results[i])
+    if errors:
+        i, error = min(errors, key=lambda e: e[0])
+        raise error
+    return [r for r in results if r is not None]
+
+
+def _log_evaluation(run: Any, result: ExperimentResult) -> None:
+    """The evaluation figures into the run's summary (``eval/*``) and, as W&B tables, the figures and the per-group table."""
+    from sb3_fair.common.wandb_logging import log_results
+
+    try:
+        run.summary.update({f"eval/{k}": v for k, v in result.evaluation.items()})
+        run.summary.update({"train/steps_per_second": result.steps_per_second})
+    except Exception as exc:  # noqa: BLE001 - W&B must never stop an experiment
+        import warnings
+
+        warnings.warn(f"Weights & Biases could not store the evaluation figures ({exc!r})", stacklevel=2)
+    tables = {}
+    if result.evaluation:
+        tables["eval/figures"] = (["figure", "value"], [[k, v] for k, v in result.evaluation.items()])
+    if result.table:
+        columns = sorted({k for row in result.table.values() for k in row})
+        tables["eval/per_group"] = (
+            ["group", *columns],
+            [[g, *[row.get(c) for c in columns]] for g, row in sorted(result.table.items())],
+        )
+    log_results(run, tables=tables)
+
+
+def save(model: BaseAlgorithm, config: ExperimentConfig, path: str | Path) -> None:
+    """Save ``model``, its config beside it (``x.config.yml``) and, if it trained on one, its VecNormalize statistics."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    model.save(p)
+    zip_path = p if p.suffix == ".zip" else p.with_name(p.name + ".zip")
+    config.save(saved_config_path(zip_path))
+    norm = model.get_vec_normalize_env()
+    if norm is not None:
+        norm.save(str(zip_path.with_name(zip_path.name[:-4] + VECNORMALIZE_SUFFIX)))
+
+
+def checkpoint_folder(config: ExperimentConfig) -> Path:
+    """Where :func:`train` writes ``config``'s checkpoints: beside ``save_path`` (``runs/m.zip`` -> ``runs/m/``), or
+    ``checkpoints/<run name>/`` in the working folder (the run name is a plain name, so it stays there)."""
+    if config.save_path:
+        return Path(config.save_path).with_suffix("")
+    folder = Path("checkpoints") / config.run_name
+    if folder.resolve().parent != Path("checkpoints").resolve():  # run_name is checked to be a plain name: never
+        raise ValueError(f"the run name {config.run_name!r} would put checkpoints outside ./checkpoints")
+    return folder
+
+
+def existing_ancestor(path: str | Path) -> Path:
+    """``path`` itself if it exists, else its nearest ancestor that does (the folder a new path would be made in)."""
+    ancestor = Path(path)
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    return ancestor
+
+
+def check_output_path(path: str | Path, what: str = "save_path") -> None:
+    """Check, before anything trains, that a file can be written at ``path``: not a folder, and its folder made (if
+    needed) and written to (a file is created and removed there, which also holds for root, whom ``os.access``
+    always answers yes).
+
+    :raises ValueError: naming ``what`` and the reason.
+    """
+    import tempfile
+
+    target = Path(path)
+    if target.is_dir():
+        raise ValueError(f"{what}: {str(path)!r} is a directory; give a file path")
+    ancestor = existing_ancestor(target.parent)
+    if not ancestor.is_dir():
+        raise ValueError(f"{what}: cannot write {str(path)!r} ({ancestor} is a file, not a folder)")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=target.parent):
+            pass
+    except OSError as err:
+        raise ValueError(f"{what}: cannot write {str(path)!r} ({err.strerror or err})") from None
+
+
+def _resume(config: ExperimentConfig, checkpoint: Path) -> tuple[BaseAlgorithm, Path | None]:
+    """A checkpoint of :class:`CheckpointCallback` (``<prefix>_<N>_steps.zip``) on a fresh env of ``config``,
+    with its replay buffer and VecNormalize statistics where they were saved beside it."""
+    if not checkpoint.is_file():
+        raise ValueError(f"no checkpoint {str(checkpoint)!r}")
+    probe = build_model(config)  # the training env, built as the config says
+    env = probe.get_env()
+    stem = checkpoint.name[:-4]
+    prefix, _, steps = stem.rpartition("_")[0].rpartition("_")
+    stats = checkpoint.with_name(f"{prefix}_vecnormalize_{steps}_steps.pkl")
+    if stats.is_file() and isinstance(env, VecNormalize):
+        env = VecNormalize.load(str(stats), env.venv)
+    extra: dict[str, Any] = {"wandb": True} if is_fair_algo(config.algo) and config.wandb else {}
+    model = get_algo_class(config.algo).load(checkpoint, env=env, tensorboard_log=config.tensorboard_log, **extra)
+    model.set_random_seed(config.seed + int(model.num_timesteps))  # the env too: its first reset is a fresh episode
+    buffer = checkpoint.with_name(f"{prefix}_replay_buffer_{steps}_steps.pkl")
+    if buffer.is_file() and hasattr(model, "load_replay_buffer"):
+        model.load_replay_buffer(buffer)
+        return model, buffer
+    if getattr(model, "replay_buffer", None) is not None:
+        warnings.warn(
+            f"no replay buffer beside {checkpoint.name} ({buffer.name}; train() keeps the buffers of the newest "
+            f"checkpoint_buffers checkpoints only): the run goes on with an empty replay buffer",
+            stacklevel=3,
+        )
+    return model, None
+
+
+__all__ = [
+    "CONFIG_SUFFIX",
+    "ExperimentResult",
+    "build_model",
+    "check_output_path",
+    "checkpoint_folder",
+    "evaluate",
+    "existing_ancestor",
+    "load_model",
+    "save",
+    "saved_config_path",
+    "torch_threads",
+    "train",
+    "train_all",
+]

@@ -1,0 +1,246 @@
+"""Group fairness of returns: demographic parity, conditional statistical parity, counterfactual fairness and their
+normalised forms (La Malfa et al. 2024, arXiv:2410.12889; La Malfa et al. 2025, arXiv:2502.03953), and the price of
+fairness (La Malfa et al. 2025, §6.2)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from sb3_fair.metrics._checks import _as_array, _as_groups, _as_vector, _finite
+
+
+def group_means(returns: Any, groups: Any) -> dict[int, float]:
+    """Mean return of each group: ``{group: mean of returns[groups == group]}``."""
+    r = _as_vector(returns, "returns")
+    g = _as_groups(groups, r.size)
+    return {int(k): float(r[g == k].mean()) for k in np.unique(g)}
+
+
+def _two_groups(g: np.ndarray, protected: int) -> None:
+    if isinstance(protected, bool) or not isinstance(protected, (int, np.integer)):
+        raise ValueError(f"protected must be an int (the protected group's id), got {protected!r}")
+    if not np.any(g == protected) or not np.any(g != protected):
+        raise ValueError(
+            f"demographic parity needs stakeholders in the protected group ({protected}) and outside it; "
+            f"got groups {np.unique(g).tolist()}"
+        )
+
+
+def demographic_parity(returns: Any, groups: Any, protected: int = 1) -> float:
+    """Signed demographic-parity gap: mean return of the protected group minus that of the others.
+
+    La Malfa et al. 2024 Eq. 1 and La Malfa et al. 2025 Eq. 2 compare the expected reward of agents with and without the
+    protected attribute; ``0`` is parity and a negative value means the protected group is worse
+    off. Use ``abs()`` of it for the unfairness figure.
+    """
+    r = _as_vector(returns, "returns")
+    g = _as_groups(groups, r.size)
+    _two_groups(g, protected)
+    return float(r[g == protected].mean() - r[g != protected].mean())
+
+
+def demographic_parity_pairwise(returns: Any, groups: Any, attributes: Any | None = None, protected: int = 1) -> float:
+    """Pairwise form of demographic parity (La Malfa et al. 2024, Eq. 1).
+
+    Mean of ``R_i - R_j`` over pairs (i, j) with i protected, j unprotected, and equal on every
+    other attribute (the columns of ``attributes``, shape ``(n, k)``; ``None`` = all pairs).
+    With ``attributes=None`` it equals :func:`demographic_parity`.
+    """
+    r = _as_vector(returns, "returns")
+    g = _as_groups(groups, r.size)
+    _two_groups(g, protected)
+    p_idx = np.flatnonzero(g == protected)
+    u_idx = np.flatnonzero(g != protected)
+    diffs = r[p_idx][:, None] - r[u_idx][None, :]
+    if attributes is not None:
+        a = np.asarray(attributes)
+        if a.shape[:1] != (r.size,):
+            raise ValueError(f"attributes must have one row per agent ({r.size}), got shape {a.shape}")
+        a = a.reshape(r.size, -1)
+        same = np.all(a[p_idx][:, None, :] == a[u_idx][None, :, :], axis=-1)
+        if not np.any(same):
+            raise ValueError("no protected/unprotected pair is equal on the other attributes")
+        return float(diffs[same].mean())
+    return float(diffs.mean())
+
+
+def normalized_demographic_parity(returns: Any, groups: Any, protected: int = 1) -> float:
+    """Normalised unfairness of fair-PPO's Table 1 (La Malfa et al. 2025): ``(R_ns - R_s) / max(|R_ns| + |R_s|, 1)``.
+
+    ``R_s`` is the *total* return of the protected (sensitive) group, ``R_ns`` that of the others.
+    Positive means the protected group receives less. The paper divides by ``max(R_ns + R_s, 1)``
+    for its non-negative returns (apples); dividing by the absolute totals gives the same value
+    there and keeps the figure in [-1, 1] when returns can be negative (the paper's form would give
+    200 for returns ``[-100, -100, -200, -200]``).
+    """
+    r = _as_vector(returns, "returns")
+    g = _as_groups(groups, r.size)
+    _two_groups(g, protected)
+    return _normalized_gap(float(r[g != protected].sum()), float(r[g == protected].sum()))
+
+
+def _normalized_gap(first: float, second: float) -> float:
+    """``(first - second) / max(|first| + |second|, 1)``, in [-1, 1]."""
+    return (first - second) / max(abs(first) + abs(second), 1.0)
+
+
+def conditional_statistical_parity(returns: Any, groups: Any, factors: Any, protected: int = 1) -> dict[str, Any]:
+    """Conditional statistical parity (La Malfa et al. 2024 Eq. 3, La Malfa et al. 2025 Eq. 4).
+
+    The demographic-parity gap within each stratum of the legitimate factor. Strata that do not
+    contain both groups are skipped. Returns ``{"per_stratum": {factor: gap}, "mean": mean gap,
+    "mean_abs": mean |gap|}`` where the means are weighted by stratum size.
+    """
+    r = _as_vector(returns, "returns")
+    g = _as_groups(groups, r.size)
+    f = _as_groups(factors, r.size, "factors")
+    per: dict[int, float] = {}
+    sizes: list[int] = []
+    for k in np.unique(f):
+        sel = f == k
+        if np.any(g[sel] == protected) and np.any(g[sel] != protected):
+            per[int(k)] = demographic_parity(r[sel], g[sel], protected)
+            sizes.append(int(sel.sum()))
+    if not per:
+        raise ValueError("no stratum of the legitimate factor contains both groups")
+    gaps = np.array(list(per.values()))
+    w = np.array(sizes, dtype=np.float64) / np.sum(sizes)
+    return {"per_stratum": per, "mean": float(np.dot(w, gaps)), "mean_abs": float(np.dot(w, np.abs(gaps)))}
+
+
+def counterfactual_fairness(factual: Any, counterfactual: Any) -> float:
+    """Counterfactual fairness gap (La Malfa et al. 2024 Eq. 2, La Malfa et al. 2025 Eq. 3).
+
+    Mean over matched agents of ``R_i(factual) - R_i(counterfactual)`` where the counterfactual run
+    flips the protected attribute with everything else (seed, positions) equal; 0 is fair.
+    """
+    a = _as_vector(factual, "factual")
+    b = _as_vector(counterfactual, "counterfactual")
+    if a.shape != b.shape:
+        raise ValueError(f"factual and counterfactual must match agent for agent, got {a.shape} and {b.shape}")
+    return float(np.mean(a - b))
+
+
+def normalized_counterfactual_fairness(factual: Any, counterfactual: Any) -> float:
+    """Normalised counterfactual unfairness of fair-PPO's Table 1 (La Malfa et al. 2025 §5.1, §6).
+
+    ``(R_f - R_cf) / max(|R_f| + |R_cf|, 1)`` with ``R_f`` and ``R_cf`` the total returns of the factual
+    and the counterfactual run (in La Malfa et al.'s (2025) evaluation nobody is impaired in the factual run and
+    everybody in the counterfactual one, so this is the normalised DP form across the two runs; the
+    absolute totals keep it in [-1, 1] for negative returns, as in :func:`normalized_demographic_parity`).
+    """
+    a = _as_vector(factual, "factual")
+    b = _as_vector(counterfactual, "counterfactual")
+    if a.shape != b.shape:
+        raise ValueError(f"factual and counterfactual must match agent for agent, got {a.shape} and {b.shape}")
+    return _normalized_gap(float(a.sum()), float(b.sum()))
+
+
+def normalized_conditional_statistical_parity(
+    returns: Any, groups: Any, factors: Any, protected: int = 1
+) -> dict[int, float]:
+    """The normalised DP form of fair-PPO's Table 1 within each stratum of the legitimate factor.
+
+    La Malfa et al. 2025 reports CSP unfairness per berry preference ("G1/G2"):
+    ``{factor: normalized_demographic_parity(returns[stratum], groups[stratum])}`` for every stratum
+    that contains both groups.
+    """
+    r = _as_vector(returns, "returns")
+    g = _as_groups(groups, r.size)
+    f = _as_groups(factors, r.size, "factors")
+    out = {}
+    for k in np.unique(f):
+        sel = f == k
+        if np.any(g[sel] == protected) and np.any(g[sel] != protected):
+            out[int(k)] = normalized_demographic_parity(r[sel], g[sel], protected)
+    if not out:
+        raise ValueError("no stratum of the legitimate factor contains both groups")
+    return out
+
+
+def group_contrasts(
+    groups: Any, metric: str = "dp", factors: Any | None = None, twins: Any | None = None, protected: int = 1
+) -> np.ndarray:
+    """The signed gaps of DP, CSP or CF as rows of a matrix ``C``: ``C @ returns`` gives the gaps.
+
+    This is the linear form behind :func:`demographic_parity` (one row: ``+1/|G_1|`` on the
+    protected group, ``-1/|G_0|`` on the others; La Malfa et al. 2025 Eq. 2 in group-mean form),
+    :func:`conditional_statistical_parity` (one such row per stratum of ``factors`` that holds both
+    groups, scaled by the stratum's share of the stakeholders, so that ``sum |C @ r|`` is the
+    ``mean_abs`` figure; Eq. 4) and :func:`counterfactual_fairness` (one row per agent ``x`` and its
+    twin ``twins[x]``, ``+1`` on the factual agent and ``-1`` on its twin, scaled by ``1 / pairs``;
+    Eq. 3). ``sum_k |C_k @ r|`` is the group penalty of La Malfa et al. 2025 (Eqs. 5-7) in these forms, and
+    ``sign(C @ r) @ C`` its gradient with respect to ``r`` (used by :class:`sb3_fair.FairPPO`).
+
+    :param groups: protected attribute per stakeholder.
+    :param metric: ``"dp"``, ``"csp"`` or ``"cf"``.
+    :param factors: legitimate factor per stakeholder (``"csp"``).
+    :param twins: index of each stakeholder's counterfactual twin (``"cf"``), in ``[0, n - 1]``, a pairing
+        (``twins[twins[x]] == x != twins[x]``); stakeholders whose twin index is greater than their own are the
+        factual side of the pair.
+    :return: ``(K, n)`` float array; ``K = 0`` when no row can be formed (e.g. one group only).
+    """
+    g = _as_groups(groups, np.asarray(groups).size)
+    n = g.size
+    if metric == "dp":
+        return _dp_row(g, protected)[None, :] if _has_both(g, protected) else np.zeros((0, n))
+    if metric == "csp":
+        if factors is None:
+            raise ValueError("metric 'csp' needs factors")
+        f = _as_groups(factors, n, "factors")
+        rows = []
+        for k in np.unique(f):
+            sel = f == k
+            if _has_both(g[sel], protected):
+                row = np.zeros(n)
+                row[sel] = _dp_row(g[sel], protected) * (sel.sum() / n)
+                rows.append(row)
+        return np.array(rows) if rows else np.zeros((0, n))
+    if metric == "cf":
+        if twins is None:
+            raise ValueError("metric 'cf' needs twins")
+        tw = _as_groups(twins, n, "twins")
+        if np.any((tw < 0) | (tw >= n)):
+            bad = int(np.flatnonzero((tw < 0) | (tw >= n))[0])
+            raise ValueError(
+                f"twins must be indices of stakeholders in [0, {n - 1}] (one per stakeholder), got {tw.tolist()}: "
+                f"stakeholder {bad} has twin {int(tw[bad])}"
+            )
+        unpaired = np.flatnonzero((tw[tw] != np.arange(n)) | (tw == np.arange(n)))
+        if unpaired.size:  # each agent and its twin name each other: a factual run and its counterfactual, slot to slot
+            bad = int(unpaired[0])
+            raise ValueError(
+                f"twins must pair the stakeholders (x's twin is y and y's twin is x, never x itself), got "
+                f"{tw.tolist()}: stakeholder {bad} has twin {int(tw[bad])}, whose twin is {int(tw[tw[bad]])}"
+            )
+        factual = np.flatnonzero(tw > np.arange(n))
+        c = np.zeros((factual.size, n))
+        c[np.arange(factual.size), factual] = 1.0
+        c[np.arange(factual.size), tw[factual]] = -1.0
+        return c / max(factual.size, 1)
+    raise ValueError(f"metric must be one of ['dp', 'csp', 'cf'], got {metric!r}")
+
+
+def _has_both(g: np.ndarray, protected: int) -> bool:
+    return bool(np.any(g == protected) and np.any(g != protected))
+
+
+def _dp_row(g: np.ndarray, protected: int) -> np.ndarray:
+    prot = g == protected
+    return np.where(prot, 1.0 / max(prot.sum(), 1), -1.0 / max((~prot).sum(), 1))
+
+
+def price_of_fairness(fair_return: Any, base_return: Any) -> Any:
+    """Price of fairness in percent (La Malfa et al. 2025, §6.2): ``100 * (R_fair - R_base) / |R_base|``.
+
+    Negative values are a loss of return caused by the fairness constraint. Works elementwise
+    (e.g. per group). ``R_base = 0`` gives ``nan`` (a relative change from 0 is undefined); the
+    inputs must be finite.
+    """
+    f = _finite(_as_array(fair_return, "fair_return"), "fair_return")
+    b = _finite(_as_array(base_return, "base_return"), "base_return")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.where(b != 0, 100.0 * (f - b) / np.abs(np.where(b != 0, b, 1.0)), np.nan)
+    return float(out) if out.ndim == 0 else out
