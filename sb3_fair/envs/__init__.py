@@ -8,7 +8,7 @@ id                                     what ``gym.make`` returns
                                        log-Nash(U + 1), 0 when the doughnut is wasted
 ``sb3_fair/DonutAllocationTabular-v0`` the same with n = 3, T = 12 (Alamdari et al. 2024, A.2)
 ``sb3_fair/LoanApplicants-v0``         Alamdari et al.'s (2024) simulated lending: per-group loan counts
-                                       (binary) in the observation, reward -|U_A - U_B| for a valid
+                                       (binary) in the observation, reward ``-|U_A - U_B|`` for a valid
                                        loan, -T for a loan to a non-applicant, -10T at the end
                                        without the 10 % margin
 ``sb3_fair/LoanApplicantsGaussian-v0`` the same with Gaussian credit changes (Alamdari et al. 2024, A.3)
@@ -72,7 +72,7 @@ def make_donut_allocation(
 def make_loan_applicants(
     memory: str | None = "full", encoding: str = "binary", period: int | None = None, **env_kwargs: Any
 ) -> gym.Env:
-    """Alamdari et al.'s (2024) simulated lending (§6.2): per-group loan memory, reward -|U_A - U_B| plus penalties."""
+    """Alamdari et al.'s (2024) simulated lending (§6.2): per-group loan memory, reward ``-|U_A - U_B|`` plus penalties."""
     env: gym.Env = LoanApplicantsEnv(**env_kwargs)
     if memory is not None:
         env = MemoryAugmentation(env, kind=memory, per_group=True, encoding=encoding, period=period)

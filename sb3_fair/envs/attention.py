@@ -180,16 +180,16 @@ class AttentionAllocationEnv(gym.Env):
 
     **Fairness signals** (in every step's info, and in the reset info):
 
-    * ``info[SHORT_TERM_FAIRNESS]``: Δs, Eq. 9, the demographic-parity gap max_k |share_k − 1/K| of
+    * ``info[SHORT_TERM_FAIRNESS]``: Δs, Eq. 9, the demographic-parity gap ``max_k |share_k − 1/K|`` of
       the allocation shares over the last ``window`` steps, this one included. Eq. 9 as printed sums
       from t − w to t (w + 1 steps) while dividing by N · w; the window here holds w steps
       (t − w + 1 to t), as the authors' buffer does, so the shares sum to 1. It divides by the units
       actually allocated in the window, N · min(t, w), as the authors' code; this is Eq. 9's N · w
       once t >= w. ``window=horizon`` gives the authors' evaluation form (the whole
       episode so far). 0 at reset.
-    * ``info[LONG_TERM_FAIRNESS]``: Δl after the step. ``long_term="rates"``: max_k |Λ_k − mean Λ|,
+    * ``info[LONG_TERM_FAIRNESS]``: Δl after the step. ``long_term="rates"``: ``max_k |Λ_k − mean Λ|``,
       the spread of the true rates (the authors' evaluation, 3.5 at the start); ``"counts"``:
-      max_k |h_k − mean h| / max h with h the incidents that occurred per site over the last
+      ``max_k |h_k − mean h| / max h`` with h the incidents that occurred per site over the last
       ``window`` steps (the authors' training signal; 0 while no incident occurred).
 
     **What-if** (action massaging, :meth:`fairness_what_if`): the proposed action and, for every

@@ -125,6 +125,7 @@ def gini(u: Any) -> float:
     return float(abs_diff_sum / (2.0 * n * total))
 
 
+#: welfare name -> function, for :func:`welfare` and the wrappers' ``welfare=`` argument
 WELFARE_FUNCTIONS: dict[str, Callable[..., float]] = {
     "utilitarian": utilitarian,
     "egalitarian": egalitarian,
@@ -234,6 +235,7 @@ def overall_unfairness(statuses: Any) -> np.ndarray:
     return np.sum(s - s.mean(axis=1, keepdims=True), axis=0)
 
 
+#: how :func:`temporal_aggregate` combines per-timepoint welfare over a trace
 TEMPORAL_AGGREGATIONS = ("long_term", "sum", "mean", "discounted", "min")
 
 

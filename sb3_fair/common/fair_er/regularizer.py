@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 else:
     _FairTD3Base = object
 
+#: the distances ``d`` of the equivariance term (``equivariance_distance=``)
 DISTANCES = ("cosine", "mse")
 
 

@@ -16,7 +16,7 @@ La Malfa et al.'s (2025) fair-PPO objective (the PPO loss plus ``lambda * L^fair
 legitimate factor; CF: one row per agent and its counterfactual twin), where ``v`` is the vector of
 the agents' returns realised so far in the episode (retrospective part) or of the critic's values
 ``V(o_x)`` (prospective part). Each entry of ``v`` estimates agent x's return, whose policy gradient
-is ``grad J_x = E[A_x grad log pi(a_x | o_x)]``. Hence
+is ``grad J_x = E[A_x grad log pi(a_x | o_x)]``. Hence::
 
     grad |C_k . v| = sign(C_k . v) sum_x C_kx grad J_x,
 
@@ -59,6 +59,7 @@ if TYPE_CHECKING:
 else:
     _OnPolicyBase = object
 
+#: the group penalty's metrics (``fairness=``): demographic parity, conditional statistical parity, counterfactual fairness
 METRICS = ("dp", "csp", "cf")
 
 

@@ -38,6 +38,7 @@ import numpy as np
 from sb3_fair._exact import SHORT
 from sb3_fair.common.validation import check_coef, check_int, check_weights
 
+#: how the long-term terms enter the advantages (``regularization=``): min-max scaled, or the paper's literal sum
 MODES = ("scaled", "literal")
 
 
