@@ -9,11 +9,10 @@ from pathlib import Path
 import pytest
 from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.off_policy_algorithm import OffPolicyAlgorithm
-from stable_baselines3.common.on_policy_algorithm import OnPolicyAlgorithm
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
-PAGES = [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]
+PAGES = [ROOT / "README.md", *sorted(DOCS.rglob("*.md"))]
 EXAMPLES = [(page, i, code) for page in PAGES
             for i, code in enumerate(re.findall(r"```python\n(.*?)```", page.read_text(), flags=re.S))]
 STEPS = 256
@@ -60,7 +59,7 @@ def test_every_public_name_env_and_command_has_its_entry(site) -> None:
     with open(site / "objects.inv", "rb") as fh:
         inventory = InventoryFile.load(fh, "", lambda base, uri: uri)
     documented = {name.rsplit(".", 1)[-1] for entries in inventory.values() for name in entries}
-    text = "\n".join(page.read_text() for page in DOCS.glob("*.md"))
+    text = "\n".join(page.read_text() for page in DOCS.rglob("*.md"))
     missing = sorted(n for n in _public_names() if n not in documented and f"`{n}" not in text)
     assert not missing, f"public names without an entry in docs/: {missing}"
     envs = sorted(env_id for env_id in gym.registry if env_id.startswith("sb3_fair/") and env_id not in text)
@@ -74,9 +73,10 @@ def test_every_public_name_env_and_command_has_its_entry(site) -> None:
 def test_an_example_runs(page, i, code, tmp_path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)  # what an example writes stays in the test's folder
     monkeypatch.setenv("WANDB_MODE", "offline")
-    for cls in (BaseAlgorithm, OnPolicyAlgorithm, OffPolicyAlgorithm):
-        learn = cls.__dict__["learn"]
-        monkeypatch.setattr(cls, "learn", lambda self, total_timesteps, *a, _learn=learn, **k: _learn(
+    # every learn() loop (SB3's, MaskablePPO's, RecurrentPPO's) runs to the total its _setup_learn returns
+    for cls in (BaseAlgorithm, OffPolicyAlgorithm):
+        setup = cls.__dict__["_setup_learn"]
+        monkeypatch.setattr(cls, "_setup_learn", lambda self, total_timesteps, *a, _setup=setup, **k: _setup(
             self, min(int(total_timesteps), STEPS), *a, **k))
     exec(compile(code, f"{page.name} example {i}", "exec"), {"__name__": "__main__"})
 
