@@ -251,8 +251,9 @@ def _compare_task(args: argparse.Namespace) -> Any:
     return tasks[args.task]
 
 
-def _task_configs(args: argparse.Namespace, seed: int) -> dict[str, Any]:
-    """The configs of a ``compare --task``, in the task's order (baselines first)."""
+def _task_configs(args: argparse.Namespace, seed: int, task: Any = None) -> dict[str, Any]:
+    """The configs of a ``compare --task`` (``task``: the one ``args`` names, read once by the caller), in the task's
+    order (baselines first)."""
     from sb3_fair.experiment.compare import task_configs
 
     fields: dict[str, Any] = dict(
@@ -264,14 +265,12 @@ def _task_configs(args: argparse.Namespace, seed: int) -> dict[str, Any]:
     if args.num_threads is not None:
         fields["num_threads"] = args.num_threads
     overrides = {"learning_rate": args.learning_rate} if args.learning_rate is not None else {}
-    return task_configs(
-        _compare_task(args), seed, episodes=args.episodes, options=_options(args), overrides=overrides, **fields
-    )
+    task = _compare_task(args) if task is None else task
+    return task_configs(task, seed, episodes=args.episodes, options=_options(args), overrides=overrides, **fields)
 
 
 def cmd_compare(args: argparse.Namespace) -> None:
     from sb3_fair.common.evaluation import price_of_fairness_table
-    from sb3_fair.experiment.compare import run_name
     from sb3_fair.experiment.registry import MULTIAGENT_ENVS
     from sb3_fair.experiment.run import train_all
 
@@ -279,7 +278,9 @@ def cmd_compare(args: argparse.Namespace) -> None:
     figures = task.figures
     per_seed: dict[str, list[dict[str, Any]]] = {}
     t0 = time.perf_counter()
-    runs = [(seed, name, config) for seed in range(args.seeds) for name, config in _task_configs(args, seed).items()]
+    runs = [
+        (seed, name, config) for seed in range(args.seeds) for name, config in _task_configs(args, seed, task).items()
+    ]
     configs = {name: config for _, name, config in runs}
     jobs = min(args.jobs or os.cpu_count() or 1, len(runs))
     for _, _, config in runs:  # bars of runs side by side would overwrite each other
@@ -305,8 +306,7 @@ def cmd_compare(args: argparse.Namespace) -> None:
         on_start=start if jobs == 1 else None,
         on_done=done if jobs > 1 else None,
     )
-    values = task.option_values(_options(args))
-    fair_names = {run_name(template, values) for template, run in task.runs_for(values).items() if not run.baseline}
+    fair_names = {name for name, config in configs.items() if config.algo == task.algo}  # a baseline is the parent
     for seed in range(args.seeds):
         seed_results = {name: res for (s, name, _), res in zip(runs, results) if s == seed}
         baseline = (
@@ -318,15 +318,14 @@ def cmd_compare(args: argparse.Namespace) -> None:
             row = dict(res.evaluation)
             for key in task.absolute:
                 row[key] = abs(row.get(key, float("nan")))
-            if baseline is not None:
+            if baseline is not None:  # each fair run against the first baseline; a baseline pays nothing
+                fair = name in fair_names
                 pof = (
                     price_of_fairness_table({"table": res.table}, {"table": baseline.table})
-                    if name in fair_names
-                    else {}
+                    if fair
+                    else {0: 0.0, 1: 0.0}
                 )
-                row.update(
-                    {f"pof_group_{g}": (pof.get(g, float("nan")) if name in fair_names else 0.0) for g in (0, 1)}
-                )
+                row.update({f"pof_group_{g}": pof.get(g, float("nan")) for g in (0, 1)})
             per_seed.setdefault(name, []).append(row)
     table = {
         name: {k: float(np.mean([r.get(k, float("nan")) for r in runs])) for k in figures}
@@ -337,6 +336,7 @@ def cmd_compare(args: argparse.Namespace) -> None:
         for name, runs in per_seed.items()
     }
     n_steps = " / ".join(f"{n:,}" for n in sorted({c.n_timesteps for c in configs.values()}))
+    values = task.option_values(_options(args))
     shown = ", ".join(f"{k} {v:g}" if isinstance(v, float) else f"{k} {v}" for k, v in values.items())
     notes = "".join(
         [
