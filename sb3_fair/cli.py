@@ -277,6 +277,8 @@ def cmd_compare(args: argparse.Namespace) -> None:
     task = _compare_task(args)
     figures = task.figures
     per_seed: dict[str, list[dict[str, Any]]] = {}
+    curves: dict[str, list[Any]] = {}  # each seed's training curve, per run
+    returns: dict[str, list[Any]] = {}  # each seed's per-stakeholder evaluation returns, per run
     t0 = time.perf_counter()
     runs = [
         (seed, name, config) for seed in range(args.seeds) for name, config in _task_configs(args, seed, task).items()
@@ -327,6 +329,8 @@ def cmd_compare(args: argparse.Namespace) -> None:
                 )
                 row.update({f"pof_group_{g}": pof.get(g, float("nan")) for g in (0, 1)})
             per_seed.setdefault(name, []).append(row)
+            curves.setdefault(name, []).append(res.curve)
+            returns.setdefault(name, []).append(res.returns)
     table = {
         name: {k: float(np.mean([r.get(k, float("nan")) for r in runs])) for k in figures}
         for name, runs in per_seed.items()
@@ -350,7 +354,9 @@ def cmd_compare(args: argparse.Namespace) -> None:
     )
     _print_table(table, figures, spread=spread, title=title + f"({time.perf_counter() - t0:.0f} s)")
     if args.plot:
-        _plot_tradeoff(per_seed, task.plot_y, Path(args.plot), task.env, x_key=task.plot_x)
+        from sb3_fair.experiment.compare import plot_comparison
+
+        plot_comparison(task, per_seed, args.plot, curves=curves, returns=returns)
         print(f"wrote {args.plot}")
     if args.wandb:  # the comparison's plot and table, in one summary run of the experiment's group
         from sb3_fair.common.wandb_logging import log_summary_run
@@ -360,7 +366,7 @@ def cmd_compare(args: argparse.Namespace) -> None:
             f"compare-{args.task}-summary",
             f"compare-{args.task}",
             {"task": args.task, "seeds": args.seeds, "episodes": args.episodes},
-            images={"compare/tradeoff": args.plot} if args.plot else None,
+            images={"compare/plot": args.plot} if args.plot else None,
             tables={"compare/table": (["method", *figures, *[f"{k}_sd" for k in figures]], rows)},
         )
 
@@ -391,28 +397,6 @@ def _print_table(
             cells.append(cell)
         table.add_row(name, *cells)
     Console(width=200).print(table)
-
-
-def _plot_tradeoff(
-    per_seed: dict[str, list[dict[str, Any]]], figures: list[str], path: Path, env_id: str, x_key: str = "utilitarian"
-) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    y_key = figures[0]
-    fig, ax = plt.subplots(figsize=(8, 4))
-    for name, runs in per_seed.items():
-        ax.scatter([r[x_key] for r in runs], [r[y_key] for r in runs], label=name, s=40)
-    ax.set_xlabel("utility: total benefit per episode" if x_key == "utilitarian" else f"utility ({x_key})")
-    ax.set_ylabel(f"fairness score ({y_key})" if x_key == "utilitarian" else f"unfairness ({y_key}, lower = fairer)")
-    ax.set_title(f"fairness-utility trade-off, {env_id}")
-    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize="small")  # beside the axes: it never hides a point
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -641,7 +625,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser(
         "compare",
-        help="baseline vs fair counterpart over seeds: table + trade-off plot",
+        help="baseline vs fair counterpart over seeds: table + plot (learning curves and split, or trade-off)",
         description="train a task's fair entry against its baselines over seeds; the tasks are data "
         "(sb3_fair/experiment/compare_tasks.yml: donut, loan_applicants, harvest; --tasks-file adds your own)",
     )
@@ -682,7 +666,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--preset", choices=["tiny", "small", "medium", "paper"], default=None, help="harvest: game size (small)"
     )
     p.add_argument(
-        "--plot", default="sb3_fair_compare.png", help="PNG path for the fairness-utility plot ('' for none)"
+        "--plot",
+        default="sb3_fair_compare.png",
+        help="PNG path for the plot: the task's figure over training and how the benefits were split, or the fairness-utility trade-off ('' for none)",
     )
     p.add_argument(
         "--jobs",

@@ -23,7 +23,7 @@ def test_compare_prints_table_and_plot_and_logs_them_to_wandb(tmp_path, capsys, 
     assert len(runs) == 4  # DQN without and with memory, FairDQN, and the summary
     # one summary run holds the plot and the table (found by its files: runs started within one second sort by random id)
     media = {run.name: [p.relative_to(run).as_posix() for p in run.rglob("*") if p.is_file()] for run in runs}
-    summary = [files for files in media.values() if any(m.startswith("files/media/images/compare/tradeoff") and m.endswith(".png")
+    summary = [files for files in media.values() if any(m.startswith("files/media/images/compare/plot") and m.endswith(".png")
                                                         for m in files)]
     assert len(summary) == 1, media
     assert any(m.startswith("files/media/table/compare/table") and m.endswith(".table.json") for m in summary[0]), media

@@ -151,3 +151,52 @@ def run_config(model: Any, extra: dict[str, Any] | None = None) -> dict[str, Any
     config.update(getattr(model, "fairness_config", lambda: {})())
     config.update(extra or {})
     return config
+
+
+class TrainingCurve(BaseCallback):
+    """Keep the figures of every training episode with the step count at which it ended: the data of a learning curve
+    of any figure (the episode's reward and the monitor's fairness figures), for any SB3 algorithm.
+
+    An episode is taken from the step's ``info``: SB3's ``Monitor`` puts its reward in ``info["episode"]["r"]``
+    (kept as ``episode_reward``) and :class:`~sb3_fair.wrappers.FairnessMonitor` its figures in ``info["fairness"]``
+    (the scalar ones are kept under their names). Nothing is logged and nothing the algorithm does changes.
+
+    Example::
+
+        import gymnasium as gym
+        from stable_baselines3 import DQN
+
+        import sb3_fair
+        from sb3_fair.common.callbacks import TrainingCurve
+        from sb3_fair.wrappers import FairnessMonitor
+
+        curve = TrainingCurve()
+        env = FairnessMonitor(gym.make("sb3_fair/DonutAllocation-v0"))
+        DQN("MlpPolicy", env).learn(1_000, callback=curve)
+        steps, log_nash = curve.series("log_nash")   # one point per finished training episode
+
+    :param verbose: SB3's verbosity (unused).
+    """
+
+    def __init__(self, verbose: int = 0) -> None:
+        super().__init__(verbose)
+        #: ``(step count, figures)`` of each finished training episode, in order
+        self.points: list[tuple[int, dict[str, float]]] = []
+
+    def _on_step(self) -> bool:
+        for info in self.locals.get("infos") or []:
+            point: dict[str, float] = {}
+            if FAIRNESS in info:
+                point.update(scalar_figures(info[FAIRNESS]))
+            episode = info.get("episode")
+            if isinstance(episode, dict) and "r" in episode:
+                point["episode_reward"] = float(episode["r"])
+            if point:
+                self.points.append((int(self.num_timesteps), point))
+        return True
+
+    def series(self, figure: str) -> tuple[np.ndarray, np.ndarray]:
+        """The step counts and values of ``figure`` over the episodes that report it."""
+        rows = [(step, point[figure]) for step, point in self.points if figure in point]
+        steps = np.array([s for s, _ in rows], dtype=np.int64)
+        return steps, np.array([v for _, v in rows], dtype=np.float64)

@@ -27,7 +27,9 @@ def evaluate_fairness(model: Any, env: gym.Env, n_episodes: int = 20, determinis
     :class:`~sb3_fair.wrappers.FairnessMonitor` (and SB3's ``Monitor``) if it is not already.
 
     :return: ``{"episode_reward": mean, "episode_reward_std": std, "<figure>": mean, ...,
-        "episodes": [per-episode figures]}``; group means appear as ``group_<g>_mean``.
+        "episodes": [per-episode figures], "returns": array}``; group means appear as ``group_<g>_mean``;
+        ``returns`` holds each episode's per-stakeholder returns, one row per episode (shape
+        ``(n_episodes, n_stakeholders)``).
     """
     if int(n_episodes) < 1:
         raise ValueError(f"n_episodes must be an int >= 1, got {n_episodes!r}")
@@ -35,11 +37,13 @@ def evaluate_fairness(model: Any, env: gym.Env, n_episodes: int = 20, determinis
         env = FairnessMonitor(env)
     env = Monitor(env)
     episodes: list[dict[str, float]] = []
+    returns: list[np.ndarray] = []
 
     def grab(locals_: dict[str, Any], _globals: dict[str, Any]) -> None:
         info = locals_.get("info") or {}
         if locals_.get("done") and FAIRNESS in info:
             episodes.append(scalar_figures(info[FAIRNESS]))
+            returns.append(np.asarray(info[FAIRNESS]["returns"], dtype=np.float64))
 
     # SB3's evaluate_policy, or sb3-contrib's (whose model is a MaskablePPO) under the env's masks
     evaluate: Callable[..., tuple[float, float] | tuple[list[float], list[int]]] = evaluate_policy
@@ -57,6 +61,7 @@ def evaluate_fairness(model: Any, env: gym.Env, n_episodes: int = 20, determinis
     out: dict[str, Any] = {"episode_reward": float(np.mean(rewards)), "episode_reward_std": float(np.std(rewards))}
     out.update(_mean_figures(episodes))
     out["episodes"] = episodes
+    out["returns"] = np.array(returns, dtype=np.float64).reshape(len(returns), -1)
     return out
 
 

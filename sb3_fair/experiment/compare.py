@@ -20,9 +20,12 @@ Example::
 from __future__ import annotations
 
 import string
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, cast
+
+import numpy as np
 
 #: the shipped tasks
 TASKS_FILE = Path(__file__).resolve().parent / "compare_tasks.yml"
@@ -74,6 +77,12 @@ class CompareTask:
     hyperparams: dict[str, Any] = field(default_factory=dict)
     plot_x: str = "utilitarian"
     plot_y: list[str] = field(default_factory=list)
+    #: a figure of the training episodes to plot over the training steps (None: the trade-off plot)
+    plot_curve: str | None = None
+    #: what the curve's figure is, in words (its name by default)
+    plot_curve_label: str | None = None
+    #: what the stakeholders receive, in words, to plot how it was split among them in evaluation (None: no split)
+    plot_split: str | None = None
     absolute: list[str] = field(default_factory=list)
     price_of_fairness: bool = False
     #: option name -> (hyper-parameter key, on the fair runs only, default)
@@ -143,7 +152,10 @@ def parse_task(name: str, data: Any, source: str = "<data>") -> CompareTask:
         if not isinstance(entry[key], str) or not entry[key]:
             raise ValueError(f"{where}.{key} must be a name, got {entry[key]!r}")
     figures = _strings(entry["figures"], f"{where}.figures")
-    plot = _check_keys(entry.get("plot") or {}, {"x", "y"}, f"{where}.plot")
+    plot = _check_keys(entry.get("plot") or {}, {"x", "y", "curve", "curve_label", "split"}, f"{where}.plot")
+    for key in ("curve", "curve_label", "split"):
+        if key in plot and (not isinstance(plot[key], str) or not plot[key]):
+            raise ValueError(f"{where}.plot.{key} must be a non-empty string, got {plot[key]!r}")
     options = {}
     for option, spec in _check_keys(entry.get("options") or {}, set(OPTIONS), f"{where}.options").items():
         spec = _check_keys(spec, OPTION_KEYS, f"{where}.options.{option}")
@@ -169,6 +181,9 @@ def parse_task(name: str, data: Any, source: str = "<data>") -> CompareTask:
         hyperparams=dict(hyperparams),
         plot_x=str(plot.get("x", "utilitarian")),
         plot_y=_strings(plot["y"], f"{where}.plot.y") if "y" in plot else [figures[0]],
+        plot_curve=plot.get("curve"),
+        plot_curve_label=plot.get("curve_label"),
+        plot_split=plot.get("split"),
         absolute=_strings(entry["absolute"], f"{where}.absolute") if "absolute" in entry else [],
         price_of_fairness=price,
         options=options,
@@ -273,6 +288,129 @@ def task_configs(
     return configs
 
 
+def _binned(curve: list[tuple[int, dict[str, float]]], figure: str, edges: np.ndarray) -> np.ndarray:
+    """The mean of ``figure`` over the training episodes that ended in each bin of steps (NaN where none did)."""
+    steps = np.array([s for s, point in curve if figure in point], dtype=np.float64)
+    values = np.array([point[figure] for _, point in curve if figure in point], dtype=np.float64)
+    out = np.full(len(edges) - 1, np.nan)
+    which = np.clip(np.searchsorted(edges, steps, side="left") - 1, 0, len(edges) - 2)
+    for b in range(len(edges) - 1):
+        if np.any(which == b):
+            out[b] = float(np.mean(values[which == b]))
+    return out
+
+
+def plot_comparison(
+    task: CompareTask,
+    per_seed: dict[str, list[dict[str, Any]]],
+    path: str | Path,
+    curves: dict[str, list[list[tuple[int, dict[str, float]]]]] | None = None,
+    returns: dict[str, list[np.ndarray | None]] | None = None,
+) -> Path:
+    """Draw what differs between a comparison's runs into the PNG ``path``.
+
+    With the task's ``plot.curve``, its figure over the training steps: per run, the mean over the seeds of each
+    seed's mean in each bin of steps, with a band from the lowest to the highest seed. With ``plot.split``, how the
+    evaluation episodes' benefits were split among the stakeholders: in each episode the stakeholders are ranked from
+    the one who received least to the one who received most, and each bar is a rank's mean over the episodes and
+    seeds (the whiskers: the seeds' standard deviation). A task with neither gets the trade-off plot: each seed's
+    ``plot.x`` against ``plot.y``.
+
+    :param task: the comparison.
+    :param per_seed: run name -> each seed's evaluation figures.
+    :param path: the PNG to write (its folder is made).
+    :param curves: run name -> each seed's :attr:`~sb3_fair.experiment.run.ExperimentResult.curve`.
+    :param returns: run name -> each seed's :attr:`~sb3_fair.experiment.run.ExperimentResult.returns`.
+    :return: the path written.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    path = Path(path)
+    curves, returns = curves or {}, returns or {}
+    show_curve = task.plot_curve is not None and any(any(c) for c in curves.values())
+    show_split = task.plot_split is not None and any(r is not None and r.size for rs in returns.values() for r in rs)
+    panels = int(show_curve) + int(show_split)
+    if panels == 0:
+        fig, ax = plt.subplots(figsize=(8, 4))
+        x_key, y_key = task.plot_x, task.plot_y[0]
+        for name, runs in per_seed.items():
+            ax.scatter([r.get(x_key, np.nan) for r in runs], [r.get(y_key, np.nan) for r in runs], label=name, s=40)
+        ax.set_xlabel("utility: total benefit per episode" if x_key == "utilitarian" else f"utility ({x_key})")
+        ax.set_ylabel(
+            f"fairness score ({y_key})" if x_key == "utilitarian" else f"unfairness ({y_key}, lower = fairer)"
+        )
+        ax.set_title(f"fairness-utility trade-off, {task.env}")
+        ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize="small")  # beside the axes: hides no point
+    else:
+        fig, axes = plt.subplots(1, panels, figsize=(6.5 * panels, 4.4), squeeze=False)
+        colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+        names = list(per_seed)
+        ax_iter = iter(axes[0])
+        if show_curve:
+            ax = next(ax_iter)
+            figure = cast(str, task.plot_curve)
+            last = max(s for runs in curves.values() for c in runs for s, _ in c)
+            first = min(s for runs in curves.values() for c in runs for s, _ in c)
+            n_bins = max(1, min(40, min((len(c) for runs in curves.values() for c in runs if c), default=1)))
+            edges = np.linspace(first - 1, last, n_bins + 1)
+            centres = (edges[:-1] + edges[1:]) / 2
+            for i, name in enumerate(names):
+                rows = np.array([_binned(c, figure, edges) for c in curves.get(name, []) if c])
+                if rows.size == 0:
+                    continue
+                with warnings.catch_warnings():  # a bin no seed reached is NaN, and stays out of the line
+                    warnings.simplefilter("ignore", RuntimeWarning)
+                    mean, low, high = np.nanmean(rows, 0), np.nanmin(rows, 0), np.nanmax(rows, 0)
+                colour = colours[i % len(colours)]
+                ax.plot(centres, mean, color=colour, label=name)
+                if len(rows) > 1:
+                    ax.fill_between(centres, low, high, color=colour, alpha=0.2, linewidth=0)
+            n_seeds = max(len(runs) for runs in curves.values())
+            ax.set_xlabel("training steps")
+            ax.set_ylabel(task.plot_curve_label or figure)
+            ax.set_title(f"training episodes: mean of {n_seeds} seed(s), band lowest to highest", fontsize="medium")
+            ax.legend(fontsize="small")
+        if show_split:
+            ax = next(ax_iter)
+            width = 0.8 / max(len(names), 1)
+            n_ranks = 0
+            for i, name in enumerate(names):
+                seeds = [np.sort(r, axis=1) for r in returns.get(name, []) if r is not None and r.size]
+                if not seeds:
+                    continue
+                per_seed_means = np.array([s.mean(axis=0) for s in seeds])  # seeds x ranks
+                n_ranks = per_seed_means.shape[1]
+                x = np.arange(n_ranks) + (i - (len(names) - 1) / 2) * width
+                ax.bar(
+                    x,
+                    per_seed_means.mean(axis=0),
+                    width,
+                    yerr=per_seed_means.std(axis=0) if len(seeds) > 1 else None,
+                    color=colours[i % len(colours)],
+                    label=name,
+                    capsize=2,
+                )
+            totals = [float(r.sum(axis=1).mean()) for rs in returns.values() for r in rs if r is not None and r.size]
+            if totals and n_ranks:
+                ax.axhline(
+                    float(np.mean(totals)) / n_ranks, color="grey", linestyle="--", linewidth=1, label="equal split"
+                )
+            ax.set_xticks(np.arange(n_ranks), [f"{k + 1}" for k in range(n_ranks)])
+            ax.set_xlabel("stakeholders ranked in each episode, from least to most served")
+            ax.set_ylabel(f"{task.plot_split} per episode")
+            ax.set_title(f"how the {task.plot_split} were split (evaluation)", fontsize="medium")
+            ax.legend(fontsize="small")
+        fig.suptitle(f"{task.name}: {task.env}", fontsize="medium")
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
 __all__ = [
     "OPTIONS",
     "TASKS_FILE",
@@ -282,5 +420,6 @@ __all__ = [
     "episode_steps",
     "load_tasks",
     "parse_task",
+    "plot_comparison",
     "task_configs",
 ]

@@ -58,6 +58,10 @@ class ExperimentResult:
     :param checkpoint_bytes: the disk use of the checkpoints the run wrote (models, the newest replay
         buffer, VecNormalize statistics); 0 without checkpoints.
     :param model: the trained model (not part of :meth:`to_dict`).
+    :param curve: ``(step count, figures)`` of each training episode that ended in this training, as
+        :class:`~sb3_fair.common.callbacks.TrainingCurve` keeps them (the episode's reward and its fairness figures).
+    :param returns: each evaluation episode's per-stakeholder returns, one row per episode, for an env with
+        stakeholders evaluated by :func:`~sb3_fair.common.evaluation.evaluate_fairness`; None otherwise.
     """
 
     config: ExperimentConfig
@@ -70,6 +74,8 @@ class ExperimentResult:
     resumed_buffer: str | None = None
     checkpoint_bytes: int = 0
     model: BaseAlgorithm | None = field(default=None, repr=False)
+    curve: list[tuple[int, dict[str, float]]] = field(default_factory=list, repr=False)
+    returns: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def steps_per_second(self) -> float:
@@ -86,6 +92,8 @@ class ExperimentResult:
             "train_time_s": self.train_time_s,
             "steps_per_second": self.steps_per_second,
             "save_path": self.save_path,
+            "curve": [[step, dict(point)] for step, point in self.curve],
+            "returns": None if self.returns is None else self.returns.tolist(),
         }
 
 
@@ -351,6 +359,22 @@ def evaluate(
     A model trained on a ``VecNormalize`` env sees observations normalised with its training statistics.
     ``trusted`` lets ``env_id`` and ``env_wrapper`` name code outside the allow-list (as in :func:`~sb3_fair.experiment.make_env`).
     """
+    scalars, table, _ = _evaluate(model, env_id, n_episodes, env_kwargs, env_wrapper, deterministic, seed, trusted)
+    return scalars, table
+
+
+def _evaluate(
+    model: Any,
+    env_id: str,
+    n_episodes: int = 10,
+    env_kwargs: dict[str, Any] | None = None,
+    env_wrapper: Any = None,
+    deterministic: bool | None = None,
+    seed: int = 0,
+    trusted: bool = False,
+) -> tuple[dict[str, float], dict[int, dict[str, float]], np.ndarray | None]:
+    """:func:`evaluate`, and each episode's per-stakeholder returns where the evaluator gives them."""
+
     from stable_baselines3.common.evaluation import evaluate_policy
 
     from sb3_fair.common.evaluation import (
@@ -369,22 +393,23 @@ def evaluate(
             res = evaluate_group_fairness(
                 predictor, env, n_episodes=n_episodes, seed=seed, deterministic=bool(deterministic)
             )
-            return _scalars(res), {int(g): dict(row) for g, row in res["table"].items()}
+            return _scalars(res), {int(g): dict(row) for g, row in res["table"].items()}, None
         _, info = env.reset(seed=seed)
         if is_fairness_signals_supported(info):
             res = evaluate_long_term(
                 predictor, env, n_episodes=n_episodes, seed=seed, deterministic=bool(deterministic)
             )
-            return _scalars(res), {}
+            return _scalars(res), {}, None
         if is_stakeholders_supported(env) and is_symmetry_supported(env):
             det = True if deterministic is None else deterministic
             res = evaluate_team_fairness(predictor, env, n_episodes=n_episodes, seed=seed, deterministic=det)
             res["episode_reward"], res["episode_reward_std"] = res.pop("mean_return"), res.pop("std_return")
             res["episode_length"] = res.pop("mean_length")
-            return _scalars(res), {}
+            return _scalars(res), {}, None
         if is_stakeholders_supported(env):
             det = True if deterministic is None else deterministic
-            return _scalars(evaluate_fairness(predictor, env, n_episodes=n_episodes, deterministic=det)), {}
+            res = evaluate_fairness(predictor, env, n_episodes=n_episodes, deterministic=det)
+            return _scalars(res), {}, res["returns"]
         det = True if deterministic is None else deterministic
         if _masked(predictor, env):  # sb3-contrib's evaluate_policy passes the env's action masks
             from sb3_contrib.common.maskable.evaluation import evaluate_policy as evaluate_masked
@@ -401,11 +426,15 @@ def evaluate(
             rewards, lengths = evaluate_policy(
                 predictor, env, n_eval_episodes=n_episodes, deterministic=det, return_episode_rewards=True, warn=False
             )
-        return {
-            "episode_reward": float(np.mean(rewards)),
-            "episode_reward_std": float(np.std(rewards)),
-            "episode_length": float(np.mean(lengths)),
-        }, {}
+        return (
+            {
+                "episode_reward": float(np.mean(rewards)),
+                "episode_reward_std": float(np.std(rewards)),
+                "episode_length": float(np.mean(lengths)),
+            },
+            {},
+            None,
+        )
     finally:
         env.close()
 
@@ -603,7 +632,7 @@ def _train(
             raise ValueError(f"env {config.env!r} refused eval_env_kwargs {config.eval_env_kwargs}: {err}") from None
     if model is not None:
         _check_model_fits(model, config)
-    from sb3_fair.common.callbacks import FairnessCallback
+    from sb3_fair.common.callbacks import FairnessCallback, TrainingCurve
     from sb3_fair.common.fair_algorithm import fairness_figures_logged
     from sb3_fair.common.wandb_logging import finish_wandb_run, start_wandb_run
 
@@ -659,6 +688,8 @@ def _train(
             config.save(folder / ("model" + CONFIG_SUFFIX))
         if callback is not None:
             callbacks += callback if isinstance(callback, list) else [callback]
+        curve = TrainingCurve()  # reads the infos only: the training is the same with it
+        callbacks.append(curve)
         assert config.n_timesteps is not None  # filled in (or refused) by ExperimentConfig.__post_init__
         remaining = config.n_timesteps - (start if going_on else 0)
         t0 = time.perf_counter()
@@ -666,7 +697,7 @@ def _train(
             if remaining > 0:
                 model.learn(
                     remaining,
-                    callback=CallbackList(callbacks) if callbacks else None,
+                    callback=CallbackList(callbacks),
                     progress_bar=config.progress_bar,
                     reset_num_timesteps=not going_on,
                 )
@@ -680,6 +711,7 @@ def _train(
             train_time_s=train_time,
             model=model,
             checkpoint_bytes=checkpoints.bytes_on_disk() if checkpoints is not None else 0,
+            curve=curve.points,
         )
         if resume is not None:
             result.resumed_at, result.resumed_buffer = start, (str(buffer) if buffer else None)
@@ -687,7 +719,7 @@ def _train(
             save(model, config, config.save_path)
             result.save_path = str(config.save_path)
         if config.eval_episodes:
-            result.evaluation, result.table = evaluate(
+            result.evaluation, result.table, result.returns = _evaluate(
                 model,
                 config.env,
                 config.eval_episodes,
