@@ -168,8 +168,9 @@ def group_contrasts(
     This is the linear form behind :func:`demographic_parity` (one row: ``+1/|G_1|`` on the
     protected group, ``-1/|G_0|`` on the others; La Malfa et al. 2025 Eq. 2 in group-mean form),
     :func:`conditional_statistical_parity` (one such row per stratum of ``factors`` that holds both
-    groups, scaled by the stratum's share of the stakeholders, so that ``sum |C @ r|`` is the
-    ``mean_abs`` figure; Eq. 4) and :func:`counterfactual_fairness` (one row per agent ``x`` and its
+    groups, scaled by the stratum's share of all the stakeholders, so that ``sum |C @ r|`` is the
+    ``mean_abs`` figure when every stratum holds both groups, and that figure times the share of the stakeholders in
+    the strata that do otherwise, since ``mean_abs`` weighs those strata only; Eq. 4) and :func:`counterfactual_fairness` (one row per agent ``x`` and its
     twin ``twins[x]``, ``+1`` on the factual agent and ``-1`` on its twin, scaled by ``1 / pairs``;
     Eq. 3). ``sum_k |C_k @ r|`` is the group penalty of La Malfa et al. 2025 (Eqs. 5-7) in these forms, and
     ``sign(C @ r) @ C`` its gradient with respect to ``r`` (used by :class:`sb3_fair.FairPPO`).

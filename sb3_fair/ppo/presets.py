@@ -34,7 +34,10 @@ Deviations from the authors' code (the paper is followed where the two differ):
   own probability is at most τ (no closeness test); their attention code compares per-dimension
   Gaussian densities of the two sites a one-unit move touches, where sb3-fair compares the joint
   density of the 5-d logit action (its peak is (2π)^-2.5 σ^-5 ≈ 0.0101 at σ = 1, so τ = 0.08 admits
-  every candidate until the policy's standard deviations shrink below about 0.66).
+  every candidate until the policy's standard deviations shrink below about 0.66);
+* massaging keeps the sampled action when the alternative is only as fair (the paper: "if the alternative
+  action is fairer"), where the authors' lending code replaces it on a tie too (``>=``), which flips every
+  applicant in the τ band whose outcome the flip cannot change (:func:`~sb3_fair.common.long_term.advantages.massaging_choice`).
 """
 
 from __future__ import annotations
