@@ -16,8 +16,6 @@ env = gym.make("sb3_fair/LoanApplicants-v0", memory="min")
 model = FairDQN.from_preset("loan_applicants", env, counterfactual=True, wandb={"project": "sb3-fair-examples"}, seed=0)
 model.learn(40 * 30)
 
-import wandb  # noqa: E402
-
-if wandb.run is not None:
-    print("W&B run:", wandb.run.name, "mode:", wandb.run.settings.mode, "config keys:", sorted(wandb.run.config.keys())[:6], "...")
-    wandb.run.finish()
+run = model.fairness_callback.wandb_run  # the run learn() started, and finished when training ended
+if run is not None:
+    print("W&B run:", run.id, "mode:", run.settings.mode, "config keys:", sorted(run.config.keys())[:6], "...")

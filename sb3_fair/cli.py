@@ -554,7 +554,7 @@ def build_parser() -> argparse.ArgumentParser:
         "sweep",
         help="a grid or an Optuna search over hyper-parameters x seeds on Ray Tune: CSV table + Pareto plot",
         description="every trial is one `train` of the config with some hyper-parameters changed; runs on an embedded "
-        'local Ray (all cores) or an existing cluster (--address); needs pip install "sb3-fair[sweep]"',
+        'local Ray (all cores) or an existing cluster (--address); needs the sweep extra: pip install -e ".[sweep]"',
     )
     p.add_argument("config", nargs="?", default=None, help="an experiment file (or give --algo and --env)")
     p.add_argument("--algo", default=None, metavar="ALGO", help=f"one of {algo_names()}")
@@ -616,7 +616,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--unfairness",
         default=None,
-        help="y of the Pareto plot, lower is fairer (default: dp_normalized, long_term_final, team_fairness, gini, ...)",
+        help="y of the Pareto plot, its size |x|: lower is fairer (default: dp_normalized, long_term_final, team_fairness, gini, ...)",
     )
     p.add_argument("--verbose", type=int_at_least(0), default=None)
     trust(p)

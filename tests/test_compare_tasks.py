@@ -37,6 +37,8 @@ def test_the_shipped_tasks_pair_each_fair_entry_with_its_parent() -> None:
     fair = harvest["FairPPO (csp, alpha=1, beta=0.5)"]
     assert (fair.hyperparams["fairness"], fair.hyperparams["alpha"], fair.hyperparams["beta"]) == ("csp", 1.0, 0.5)
     assert fair.n_timesteps == 2 * 60 * 4  # two tiny games: 60 steps x 4 agents
+    donut = task_configs(tasks["donut"], seed=3)  # each run its own W&B name, though two share algorithm and env
+    assert [c.run_name for c in donut.values()] == [f"{name}, seed 3" for name in donut]
 
 
 def test_a_user_adds_a_comparison_with_a_tasks_file_and_no_code(tmp_path, capsys) -> None:

@@ -41,6 +41,15 @@ def test_pareto_front_of_points_with_seed_spread() -> None:
     assert [by_point[k]["pareto"] for k in "abc"] == [True, False, True]
 
 
+def test_a_signed_gap_counts_by_its_size_on_the_pareto_plane() -> None:
+    # dp_normalized is signed: -0.3 is as unfair as +0.3, and further from parity than -0.1
+    rows = [{"status": "TERMINATED", "hp/alpha": a, "eval/episode_reward": r, "eval/dp_normalized": dp}
+            for a, r, dp in [("0", 10.0, -0.3), ("1", 9.0, -0.1), ("2", 8.0, 0.3)]]
+    by_point = {p["point"]["alpha"]: p for p in points(rows, "episode_reward", "dp_normalized")}
+    assert [by_point[a]["unfairness"] for a in "012"] == [0.3, 0.1, 0.3]
+    assert [by_point[a]["pareto"] for a in "012"] == [True, True, False]
+
+
 def test_sweep_needs_a_sound_request() -> None:
     pytest.importorskip("ray")
     from sb3_fair.experiment.sweep import sweep

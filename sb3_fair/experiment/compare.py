@@ -19,6 +19,7 @@ Example::
 
 from __future__ import annotations
 
+import re
 import string
 import warnings
 from dataclasses import dataclass, field
@@ -281,10 +282,13 @@ def task_configs(
     configs = {}
     for template, run in task.runs_for(values).items():
         changes = {**every, **({} if run.baseline else fair_only), **run.hyperparams}
+        name = run_name(template, values)
         config = ExperimentConfig.from_hyperparams(
             task.algo, task.env, variant=run.variant, overrides=changes, seed=seed, **fields
         ).replace(n_timesteps=n_timesteps)
-        configs[run_name(template, values)] = baseline_of(config) if run.baseline else config
+        if "name" not in fields:  # the run's own name (W&B): two runs of one algorithm and env differ by it
+            config = config.replace(name=re.sub(r"[/\\]", "_", f"{name}, seed {seed}"))
+        configs[name] = baseline_of(config) if run.baseline else config
     return configs
 
 

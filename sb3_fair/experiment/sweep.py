@@ -1,7 +1,7 @@
 """Sweeps on Ray Tune: every trial is one :func:`~sb3_fair.experiment.run.train` of a config with some
 hyper-parameters changed; one results table (CSV), a fairness–utility Pareto plot, W&B runs grouped per sweep.
 
-Needs the ``sweep`` extra (``pip install "sb3-fair[sweep]"``: Ray Tune, Optuna). Runs on an embedded
+Needs the ``sweep`` extra (``pip install -e ".[sweep]"`` in a clone of sb3-fair: Ray Tune, Optuna). Runs on an embedded
 local Ray (all cores) by default, or on an existing cluster (``address="ray://..."`` or ``"auto"``).
 
 Example::
@@ -38,7 +38,8 @@ from sb3_fair.experiment.registry import check_keys
 
 #: the file in a sweep's folder that records whether it was started with trusted=True (a resume must match it)
 TRUST_FILE = "sb3_fair_trust.json"
-#: figures used for the Pareto plot when none is named: utility (higher is better) and unfairness (lower is better)
+#: figures used for the Pareto plot when none is named: utility (higher is better) and unfairness (its size ``|x|``,
+#: lower is better)
 UTILITY_KEYS = ("episode_reward", "episode_return", "utilitarian")
 UNFAIRNESS_KEYS = (
     "dp_normalized",
@@ -59,7 +60,7 @@ def _require_ray() -> Any:
         import ray
         from ray import tune  # noqa: F401
     except ImportError as err:
-        raise ImportError(f'sweeps need Ray Tune: pip install "sb3-fair[sweep]" ({err})') from None
+        raise ImportError(f'sweeps need Ray Tune: pip install -e ".[sweep]" in a clone of sb3-fair ({err})') from None
     return ray
 
 
@@ -446,7 +447,11 @@ def _write_csv(table: list[dict[str, Any]], path: Path) -> None:
 
 
 def points(table: list[dict[str, Any]], utility: str, unfairness: str) -> list[dict[str, Any]]:
-    """The finished trials grouped by point (their ``hp/*`` values): mean and spread over seeds of both figures."""
+    """The finished trials grouped by point (their ``hp/*`` values): mean and spread over seeds of both figures.
+
+    The unfairness is the figure's size, ``|x|``: a signed gap such as ``dp_normalized`` is as unfair at -0.3 as at
+    +0.3 (the figures that cannot be negative, such as ``gini``, are unchanged).
+    """
     groups: dict[str, list[dict[str, Any]]] = {}
     for row in table:
         if row["status"] != "TERMINATED" or not all(
@@ -458,7 +463,7 @@ def points(table: list[dict[str, Any]], utility: str, unfairness: str) -> list[d
     out: list[dict[str, Any]] = []
     for rows in groups.values():
         u = np.array([r[f"eval/{utility}"] for r in rows], dtype=float)
-        f = np.array([r[f"eval/{unfairness}"] for r in rows], dtype=float)
+        f = np.abs(np.array([r[f"eval/{unfairness}"] for r in rows], dtype=float))
         u_std = [r.get(f"eval/{utility}_seed_std", 0.0) for r in rows]  # a search's trial averages seeds itself
         f_std = [r.get(f"eval/{unfairness}_seed_std", 0.0) for r in rows]
         out.append(
@@ -530,7 +535,7 @@ def pareto_plot(
         )
         ax.legend()
     ax.set_xlabel(f"utility: {utility} (higher is better)")
-    ax.set_ylabel(f"unfairness: {unfairness} (lower is fairer)")
+    ax.set_ylabel(f"unfairness: |{unfairness}| (lower is fairer)")
     ax.set_title(f"fairness-utility trade-off{': ' + title if title else ''}")
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
