@@ -71,9 +71,9 @@ class FairnessMonitor(gym.Wrapper, gym.utils.RecordConstructorArgs):
 
     :param env: an env honouring the stakeholder contract.
     :param metrics: figure names from :data:`~sb3_fair.common.figure_table.FIGURE_NAMES` (those that do
-        not apply to the env's stakeholders, e.g. ``dp`` without a protected group, are left out)
-        and/or a dict of extra ``name -> fn(returns, stakeholders) -> float``. Default: every figure
-        that applies.
+        not apply to the env's stakeholders, e.g. ``dp`` without a protected group, are left out),
+        or a dict of your own ``name -> fn(returns, stakeholders) -> float`` (then the summary holds
+        ``returns`` and these only). Default: every figure that applies.
     """
 
     def __init__(self, env: gym.Env, metrics: Sequence[str] | dict[str, MetricFn] | None = None) -> None:

@@ -115,9 +115,21 @@ def get_vec_env_attr(env: VecEnv, name: str) -> Any:
 
 
 def _env_attr(env: gym.Env | VecEnv | Any, name: str) -> Any:
+    """An attribute of the bare env (``env.unwrapped``; a VecEnv's first sub-env), ``None`` if absent."""
     if isinstance(env, VecEnv):
         return get_vec_env_attr(env, name)
     return getattr(getattr(env, "unwrapped", env), name, None)
+
+
+def _wrapper_attr(env: gym.Env | VecEnv | Any, name: str) -> Any:
+    """An attribute a wrapper adds (FairQCM's specs), looked up from the outermost wrapper inwards as a VecEnv's
+    ``get_attr`` does; ``None`` if absent."""
+    if isinstance(env, gym.Env):
+        try:
+            return env.get_wrapper_attr(name)
+        except AttributeError:
+            return None
+    return _env_attr(env, name)
 
 
 # ---------------------------------------------------------------------------------------- stakeholders
@@ -140,9 +152,20 @@ def get_stakeholders(env: gym.Env | VecEnv | Any) -> Stakeholders:
     return sh
 
 
+def env_name(env: Any) -> str:
+    """The class name of the bare env behind ``env`` for a message: a wrapped env's ``unwrapped``, a VecEnv's first
+    sub-env's (not ``DummyVecEnv``), a game's own."""
+    if isinstance(env, VecEnv):
+        try:
+            return type(env.get_attr("unwrapped", indices=[0])[0]).__name__
+        except (AttributeError, IndexError):
+            return type(env).__name__
+    return type(getattr(env, "unwrapped", env)).__name__
+
+
 def _of_env(env: Any) -> str:
     """`` of env X`` for an error message (``X`` the class of the bare env), or nothing without an env."""
-    return "" if env is None else f" of env {type(getattr(env, 'unwrapped', env)).__name__}"
+    return "" if env is None else f" of env {env_name(env)}"
 
 
 def get_benefits(info: dict[str, Any], stakeholders: int | Stakeholders, env: Any = None) -> np.ndarray:
@@ -227,12 +250,12 @@ def get_symmetry(env: gym.Env | VecEnv | Any) -> AgentSymmetry | None:
 # ---------------------------------------------------------------------------------------- FairQCM (memory + reward)
 def is_fairqcm_supported(env: gym.Env | VecEnv | Any) -> bool:
     """Whether ``env`` carries the memory and the memory-based fairness reward FairQCM replays."""
-    return _env_attr(env, MEMORY_SPEC) is not None and _env_attr(env, REWARD_SPEC) is not None
+    return _wrapper_attr(env, MEMORY_SPEC) is not None and _wrapper_attr(env, REWARD_SPEC) is not None
 
 
 def get_memory_key(env: gym.Env | VecEnv | Any) -> str | None:
     """The key of the memory in ``env``'s Dict observation (:data:`MEMORY_KEY`), or ``None`` for a flat observation."""
-    return _env_attr(env, MEMORY_KEY)
+    return _wrapper_attr(env, MEMORY_KEY)
 
 
 def get_fairqcm_spec(env: gym.Env | VecEnv | Any) -> tuple[MemorySpec | None, RewardSpec | None, slice | None]:
@@ -241,9 +264,9 @@ def get_fairqcm_spec(env: gym.Env | VecEnv | Any) -> tuple[MemorySpec | None, Re
     ``memory_slice`` is where the encoded memory sits in the flat observation, or in the
     observation's :func:`get_memory_key` entry for a Dict observation.
     """
-    memory_spec = _env_attr(env, MEMORY_SPEC)
-    reward_spec = _env_attr(env, REWARD_SPEC)
-    base = _env_attr(env, BASE_OBS_SIZE)
+    memory_spec = _wrapper_attr(env, MEMORY_SPEC)
+    reward_spec = _wrapper_attr(env, REWARD_SPEC)
+    base = _wrapper_attr(env, BASE_OBS_SIZE)
     memory_slice = (
         None if memory_spec is None or base is None else slice(int(base), int(base) + memory_spec.encoded_size)
     )
@@ -356,9 +379,8 @@ def get_what_if(env: gym.Env | VecEnv | Any, actions: Any) -> list[tuple[np.ndar
     :raises ValueError: when the env does not answer what-if queries.
     """
     if not (isinstance(env, VecEnv) and env in _ANSWERING) and not is_what_if_supported(env):
-        base = getattr(env, "unwrapped", env)
         raise ValueError(
-            f"env {type(base).__name__} has no {WHAT_IF}(action) method: action massaging needs the env to list "
+            f"env {env_name(env)} has no {WHAT_IF}(action) method: action massaging needs the env to list "
             "an action's candidate replacements and the short-term fairness gap each would leave"
         )
     if isinstance(env, VecEnv):
@@ -392,6 +414,7 @@ __all__ = [
     "SYMMETRY",
     "TWIN",
     "WHAT_IF",
+    "env_name",
     "get_benefits",
     "get_fairness_signal_lists",
     "get_fairness_signals",

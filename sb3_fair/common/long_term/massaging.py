@@ -43,7 +43,7 @@ from stable_baselines3.common.vec_env import VecEnv
 
 from sb3_fair._exact import SHORT
 from sb3_fair.common.long_term.advantages import _choice_lists, _choices
-from sb3_fair.common.protocol import WHAT_IF, get_what_if, is_what_if_supported
+from sb3_fair.common.protocol import WHAT_IF, env_name, get_what_if, is_what_if_supported
 from sb3_fair.common.validation import check_bool, check_weights
 
 if TYPE_CHECKING:
@@ -320,10 +320,9 @@ class ActionMassagingMixin(_OnPolicyBase):
     def _setup_fairness(self, env: VecEnv) -> None:
         super()._setup_fairness(env)
         if self.massaging and not is_what_if_supported(env):
-            base = type(env.unwrapped).__name__ if hasattr(env, "unwrapped") else type(env).__name__
             raise ValueError(
                 f"massaging=True needs an env with a {WHAT_IF}(action) method (the what-if protocol of "
-                f"sb3_fair.common.protocol), which {base} does not have: use massaging=False or such an env"
+                f"sb3_fair.common.protocol), which {env_name(env)} does not have: use massaging=False or such an env"
             )
 
     def massaging_iteration(self) -> int:
