@@ -29,7 +29,7 @@ from sb3_fair.ppo_mask import FairMaskablePPO
 from sb3_fair.ppo_recurrent import FairRecurrentPPO
 from sb3_fair.td3 import FairTD3
 
-__version__ = "0.3.0"
+__version__ = "0.4.0"
 
 _moved.install()  # the module paths of 0.3.0 that saved models name
 
