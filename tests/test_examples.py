@@ -102,7 +102,9 @@ def test_fair_td3_pursuit_example_uses_the_tuned_entry() -> None:
 
 
 def _readme_blocks() -> str:
-    return "\n".join(re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(), flags=re.S))
+    """The Python examples of the README and of the algorithm pages of the docs."""
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs" / "algorithms").glob("*.md"))]
+    return "\n".join(code for page in pages for code in re.findall(r"```python\n(.*?)```", page.read_text(), flags=re.S))
 
 
 @pytest.mark.parametrize("cls, algo, env, skip", [
@@ -110,10 +112,11 @@ def _readme_blocks() -> str:
     ("FairPPO", "fair_ppo", "sb3_fair/AllelopathicHarvest-v0", ("policy", "n_timesteps", "n_envs", "env_kwargs")),
 ])
 def test_readme_quickstarts_use_the_tuned_entries(cls, algo, env, skip) -> None:
-    """The README's quickstart calls that train (``Cls(...).learn(N)``) pass exactly the tuned entry's settings."""
+    """The first call of the README and the algorithm pages that trains a class (``Cls(...).learn(N)``) passes exactly
+    the tuned entry's settings."""
     entry = _entry(algo, env)
     calls = _calls(_readme_blocks(), cls)
-    assert calls, f"no {cls}(...).learn(N) in the README"
+    assert calls, f"no {cls}(...).learn(N) in the README or docs/algorithms/"
     kwargs, steps = calls[0]
     assert steps == entry["n_timesteps"]
     assert _without(kwargs, "verbose", "seed") == _without(entry, *skip)
