@@ -17,7 +17,7 @@ import pathlib
 import warnings
 import zipfile
 from collections import deque
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 import numpy as np
 import torch as th
@@ -78,8 +78,9 @@ class FairAlgorithmMixin(_AlgorithmBase):
     only); it draws no random number and changes nothing for finite observations.
 
     ``load`` refuses a zip saved by an algorithm whose policy this class cannot use (e.g.
-    ``FairDQN.load`` of a FairPPO zip) with a ``ValueError`` naming both classes; a zip of the SB3
-    parent loads into its Fair class as before.
+    ``FairDQN.load`` of a FairPPO zip) with a ``ValueError`` naming both classes, checks the fairness
+    settings given beside the zip with the constructor's rules, and loads a zip of the SB3 parent as
+    the parent (its fairness weights at zero, :attr:`PARENT_ZIP_SETTINGS`).
 
     A network that turns NaN or inf stops training with a ``FloatingPointError`` that names the
     likely cause (non-finite observations or rewards in the buffer, large fairness weights when a
@@ -92,6 +93,9 @@ class FairAlgorithmMixin(_AlgorithmBase):
 
     #: off-policy algorithms check their parameters after every this many ``train`` calls
     FINITE_CHECK_EVERY = 100
+    #: the settings a zip of the SB3 parent loads with (unless given to ``load``): those that make the class its parent
+    #: where its defaults do not (e.g. ``{"fairness_coef": 0.0}`` for the group penalty, which is on by default)
+    PARENT_ZIP_SETTINGS: ClassVar[dict[str, Any]] = {}
 
     def __init__(
         self, *args: Any, fairness_window: int | None = None, wandb: bool | dict[str, Any] = False, **kwargs: Any
@@ -194,12 +198,26 @@ class FairAlgorithmMixin(_AlgorithmBase):
         force_reset: bool = True,
         **kwargs: Any,
     ) -> Any:
-        """SB3's ``load``, after a check that the zip was saved by an algorithm whose policy this class can use.
+        """SB3's ``load``, after checks of the zip and of the settings given beside it.
+
+        * The zip must have been saved by an algorithm whose policy this class can use.
+        * The fairness settings given as keyword arguments or ``custom_objects`` are checked with the constructor's
+          rules, together with the zip's own (``FairPPO.load(path, alpha=-1.0)`` is refused as ``FairPPO(...,
+          alpha=-1.0)`` is), and the fairness method the model was trained with is kept: ``fairness=`` may only
+          repeat it (the method's state, e.g. F-PPO's terms, is not in a zip of another method).
+        * A zip saved by the SB3 / sb3-contrib parent loads as the parent: with the fairness weights at zero
+          (:attr:`PARENT_ZIP_SETTINGS`, e.g. ``fairness_coef=0.0`` for FairPPO), unless you give them.
 
         :raises ValueError: naming the class that saved the zip and this one, e.g. for
-            ``FairDQN.load`` of a FairPPO zip (SB3 would fail later inside the policy's constructor).
+            ``FairDQN.load`` of a FairPPO zip (SB3 would fail later inside the policy's constructor); naming the
+            setting a keyword argument gives wrongly.
         """
         _check_saved_class(cls, path, custom_objects)
+        data = _saved_data(path)
+        overrides = {**(custom_objects or {}), **kwargs}
+        _check_load_settings(cls, data, overrides)
+        if data is not None and "fairness_window" not in data:  # the parent's zip: the parent, unless told otherwise
+            kwargs = {**{k: v for k, v in cls.PARENT_ZIP_SETTINGS.items() if k not in overrides}, **kwargs}
         model = super().load(
             path,
             env=env,
@@ -452,6 +470,44 @@ def _saved_data(path: str | pathlib.Path | io.BufferedIOBase) -> dict[str, Any] 
         else:
             assert start is not None  # path is an open file: its position was read above
             file.seek(start)
+
+
+def fairness_parameters(cls: type) -> set[str]:
+    """The constructor arguments sb3-fair adds to ``cls`` (its mixins' own, e.g. ``alpha``, ``fairness_window``), not
+    its SB3 parent's."""
+    import inspect
+
+    return {
+        name
+        for c in cls.__mro__
+        if c.__module__.startswith("sb3_fair.") and "__init__" in vars(c)
+        for name in inspect.signature(cast("type[Any]", c).__init__).parameters
+    } - {"self", "args", "kwargs", "policy", "env"}
+
+
+def _check_load_settings(cls: Any, data: dict[str, Any] | None, overrides: dict[str, Any]) -> None:
+    """Check the fairness settings given to ``cls.load`` with the constructor's rules, on top of the zip's own simple
+    settings (``data``); refuse a change of the fairness method."""
+    own = fairness_parameters(cls)
+    given = {k: v for k, v in overrides.items() if k in own}
+    if not given:
+        return
+    saved = {
+        k: v for k, v in (data or {}).items() if k in own and (v is None or isinstance(v, (str, bool, int, float)))
+    }
+    if "fairness" in given and "fairness" in saved and given["fairness"] != saved["fairness"]:
+        raise ValueError(
+            f"{cls.__name__}.load: fairness={given['fairness']!r}, but the model was trained with "
+            f"fairness={saved['fairness']!r}; a loaded model keeps its fairness method (its state belongs to it): "
+            f"build a new {cls.__name__}(..., fairness={given['fairness']!r}) to train with another"
+        )
+    policy = next(iter(getattr(cls, "policy_aliases", {})), "MlpPolicy")
+    try:
+        with warnings.catch_warnings():  # what the constructor warns about is said again when the model is used
+            warnings.simplefilter("ignore")
+            cls(policy, None, _init_setup_model=False, **{**saved, **given})
+    except ValueError as err:
+        raise ValueError(f"{cls.__name__}.load: {err}") from None
 
 
 def _check_saved_class(cls: type, path: Any, custom_objects: dict[str, Any] | None) -> None:

@@ -296,6 +296,9 @@ class GroupPenaltyMixin(_OnPolicyBase):
     #: the values of ``fairness=`` this mixin implements
     FAIRNESS_METHODS: ClassVar[tuple[str, ...]] = METRICS
 
+    #: a zip of the parent (PPO, MaskablePPO, RecurrentPPO) loads without the penalty, which is on by default
+    PARENT_ZIP_SETTINGS: ClassVar[dict[str, Any]] = {"fairness_coef": 0.0}
+
     def __init__(
         self,
         *args: Any,
