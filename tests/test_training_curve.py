@@ -57,7 +57,11 @@ def test_each_task_gets_the_plot_it_asks_for(tmp_path) -> None:
     per_seed = {"A": [{"utilitarian": 1.0, "gini": 0.1}] * 2, "B": [{"utilitarian": 1.0, "gini": 0.2}] * 2}
     curves = {name: [[(100 * k, {"episode_reward": float(k)}) for k in range(1, 9)] for _ in range(2)] for name in per_seed}
     returns = {name: [rng.integers(0, 30, (4, 5)).astype(float) for _ in range(2)] for name in per_seed}
-    for task, kwargs in [(donut, {"curves": curves, "returns": returns}), (donut, {}), (load_tasks()["harvest"], {})]:
+    harvest = load_tasks()["harvest"]  # its curve beside the trade-off; games of a VecEnv end at the same step
+    assert (harvest.plot_curve, harvest.plot_split, harvest.plot_tradeoff) == ("dp_abs", None, True)
+    games = {name: [[(960 * (k // 4 + 1), {"dp_abs": float(k)}) for k in range(12)]] for name in per_seed}
+    for task, kwargs in [(donut, {"curves": curves, "returns": returns}), (donut, {}), (harvest, {}),
+                         (harvest, {"curves": games})]:
         path = plot_comparison(task, per_seed, tmp_path / "sub" / f"{task.name}-{len(kwargs)}.png", **kwargs)
         assert path.stat().st_size > 1000
 

@@ -84,6 +84,8 @@ class CompareTask:
     plot_curve_label: str | None = None
     #: what the stakeholders receive, in words, to plot how it was split among them in evaluation (None: no split)
     plot_split: str | None = None
+    #: draw the trade-off of ``plot_x`` against ``plot_y`` beside the curve or the split (the task names x or y)
+    plot_tradeoff: bool = False
     absolute: list[str] = field(default_factory=list)
     price_of_fairness: bool = False
     #: option name -> (hyper-parameter key, on the fair runs only, default)
@@ -185,6 +187,7 @@ def parse_task(name: str, data: Any, source: str = "<data>") -> CompareTask:
         plot_curve=plot.get("curve"),
         plot_curve_label=plot.get("curve_label"),
         plot_split=plot.get("split"),
+        plot_tradeoff="x" in plot or "y" in plot,
         absolute=_strings(entry["absolute"], f"{where}.absolute") if "absolute" in entry else [],
         price_of_fairness=price,
         options=options,
@@ -317,8 +320,8 @@ def plot_comparison(
     seed's mean in each bin of steps, with a band from the lowest to the highest seed. With ``plot.split``, how the
     evaluation episodes' benefits were split among the stakeholders: in each episode the stakeholders are ranked from
     the one who received least to the one who received most, and each bar is a rank's mean over the episodes and
-    seeds (the whiskers: the seeds' standard deviation). A task with neither gets the trade-off plot: each seed's
-    ``plot.x`` against ``plot.y``.
+    seeds (the whiskers: the seeds' standard deviation). The trade-off, each seed's ``plot.x`` against ``plot.y``, is
+    drawn beside them when the task names ``x`` or ``y``, and alone for a task with neither curve nor split.
 
     :param task: the comparison.
     :param per_seed: run name -> each seed's evaluation figures.
@@ -334,80 +337,91 @@ def plot_comparison(
 
     path = Path(path)
     curves, returns = curves or {}, returns or {}
-    show_curve = task.plot_curve is not None and any(any(c) for c in curves.values())
+    show_curve = task.plot_curve is not None and any(
+        task.plot_curve in point for runs in curves.values() for c in runs for _, point in c
+    )
     show_split = task.plot_split is not None and any(r is not None and r.size for rs in returns.values() for r in rs)
-    panels = int(show_curve) + int(show_split)
-    if panels == 0:
-        fig, ax = plt.subplots(figsize=(8, 4))
+    show_tradeoff = task.plot_tradeoff or not (show_curve or show_split)
+    panels = int(show_curve) + int(show_split) + int(show_tradeoff)
+    fig, axes = plt.subplots(1, panels, figsize=(6.5 * panels, 4.4), squeeze=False)
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    names = list(per_seed)
+    ax_iter = iter(axes[0])
+    if show_curve:
+        ax = next(ax_iter)
+        figure = cast(str, task.plot_curve)
+        steps = [s for runs in curves.values() for c in runs for s, point in c if figure in point]
+        first, last = (min(steps), max(steps)) if steps else (0, 1)
+        # about one episode end of each seed per bin (the games of a multi-agent VecEnv end at the same step)
+        counts = [len({s for s, point in c if figure in point}) for runs in curves.values() for c in runs]
+        n_bins = max(1, min(40, min((k for k in counts if k), default=1)))
+        edges = np.linspace(first - 1, last, n_bins + 1)
+        centres = (edges[:-1] + edges[1:]) / 2
+        for i, name in enumerate(names):
+            rows = np.array([_binned(c, figure, edges) for c in curves.get(name, []) if c])
+            if rows.size == 0:
+                continue
+            with warnings.catch_warnings():  # a bin no seed reached is NaN, and stays out of the line
+                warnings.simplefilter("ignore", RuntimeWarning)
+                mean, low, high = np.nanmean(rows, 0), np.nanmin(rows, 0), np.nanmax(rows, 0)
+            colour, seen = colours[i % len(colours)], np.isfinite(mean)  # the bins some seed reached
+            ax.plot(centres[seen], mean[seen], color=colour, label=name)
+            if len(rows) > 1:
+                ax.fill_between(centres[seen], low[seen], high[seen], color=colour, alpha=0.2, linewidth=0)
+        n_seeds = max(len(runs) for runs in curves.values())
+        from sb3_fair.experiment.registry import MULTIAGENT_ENVS
+
+        ax.set_xlabel("training agent-steps" if task.env in MULTIAGENT_ENVS else "training steps")
+        ax.set_ylabel(task.plot_curve_label or figure)
+        ax.set_title(f"training episodes: mean of {n_seeds} seed(s), band lowest to highest", fontsize="medium")
+        ax.legend(fontsize="small")
+    if show_split:
+        ax = next(ax_iter)
+        width = 0.8 / max(len(names), 1)
+        n_ranks = 0
+        for i, name in enumerate(names):
+            seeds = [np.sort(r, axis=1) for r in returns.get(name, []) if r is not None and r.size]
+            if not seeds:
+                continue
+            per_seed_means = np.array([s.mean(axis=0) for s in seeds])  # seeds x ranks
+            n_ranks = per_seed_means.shape[1]
+            x = np.arange(n_ranks) + (i - (len(names) - 1) / 2) * width
+            ax.bar(
+                x,
+                per_seed_means.mean(axis=0),
+                width,
+                yerr=per_seed_means.std(axis=0) if len(seeds) > 1 else None,
+                color=colours[i % len(colours)],
+                label=name,
+                capsize=2,
+            )
+        totals = [float(r.sum(axis=1).mean()) for rs in returns.values() for r in rs if r is not None and r.size]
+        if totals and n_ranks:
+            ax.axhline(float(np.mean(totals)) / n_ranks, color="grey", linestyle="--", linewidth=1, label="equal split")
+        ax.set_xticks(np.arange(n_ranks), [f"{k + 1}" for k in range(n_ranks)])
+        ax.set_xlabel("stakeholders ranked in each episode, from least to most served")
+        ax.set_ylabel(f"{task.plot_split} per episode")
+        ax.set_title(f"how the {task.plot_split} were split (evaluation)", fontsize="medium")
+        ax.legend(fontsize="small")
+    if show_tradeoff:
+        ax = next(ax_iter)
         x_key, y_key = task.plot_x, task.plot_y[0]
-        for name, runs in per_seed.items():
-            ax.scatter([r.get(x_key, np.nan) for r in runs], [r.get(y_key, np.nan) for r in runs], label=name, s=40)
+        for i, (name, runs) in enumerate(per_seed.items()):
+            ax.scatter(
+                [r.get(x_key, np.nan) for r in runs],
+                [r.get(y_key, np.nan) for r in runs],
+                label=name,
+                s=40,
+                color=colours[i % len(colours)],
+            )
         ax.set_xlabel("utility: total benefit per episode" if x_key == "utilitarian" else f"utility ({x_key})")
+        shown = f"|{y_key}|" if y_key in task.absolute else y_key
         ax.set_ylabel(
-            f"fairness score ({y_key})" if x_key == "utilitarian" else f"unfairness ({y_key}, lower = fairer)"
+            f"fairness score ({shown})" if x_key == "utilitarian" else f"unfairness ({shown}, lower = fairer)"
         )
-        ax.set_title(f"fairness-utility trade-off, {task.env}")
-        ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), fontsize="small")  # beside the axes: hides no point
-    else:
-        fig, axes = plt.subplots(1, panels, figsize=(6.5 * panels, 4.4), squeeze=False)
-        colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
-        names = list(per_seed)
-        ax_iter = iter(axes[0])
-        if show_curve:
-            ax = next(ax_iter)
-            figure = cast(str, task.plot_curve)
-            last = max(s for runs in curves.values() for c in runs for s, _ in c)
-            first = min(s for runs in curves.values() for c in runs for s, _ in c)
-            n_bins = max(1, min(40, min((len(c) for runs in curves.values() for c in runs if c), default=1)))
-            edges = np.linspace(first - 1, last, n_bins + 1)
-            centres = (edges[:-1] + edges[1:]) / 2
-            for i, name in enumerate(names):
-                rows = np.array([_binned(c, figure, edges) for c in curves.get(name, []) if c])
-                if rows.size == 0:
-                    continue
-                with warnings.catch_warnings():  # a bin no seed reached is NaN, and stays out of the line
-                    warnings.simplefilter("ignore", RuntimeWarning)
-                    mean, low, high = np.nanmean(rows, 0), np.nanmin(rows, 0), np.nanmax(rows, 0)
-                colour = colours[i % len(colours)]
-                ax.plot(centres, mean, color=colour, label=name)
-                if len(rows) > 1:
-                    ax.fill_between(centres, low, high, color=colour, alpha=0.2, linewidth=0)
-            n_seeds = max(len(runs) for runs in curves.values())
-            ax.set_xlabel("training steps")
-            ax.set_ylabel(task.plot_curve_label or figure)
-            ax.set_title(f"training episodes: mean of {n_seeds} seed(s), band lowest to highest", fontsize="medium")
-            ax.legend(fontsize="small")
-        if show_split:
-            ax = next(ax_iter)
-            width = 0.8 / max(len(names), 1)
-            n_ranks = 0
-            for i, name in enumerate(names):
-                seeds = [np.sort(r, axis=1) for r in returns.get(name, []) if r is not None and r.size]
-                if not seeds:
-                    continue
-                per_seed_means = np.array([s.mean(axis=0) for s in seeds])  # seeds x ranks
-                n_ranks = per_seed_means.shape[1]
-                x = np.arange(n_ranks) + (i - (len(names) - 1) / 2) * width
-                ax.bar(
-                    x,
-                    per_seed_means.mean(axis=0),
-                    width,
-                    yerr=per_seed_means.std(axis=0) if len(seeds) > 1 else None,
-                    color=colours[i % len(colours)],
-                    label=name,
-                    capsize=2,
-                )
-            totals = [float(r.sum(axis=1).mean()) for rs in returns.values() for r in rs if r is not None and r.size]
-            if totals and n_ranks:
-                ax.axhline(
-                    float(np.mean(totals)) / n_ranks, color="grey", linestyle="--", linewidth=1, label="equal split"
-                )
-            ax.set_xticks(np.arange(n_ranks), [f"{k + 1}" for k in range(n_ranks)])
-            ax.set_xlabel("stakeholders ranked in each episode, from least to most served")
-            ax.set_ylabel(f"{task.plot_split} per episode")
-            ax.set_title(f"how the {task.plot_split} were split (evaluation)", fontsize="medium")
-            ax.legend(fontsize="small")
-        fig.suptitle(f"{task.name}: {task.env}", fontsize="medium")
+        ax.set_title("fairness-utility trade-off (evaluation, one point per seed)", fontsize="medium")
+        ax.legend(fontsize="small")
+    fig.suptitle(f"{task.name}: {task.env}", fontsize="medium")
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=110)
