@@ -103,6 +103,9 @@ class PettingZooVecEnv(VecEnv):
         return obs
 
     def step_async(self, actions: np.ndarray) -> None:
+        if isinstance(self.action_space, (spaces.MultiBinary, spaces.MultiDiscrete)):
+            # SB3's PPO samples these as floats, which SuperSuit's integer action buffer does not take
+            actions = np.asarray(actions).astype(self.action_space.dtype, copy=False)
         self._actions = actions
 
     def step_wait(self) -> VecEnvStepReturn:

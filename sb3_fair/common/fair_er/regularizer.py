@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch as th
+from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 from torch.nn import functional as F
 
@@ -111,9 +112,25 @@ class FairERMixin(_FairTD3Base):
                 )
             self.symmetry = None
             return
+        space = type(self.observation_space).__name__
+        fair_e = getattr(getattr(self, "actor", None), "agent_obs", None) is not None
+        if fair_e and not isinstance(self.observation_space, (spaces.Box, spaces.MultiBinary)):
+            # the views pick entries of the network's input, which SB3 one-hot encodes for a (Multi)Discrete space
+            raise ValueError(
+                f"policy='FairEPolicy' needs a Box or MultiBinary observation (each agent's view picks entries of it "
+                f"as the network sees it), got {space}"
+            )
+        if not isinstance(self.observation_space, (spaces.Box, spaces.MultiBinary, spaces.MultiDiscrete)):
+            if self.equivariance_coef > 0:  # a permutation of entries needs an array of them
+                raise ValueError(
+                    f"equivariance_coef > 0 needs an array observation (Box, MultiBinary, MultiDiscrete: Fair-ER permutes "
+                    f"its entries among the agents), got {space}: use equivariance_coef=0 (the parent) or such an env"
+                )
+            self.symmetry = None  # at zero weight the parent, on any observation it takes
+            return
         sym.check_action_space(int(np.prod(self.action_space.shape)))  # type: ignore[arg-type]  # gymnasium's Space.shape is Optional; TD3's action space is a Box
         obs_shape = self.observation_space.shape
-        if sym.obs_dim != int(np.prod(obs_shape)):  # type: ignore[arg-type]  # gymnasium's Space.shape is Optional (None for a Dict space)
+        if sym.obs_dim != int(np.prod(obs_shape)):
             raise ValueError(
                 f"symmetry: the permutation acts on observations of size {sym.obs_dim}, the env's have size {obs_shape}"
             )
