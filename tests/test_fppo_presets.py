@@ -119,10 +119,28 @@ def test_each_variant_builds_the_method_it_names():
     PPO: every weight 0. All on the case study's env, with the shared trunk and the preset's rollout length."""
     expected = {"f_ppo": ("long_term", (0.15, 0.15), True), "f_ppo_l": ("long_term", (0.15, 0.15), False),
                 "a_ppo": ("a_ppo", (0.15, 0.15), False), "ppo": ("long_term", (0.0, 0.0), False)}
-    assert set(expected) == set(VARIANTS)
-    for variant in VARIANTS:
+    assert set(expected) | {"f_ppo_authors"} == set(VARIANTS)  # the last one: lending only (below)
+    for variant in expected:
         model = FairPPO.from_preset("attention", ENV_IDS["attention"], variant=variant)
         assert (model.fairness, tuple(model.fairness_coef), model.massaging) == expected[variant], variant
         assert type(model.env.envs[0].unwrapped).__name__ == "AttentionAllocationEnv" and model.n_steps == 2048
         assert isinstance(model.policy.features_extractor, MlpTrunk)
     assert FairPPO.from_preset("attention", ENV_IDS["attention"], variant="f_ppo").massaging_tau is attention_massaging_threshold
+
+
+def test_the_authors_variant_is_f_ppo_with_their_codes_three_choices():
+    """Lending's f_ppo_authors: F-PPO with the tie flip, the authors' training long-term gap and terminal horizon."""
+    import gymnasium as gym
+
+    f, a = preset_kwargs("delayed_impact_lending", "f_ppo"), preset_kwargs("delayed_impact_lending", "f_ppo_authors")
+    assert {k: v for k, v in a.items() if k != "massaging_ties"} == f and a["massaging_ties"] == "flip"
+    model = FairPPO.from_preset("delayed_impact_lending", ENV_IDS["delayed_impact_lending"], variant="f_ppo_authors")
+    env = model.env.envs[0].unwrapped
+    assert (model.massaging, model.massaging_ties, env.long_term, env.horizon_terminates) == (True, "flip", "counts_sinkhorn", True)
+    made = gym.make(ENV_IDS["delayed_impact_lending"], long_term="counts_sinkhorn", horizon_terminates=True)
+    assert FairPPO.from_preset("delayed_impact_lending", made, variant="f_ppo_authors").massaging_ties == "flip"
+    with pytest.raises(ValueError, match=r"variant 'f_ppo_authors' trains on the env made with long_term='counts_sinkhorn', "
+                                         r"horizon_terminates=True .* this env has long_term='wasserstein', horizon_terminates=False"):
+        FairPPO.from_preset("delayed_impact_lending", gym.make(ENV_IDS["delayed_impact_lending"]), variant="f_ppo_authors")
+    with pytest.raises(ValueError, match=r"variant 'f_ppo_authors' exists for \['delayed_impact_lending'\] only"):
+        FairPPO.from_preset("epidemic", ENV_IDS["epidemic"], variant="f_ppo_authors")

@@ -385,8 +385,9 @@ def test_the_python_float_path_chooses_as_the_array_path():
         venv = DummyVecEnv([functools.partial(_Answers, a) for a in answers])
         proposed = np.array([int(a[0][0]) for a in answers])
         tau = float(rng.choice([0.0, -1.0, np.nan, 0.05, 0.3, 2.0]))
-        fast = massage_actions(venv, proposed, dist, tau)
-        slow = massage_actions(venv, proposed, dist, tau, to_policy=lambda c: c)
+        ties = ("keep", "flip")[trial % 2]
+        fast = massage_actions(venv, proposed, dist, tau, ties=ties)
+        slow = massage_actions(venv, proposed, dist, tau, to_policy=lambda c: c, ties=ties)
         assert fast[0].tolist() == slow[0].tolist(), trial
         assert [c.tolist() for c in fast[1]] == [c.tolist() for c in slow[1]]
         assert fast[2].dtype == slow[2].dtype and fast[2].tobytes() == slow[2].tobytes(), trial
@@ -477,3 +478,32 @@ def test_only_the_rollouts_own_forward_call_is_massaged(parent, fair_cls, policy
     assert env.queries == 16  # one what-if query per rollout step, none for the callback's calls
     assert model._massaged[1] == 16
 
+
+
+@pytest.mark.parametrize("probabilities, short_term, tau, keep, flip", [
+    ([0.5, 0.45], [0.2, 0.2], 0.1, 0, 1),              # as fair: the paper's text keeps, the authors' code flips
+    ([0.5, 0.45], [0.2, 0.1], 0.1, 1, 1),              # fairer: both replace
+    ([0.5, 0.45], [0.2, 0.3], 0.1, 0, 0),              # less fair: neither
+    ([0.5, 0.1], [0.2, 0.2], 0.1, 0, 0),               # too unlikely (|0.1 - 0.5| >= tau): neither
+    ([0.5, 0.45, 0.48], [0.2, 0.2, 0.2], 0.1, 0, 2),   # the most probable of the equally fair alternatives
+    ([0.5, 0.45], [0.2, np.inf], 0.1, 0, 0),           # a candidate that cannot be executed: never
+    ([0.5, 0.45], [0.2, 0.2], 0.0, 0, 0),              # tau 0: no massaging
+])
+def test_the_tie_rule_of_massaging(probabilities, short_term, tau, keep, flip):
+    from sb3_fair.common.long_term import massaging_choice
+
+    assert massaging_choice(probabilities, short_term, tau) == keep  # "keep" is the default
+    assert massaging_choice(probabilities, short_term, tau, ties="keep") == keep
+    assert massaging_choice(probabilities, short_term, tau, ties="flip") == flip
+
+
+def test_the_tie_rule_is_an_option_of_the_fair_classes_and_the_predictor():
+    model = FairPPO("MlpPolicy", ThreeDoors(), **KW, **OFF, massaging=True, massaging_tau=1.0, massaging_ties="flip")
+    assert model.massaging_ties == "flip" and model.fairness_config()["massaging_ties"] == "flip"
+    assert FairPPO("MlpPolicy", ThreeDoors(), **KW, **OFF).fairness_config()["massaging_ties"] == "keep"
+    assert MassagedPredictor(model, model.get_env()).ties == "flip"
+    assert MassagedPredictor(model, model.get_env(), ties="keep").ties == "keep"
+    with pytest.raises(ValueError, match=r"massaging_ties must be one of \['keep', 'flip'\], got 'ge'"):
+        FairPPO("MlpPolicy", ThreeDoors(), **KW, **OFF, massaging=True, massaging_ties="ge")
+    with pytest.raises(ValueError, match=r"ties must be one of \['keep', 'flip'\], got '>='"):
+        MassagedPredictor(model, model.get_env(), ties=">=")

@@ -11,7 +11,7 @@ from sb3_fair.common.fair_algorithm import FairAlgorithmMixin
 from sb3_fair.common.group_penalty.mixin import GroupPenaltyMixin
 from sb3_fair.common.long_term.massaging import ActionMassagingMixin
 from sb3_fair.common.long_term.mixin import LongTermPenaltyMixin
-from sb3_fair.ppo.presets import check_env, preset_kwargs
+from sb3_fair.ppo.presets import check_env, check_env_kwargs, preset_kwargs
 
 SelfFairPPO = TypeVar("SelfFairPPO", bound="FairPPO")
 
@@ -82,7 +82,9 @@ class FairPPO(ActionMassagingMixin, LongTermPenaltyMixin, GroupPenaltyMixin, Fai
             an env or VecEnv whose unwrapped class is another case study's) is refused, since the preset's network,
             rollout length and τ schedule are its own case study's.
         :param variant: ``"f_ppo"`` (long-term regularisation and action massaging), ``"f_ppo_l"``
-            (without massaging), ``"a_ppo"`` (Yu et al.'s 2022 baseline) or ``"ppo"`` (all fairness off).
+            (without massaging), ``"a_ppo"`` (Yu et al.'s 2022 baseline), ``"ppo"`` (all fairness off), or for
+            lending ``"f_ppo_authors"`` (F-PPO with the authors' code's tie rule, training Δl and terminal horizon;
+            an id is made with those env arguments, an env must have them).
         :param overrides: any FairPPO keyword argument; they win over the preset's.
 
         See :mod:`sb3_fair.ppo.presets` for the values and where they come from; train for
@@ -95,6 +97,7 @@ class FairPPO(ActionMassagingMixin, LongTermPenaltyMixin, GroupPenaltyMixin, Fai
         """
         kwargs = preset_kwargs(name, variant)
         check_env(name, env)
+        env = check_env_kwargs(name, variant, env)
         kwargs.update(overrides)
         return cls("MlpPolicy", env, **kwargs)
 

@@ -20,7 +20,10 @@ arXiv:2401.06318, §VI. The paper gives δ, λ and τ; the rest are facts read f
 
 Variants: ``"f_ppo"`` (regularisation and massaging), ``"f_ppo_l"`` (the paper's ablation without
 massaging), ``"a_ppo"`` (Yu et al.'s 2022 baseline with the weights of Hu et al.'s code) and ``"ppo"``
-(every fairness weight 0: SB3's PPO with the same settings).
+(every fairness weight 0: SB3's PPO with the same settings); for lending also ``"f_ppo_authors"``: F-PPO
+with the authors' code's choices in the three places below where it differs from the paper's text
+(massaging flips on ties, the training Δl is their ``counts_sinkhorn``, the horizon is terminal), so that
+the two readings can be compared.
 
 Deviations from the authors' code (the paper is followed where the two differ):
 
@@ -37,7 +40,8 @@ Deviations from the authors' code (the paper is followed where the two differ):
   every candidate until the policy's standard deviations shrink below about 0.66);
 * massaging keeps the sampled action when the alternative is only as fair (the paper: "if the alternative
   action is fairer"), where the authors' lending code replaces it on a tie too (``>=``), which flips every
-  applicant in the τ band whose outcome the flip cannot change (:func:`~sb3_fair.common.long_term.advantages.massaging_choice`).
+  applicant in the τ band whose outcome the flip cannot change (:func:`~sb3_fair.common.long_term.advantages.massaging_choice`;
+  ``massaging_ties="flip"`` gives theirs).
 """
 
 from __future__ import annotations
@@ -49,8 +53,10 @@ from sb3_fair.common.validation import check_preset_env, check_preset_name, env_
 
 #: the case studies (the lending one by its env's name: FairDQN's lending preset is another env)
 PRESETS = ("delayed_impact_lending", "attention", "epidemic")
-#: the methods of the paper's figures, as FairPPO settings
-VARIANTS = ("f_ppo", "f_ppo_l", "a_ppo", "ppo")
+#: the methods of the paper's figures, as FairPPO settings, and F-PPO with the authors' code's choices
+VARIANTS = ("f_ppo", "f_ppo_l", "a_ppo", "ppo", "f_ppo_authors")
+#: the variants only some case studies have
+VARIANT_CASES = {"f_ppo_authors": ("delayed_impact_lending",)}
 #: the registered env of each case study
 ENV_IDS = {
     "delayed_impact_lending": "sb3_fair/DelayedImpactLending-v0",
@@ -66,6 +72,8 @@ def preset_entry(name: str, variant: str = "f_ppo") -> dict[str, Any]:
     check_preset_name(name, PRESETS)
     if variant not in VARIANTS:
         raise ValueError(f"variant must be one of {list(VARIANTS)}, got {variant!r}")
+    if name not in VARIANT_CASES.get(variant, PRESETS):
+        raise ValueError(f"variant {variant!r} exists for {list(VARIANT_CASES[variant])} only, not for {name!r}")
     return load_hyperparams(hyperparams_file("fair_ppo"), ENV_IDS[name], variant)
 
 
@@ -84,11 +92,41 @@ def check_env(name: str, env: Any) -> None:
     check_preset_env(env, name, expected, "network, rollout length and massaging schedule (tau)")
 
 
+def preset_env_kwargs(name: str, variant: str = "f_ppo") -> dict[str, Any]:
+    """The env arguments a variant needs (its entry's ``env_kwargs``; ``"f_ppo_authors"``: the authors' training
+    long-term gap and terminal horizon), ``{}`` for the others."""
+    return dict(preset_entry(name, variant).get("env_kwargs") or {})
+
+
+def check_env_kwargs(name: str, variant: str, env: Any) -> Any:
+    """The env for ``FairPPO.from_preset``: an id made with the variant's env arguments, or an env checked to have
+    them (an env or VecEnv whose bare env's attributes differ is refused, naming the arguments to make it with)."""
+    import gymnasium as gym
+
+    needed = preset_env_kwargs(name, variant)
+    if not needed:
+        return env
+    if isinstance(env, str):
+        return gym.make(env, **needed)
+    from sb3_fair.common.protocol import _env_attr
+
+    wrong = {k: v for k, v in needed.items() if _env_attr(env, k) != v}
+    if wrong:
+        args = ", ".join(f"{k}={v!r}" for k, v in needed.items())
+        raise ValueError(
+            f"env: variant {variant!r} trains on the env made with {args} (the authors' code's); this env has "
+            + ", ".join(f"{k}={_env_attr(env, k)!r}" for k in wrong)
+            + f": pass the id, or gym.make({ENV_IDS[name]!r}, {args})"
+        )
+    return env
+
+
 def preset_kwargs(name: str, variant: str = "f_ppo") -> dict[str, Any]:
-    """FairPPO keyword arguments of Hu et al.'s (2024) ``name`` case study for one ``variant``.
+    """FairPPO keyword arguments of Hu et al.'s (2024) ``name`` case study for one ``variant`` (the env's own
+    arguments, if the variant has any, are :func:`preset_env_kwargs`).
 
     :param name: ``"delayed_impact_lending"``, ``"attention"`` or ``"epidemic"``.
-    :param variant: ``"f_ppo"``, ``"f_ppo_l"``, ``"a_ppo"`` or ``"ppo"``.
+    :param variant: ``"f_ppo"``, ``"f_ppo_l"``, ``"a_ppo"``, ``"ppo"`` or (lending) ``"f_ppo_authors"``.
     """
     entry = preset_entry(name, variant)
     kwargs = resolve_hyperparams({k: v for k, v in entry.items() if k not in (*ZOO_KEYS, "policy")})
@@ -97,4 +135,15 @@ def preset_kwargs(name: str, variant: str = "f_ppo") -> dict[str, Any]:
     return kwargs
 
 
-__all__ = ["ENV_IDS", "PAPER_TIMESTEPS", "PRESETS", "VARIANTS", "check_env", "preset_entry", "preset_kwargs"]
+__all__ = [
+    "ENV_IDS",
+    "PAPER_TIMESTEPS",
+    "PRESETS",
+    "VARIANTS",
+    "VARIANT_CASES",
+    "check_env",
+    "check_env_kwargs",
+    "preset_entry",
+    "preset_env_kwargs",
+    "preset_kwargs",
+]

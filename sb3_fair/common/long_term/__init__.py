@@ -3,9 +3,11 @@
 massaging (Eq. 6, :mod:`.massaging`)."""
 
 from sb3_fair.common.long_term.advantages import (
+    MASSAGING_TIES,
     MODES,
     a_ppo_terms,
     attention_massaging_threshold,
+    check_massaging_ties,
     epidemic_massaging_threshold,
     lending_massaging_threshold,
     long_term_terms,
@@ -16,9 +18,11 @@ from sb3_fair.common.long_term.advantages import (
 )
 
 __all__ = [
+    "MASSAGING_TIES",
     "MODES",
     "a_ppo_terms",
     "attention_massaging_threshold",
+    "check_massaging_ties",
     "epidemic_massaging_threshold",
     "lending_massaging_threshold",
     "long_term_terms",

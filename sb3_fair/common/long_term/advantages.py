@@ -174,19 +174,22 @@ def weighted_rows(
     return out
 
 
-def massaging_choice(probabilities: Any, short_term: Any, tau: float) -> int:
+def massaging_choice(probabilities: Any, short_term: Any, tau: float, ties: str = "keep") -> int:
     """Action massaging (Hu et al. 2024, Eq. 6): which candidate to execute instead of the sampled action.
 
     Among the candidates whose probability under the policy is within ``tau`` of the sampled
     action's (``|π(a_t|s_t) - π(a'|s_t)| < τ``), the one with the lowest short-term gap Δs; among
     equally fair ones, the most probable (the least change to what the policy wanted). Candidate 0
-    is the sampled action itself; it is kept unless another candidate is *strictly* fairer (on a tie
-    the action is not changed: the authors' lending code flips on ties, which flips every applicant
-    whose outcome the flip cannot change). For a continuous action, ``probabilities`` are densities.
+    is the sampled action itself. With ``ties="keep"`` (the paper's text: "if the alternative action is
+    fairer") it is kept unless another candidate is *strictly* fairer. With ``ties="flip"`` (the authors'
+    lending code, which compares with ``>=``) the fairest other candidate replaces it when it is at least
+    as fair, so an applicant whose outcome the flip cannot change is flipped too. For a continuous action,
+    ``probabilities`` are densities.
 
     :param probabilities: ``π(a'|s_t)`` of each candidate (the sampled action first).
     :param short_term: Δs each candidate would leave.
     :param tau: the closeness threshold τ (``<= 0``: no massaging).
+    :param ties: ``"keep"`` or ``"flip"`` (:data:`MASSAGING_TIES`): what an equally fair alternative does.
     :return: the index of the candidate to execute (0: keep the sampled action).
     :raises ValueError: when a probability or a Δs is NaN or ``-inf`` (naming the candidate): the
         fairest candidate would be undefined.
@@ -205,43 +208,60 @@ def massaging_choice(probabilities: Any, short_term: Any, tau: float) -> int:
                 f"{name} must be numbers (+inf only for a candidate that cannot be executed): candidate "
                 f"{int(bad[0])} has {values[bad[0]]}"
             )
-    return int(_choices(p[:, None], ds[:, None], tau)[0])
+    return int(_choices(p[:, None], ds[:, None], tau, check_massaging_ties(ties))[0])
 
 
-def _choices(p: np.ndarray, ds: np.ndarray, tau: float) -> np.ndarray:
+#: what an alternative as fair as the sampled action does: ``"keep"`` the sampled action (the paper's text), or
+#: ``"flip"`` to the alternative (the authors' lending code)
+MASSAGING_TIES = ("keep", "flip")
+
+
+def check_massaging_ties(ties: Any, name: str = "ties") -> str:
+    """``ties`` checked to be one of :data:`MASSAGING_TIES`."""
+    if not isinstance(ties, str) or ties not in MASSAGING_TIES:
+        raise ValueError(f"{name} must be one of {list(MASSAGING_TIES)}, got {ties!r}")
+    return ties
+
+
+def _choices(p: np.ndarray, ds: np.ndarray, tau: float, ties: str = "keep") -> np.ndarray:
     """:func:`massaging_choice` of each column of ``(candidates, batch)`` arrays of checked probabilities and Δs
     (the one implementation of Eq. 6's choice; :func:`~sb3_fair.common.long_term.massaging.massage_actions` calls it once for
     a batch of sub-envs).
 
     Per column: the candidates within ``tau`` of candidate 0's probability (candidate 0 always), the
     fairest of them, the most probable among equally fair ones (the first of equal ones), kept only
-    if strictly fairer than candidate 0. A small batch is compared on Python floats, a large one in
+    if strictly fairer than candidate 0 (``ties="flip"``: the fairest of the other candidates, executed if at
+    least as fair as candidate 0). A small batch is compared on Python floats, a large one in
     NumPy: comparisons and ``abs(p - p0)`` are exact in both, so both give the same choices.
     """
     k, n = p.shape
     if k * n <= SHORT:  # candidates x sub-envs: compared on Python floats at every rollout step
-        return np.array(_choice_lists(p.tolist(), ds.tolist(), tau), dtype=np.int64)
+        return np.array(_choice_lists(p.tolist(), ds.tolist(), tau, ties), dtype=np.int64)
     allowed = np.abs(p - p[0]) < tau
-    allowed[0] = True
+    allowed[0] = ties == "keep"  # "flip": the best alternative, then compared with the sampled action
     fairest = np.where(allowed, ds, np.inf)
-    ties = fairest == fairest.min(axis=0)
+    equal = fairest == fairest.min(axis=0)
     # the most probable of the fairest (argmax: the first of equal ones); probabilities are >= 0
-    best = np.where(ties, p, -np.inf).argmax(axis=0)
+    best = np.where(equal, p, -np.inf).argmax(axis=0)
     columns = np.arange(n)
+    if ties == "flip":
+        return np.where(fairest[best, columns] <= ds[0], best, 0)
     return np.where(ds[best, columns] < ds[0], best, 0)
 
 
-def _choice_lists(probs: list[list[float]], gaps: list[list[float]], tau: float) -> list[int]:
+def _choice_lists(probs: list[list[float]], gaps: list[list[float]], tau: float, ties: str = "keep") -> list[int]:
     """:func:`_choices` on Python floats: ``probs[c][j]`` and ``gaps[c][j]`` of candidate ``c`` of sub-env ``j``."""
     out = []
+    flip = ties == "flip"
     for j in range(len(probs[0])):
         p0, d0 = probs[0][j], gaps[0][j]
-        best, best_d, best_p = 0, d0, p0
+        # "keep": candidate 0 competes; "flip": the best other candidate, compared with candidate 0 at the end
+        best, best_d, best_p = (0, math.inf, -math.inf) if flip else (0, d0, p0)
         for c in range(1, len(probs)):
             pc, dc = probs[c][j], gaps[c][j]
             if abs(pc - p0) < tau and (dc < best_d or (dc == best_d and pc > best_p)):
                 best, best_d, best_p = c, dc, pc
-        out.append(best if best_d < d0 else 0)
+        out.append(best if (best_d <= d0 if flip else best_d < d0) else 0)
     return out
 
 
@@ -337,9 +357,11 @@ def epidemic_massaging_threshold(
 
 
 __all__ = [
+    "MASSAGING_TIES",
     "MODES",
     "a_ppo_terms",
     "attention_massaging_threshold",
+    "check_massaging_ties",
     "epidemic_massaging_threshold",
     "lending_massaging_threshold",
     "long_term_terms",

@@ -42,7 +42,7 @@ from stable_baselines3.common.distributions import CategoricalDistribution, Diag
 from stable_baselines3.common.vec_env import VecEnv
 
 from sb3_fair._exact import SHORT
-from sb3_fair.common.long_term.advantages import _choice_lists, _choices
+from sb3_fair.common.long_term.advantages import _choice_lists, _choices, check_massaging_ties
 from sb3_fair.common.protocol import WHAT_IF, env_name, get_what_if, is_what_if_supported
 from sb3_fair.common.validation import check_bool, check_weights
 
@@ -157,6 +157,7 @@ def massage_actions(
     tau: float,
     to_policy: Callable[[np.ndarray], np.ndarray] | None = None,
     device: th.device | str = "cpu",
+    ties: str = "keep",
 ) -> tuple[np.ndarray, list[np.ndarray], np.ndarray]:
     """Eq. 6 of Hu et al. (2024) for one batch of proposed actions.
 
@@ -169,6 +170,8 @@ def massage_actions(
     :param to_policy: maps the env's candidate actions to the policy's action space (e.g.
         ``policy.scale_action`` for a squashed Box policy); identity when ``None``.
     :param device: the torch device of ``distribution``.
+    :param ties: ``"keep"`` or ``"flip"``: what an alternative as fair as the proposed action does
+        (:func:`~sb3_fair.common.long_term.massaging_choice`).
     :return: ``(chosen, candidates, log_probs)``: the index of the executed candidate per row (0:
         the proposed action), each row's candidates in the policy's action space, and the
         log-probability of each row's executed candidate.
@@ -178,7 +181,7 @@ def massage_actions(
     if len(answers) != n:
         raise ValueError(f"the what-if query answered for {len(answers)} sub-envs, expected {n}")
     if to_policy is None:
-        small = _massage_small(answers, np.asarray(env_actions).dtype, distribution, tau)
+        small = _massage_small(answers, np.asarray(env_actions).dtype, distribution, tau, ties)
         if small is not None:
             return small
     # one test for the whole batch; if it fails, the per-answer checks run in sub-env order and name the first culprit
@@ -215,12 +218,16 @@ def massage_actions(
     proposal = short_term[0].copy()
     short_term = np.where(p > 0, short_term, np.inf)  # a candidate the policy cannot take (masked) is never executed
     short_term[0] = proposal  # the proposal stays the reference even where its density underflows
-    chosen = _choices(p, short_term, tau)
+    chosen = _choices(p, short_term, tau, ties)
     return chosen, candidates, log_probs[chosen, np.arange(n)]
 
 
 def _massage_small(
-    answers: list[tuple[np.ndarray, np.ndarray]], dtype: np.dtype, distribution: Distribution, tau: float
+    answers: list[tuple[np.ndarray, np.ndarray]],
+    dtype: np.dtype,
+    distribution: Distribution,
+    tau: float,
+    ties: str = "keep",
 ) -> tuple[np.ndarray, list[np.ndarray], np.ndarray] | None:
     """:func:`massage_actions` for a few sub-envs of a categorical policy (a rollout step), on Python floats.
 
@@ -279,7 +286,7 @@ def _massage_small(
                 return None
             ds = gaps_by_env[i]
             gaps[k].append(ds[k] if k < len(ds) and (k == 0 or p > 0) else math.inf)
-    chosen = _choice_lists(probs, gaps, tau)
+    chosen = _choice_lists(probs, gaps, tau, ties)
     return (
         np.array(chosen, dtype=np.int64),
         candidates,
@@ -309,11 +316,24 @@ class ActionMassagingMixin(_OnPolicyBase):
         iteration (``num_timesteps // (n_steps * n_envs)`` when the rollout starts), such as
         :func:`~sb3_fair.common.long_term.lending_massaging_threshold`. A module-level function (or a
         :func:`functools.partial` of one) keeps the model picklable.
+    :param massaging_ties: what an alternative exactly as fair as the sampled action does: ``"keep"`` the sampled
+        action (the paper's text, "if the alternative action is fairer"; the default) or ``"flip"`` to the
+        alternative (the authors' lending code compares with ``>=``)
+        (:func:`~sb3_fair.common.long_term.massaging_choice`). Kept with ``massaging=False``, as ``massaging_tau`` is,
+        for :class:`MassagedPredictor`.
     """
 
-    def __init__(self, *args: Any, massaging: bool = False, massaging_tau: Tau = 0.1, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *args: Any,
+        massaging: bool = False,
+        massaging_tau: Tau = 0.1,
+        massaging_ties: str = "keep",
+        **kwargs: Any,
+    ) -> None:
         self.massaging = check_bool(massaging, "massaging")
         self.massaging_tau = check_tau(massaging_tau)
+        self.massaging_ties = check_massaging_ties(massaging_ties, "massaging_ties")
         self._massaged = [0, 0]  # (replaced, proposed) in the last rollout
         super().__init__(*args, **kwargs)
 
@@ -382,6 +402,7 @@ class ActionMassagingMixin(_OnPolicyBase):
             tau,
             to_policy=self._env_to_policy(),
             device=actions.device,
+            ties=getattr(self, "massaging_ties", "keep"),  # a model saved before the option keeps its rule
         )
         rows = [i for i, k in enumerate(chosen.tolist()) if k]
         self._massaged[0] += len(rows)
@@ -429,7 +450,12 @@ class ActionMassagingMixin(_OnPolicyBase):
     def fairness_config(self) -> dict[str, Any]:
         config = super().fairness_config()
         tau = self.massaging_tau
-        return {**config, "massaging": self.massaging, "massaging_tau": tau if not callable(tau) else repr(tau)}
+        return {
+            **config,
+            "massaging": self.massaging,
+            "massaging_tau": tau if not callable(tau) else repr(tau),
+            "massaging_ties": getattr(self, "massaging_ties", "keep"),
+        }
 
 
 def _holds(tensor: Any, array: Any) -> bool:
@@ -460,9 +486,11 @@ class MassagedPredictor:
     :param tau: τ; ``None`` takes the model's ``massaging_tau`` of the iteration after its training
         (:meth:`ActionMassagingMixin.current_massaging_tau`; give it for a model that did not train
         with ``massaging=True``, such as a plain PPO).
+    :param ties: ``"keep"`` or ``"flip"`` (:func:`~sb3_fair.common.long_term.massaging_choice`); ``None`` takes the
+        model's ``massaging_ties`` (``"keep"`` for a model without one).
     """
 
-    def __init__(self, model: Any, env: VecEnv | Any, tau: float | None = None) -> None:
+    def __init__(self, model: Any, env: VecEnv | Any, tau: float | None = None, ties: str | None = None) -> None:
         if not is_what_if_supported(env):
             raise ValueError(f"env must answer what-if queries ({WHAT_IF}); {type(env).__name__} does not")
         if tau is None:
@@ -470,6 +498,7 @@ class MassagedPredictor:
                 raise ValueError(f"tau is needed for a {type(model).__name__} that did not train with massaging=True")
             tau = model.current_massaging_tau()
         self.model, self.env, self.tau = model, env, check_weights(tau, "tau")
+        self.ties = check_massaging_ties(getattr(model, "massaging_ties", "keep") if ties is None else ties)
 
     def predict(
         self, observation: Any, state: Any = None, episode_start: Any = None, deterministic: bool = False, **kwargs: Any
@@ -496,6 +525,7 @@ class MassagedPredictor:
             self.tau,
             to_policy=policy.scale_action if squash else None,
             device=model.device,
+            ties=self.ties,
         )
         out = batch.copy()
         for i in np.flatnonzero(chosen):
