@@ -44,7 +44,7 @@ def summary(out: Path, seeds: int) -> list[str]:
             with open(out / f"{variant}_{seed}" / "progress.csv") as f:
                 rows = list(csv.DictReader(f))
 
-            def column(key: str) -> list[float]:
+            def column(key: str, rows: list[dict[str, str]] = rows) -> list[float]:
                 return [float(r[key]) for r in rows if r.get(key)]
 
             taus, shares = column("fairness/massaging_tau"), column("fairness/massaged_fraction")
