@@ -60,6 +60,8 @@ def test_zero_weight_is_the_parent_and_weight_changes_the_actor_only(parent, fai
     logged = on.logger.name_to_value  # the last update's records (the rollout's Δs and Δl are dumped before it)
     for key in ("fairness/long_term_penalty", "fairness/long_term_reward"):
         assert key in logged and np.isfinite(logged[key])
+    # the share of the rollout's steps in Eq. 7's reward branch (short-term gap within delta)
+    assert logged["fairness/within_delta"] == np.mean(on.rollout_buffer.short_term <= on.delta)
 
 
 def test_tracker_rows_follow_the_infos_across_auto_resets():

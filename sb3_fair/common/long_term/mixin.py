@@ -408,6 +408,8 @@ class LongTermPenaltyMixin(_PenaltyBase):
             logger = self.logger
             logger.record(f"fairness/{names[0]}", float(first.mean()))
             logger.record(f"fairness/{names[1]}", float(second.mean()))
+            if self._long_term == "long_term":  # the share of the rollout's steps in Eq. 7's reward branch
+                logger.record("fairness/within_delta", float(np.mean(np.asarray(buf.short_term) <= self.delta)))
             buf.regularize = self._regularize
             try:
                 super().train()
