@@ -1,7 +1,8 @@
 """F-PPO's massaging tie rule on delayed-impact lending, a first look: the paper's F-PPO preset (``variant="f_ppo"``,
 ties keep the sampled action) beside the authors' code's choices (``variant="f_ppo_authors"``: ties flip, the training
 long-term gap ``counts_sinkhorn``, a terminal horizon), per PPO iteration: the share of executed actions that massaging
-replaced, the training short-term gap Δs and the training episodes' reward.
+replaced, the share of them whose applicant would have defaulted, the share of the rollout's steps with Δs <= δ, the
+training short-term gap Δs and the training episodes' reward.
 
     python benchmarks/fppo_ties.py --seeds 2 --timesteps 60000 --out /tmp/fppo_ties
 
@@ -23,22 +24,42 @@ VARIANTS = ("f_ppo", "f_ppo_authors")
 
 def train(variant: str, seed: int, timesteps: int, out: Path) -> None:
     import torch
+    from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.logger import configure
 
     import sb3_fair  # noqa: F401  (registers the envs)
     from sb3_fair import FairPPO
 
+    class MassagedDefaulters(BaseCallback):
+        """``fairness/massaged_would_default``: the rollout's share of massaged actions whose applicant would have
+        defaulted (the env's ``info["would_repay"]`` of the decided applicant)."""
+
+        def _on_rollout_start(self) -> None:
+            self.massaged, self.defaulters = 0, 0
+
+        def _on_step(self) -> bool:
+            infos = self.locals["infos"]
+            for i in self.model.massaged_rows:
+                self.massaged += 1
+                self.defaulters += not infos[i]["would_repay"]
+            return True
+
+        def _on_rollout_end(self) -> None:
+            if self.massaged:
+                self.logger.record("fairness/massaged_would_default", self.defaulters / self.massaged)
+
     torch.set_num_threads(1)
     model = FairPPO.from_preset("delayed_impact_lending", "sb3_fair/DelayedImpactLending-v0", variant=variant, seed=seed)
     model.set_logger(configure(str(out / f"{variant}_{seed}"), ["csv"]))
-    model.learn(timesteps)
+    model.learn(timesteps, callback=MassagedDefaulters())
 
 
 def summary(out: Path, seeds: int) -> list[str]:
     """One Markdown row per run: massaged share over the massaged iterations, Δs of the last five rollouts and of the
     first five, the last training episodes' reward."""
-    lines = ["| variant | seed | massaged iterations | massaged share, mean (min-max) | training Δs, last 5 rollouts | "
-             "training Δs, first 5 | ep_rew_mean at the end |", "|---|---|---|---|---|---|---|"]
+    lines = ["| variant | seed | massaged iterations | massaged share, mean (min-max) | of them would default | "
+             "steps with Δs <= δ, last 5 | training Δs, last 5 rollouts | training Δs, first 5 | ep_rew_mean at the end |",
+             "|---|---|---|---|---|---|---|---|---|"]
     for variant in VARIANTS:
         for seed in range(seeds):
             with open(out / f"{variant}_{seed}" / "progress.csv") as f:
@@ -52,8 +73,11 @@ def summary(out: Path, seeds: int) -> list[str]:
             ds = column("fairness/short_term")
             share = (f"{statistics.mean(massaged):.3f} ({min(massaged):.3f}-{max(massaged):.3f})" if massaged
                      else "— (no iteration reached τ > 0)")
+            defaulters, within = column("fairness/massaged_would_default"), column("fairness/within_delta")
             lines.append(
-                f"| {variant} | {seed} | {len(massaged)} | {share} | {statistics.mean(ds[-5:]):.3f} | "
+                f"| {variant} | {seed} | {len(massaged)} | {share} | "
+                f"{f'{statistics.mean(defaulters):.3f}' if defaulters else '—'} | "
+                f"{f'{statistics.mean(within[-5:]):.3f}' if within else '—'} | {statistics.mean(ds[-5:]):.3f} | "
                 f"{statistics.mean(ds[:5]):.3f} | {column('rollout/ep_rew_mean')[-1]:.1f} |"
             )
     return lines

@@ -507,3 +507,23 @@ def test_the_tie_rule_is_an_option_of_the_fair_classes_and_the_predictor():
         FairPPO("MlpPolicy", ThreeDoors(), **KW, **OFF, massaging=True, massaging_ties="ge")
     with pytest.raises(ValueError, match=r"ties must be one of \['keep', 'flip'\], got '>='"):
         MassagedPredictor(model, model.get_env(), ties=">=")
+
+
+def test_a_callback_sees_which_sub_envs_the_step_massaged():
+    """``massaged_rows``: the sub-envs whose sampled action the current rollout step replaced, read in ``on_step``
+    beside the step's infos (here: every executed action that is not the proposal's)."""
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    seen = []
+
+    class Rows(BaseCallback):
+        def _on_step(self) -> bool:
+            seen.append(list(self.model.massaged_rows))
+            return True
+
+    model = FairPPO("MlpPolicy", ThreeDoors(), **KW, **OFF, massaging=True, massaging_tau=1.0)
+    model.learn(16, callback=Rows())
+    env = model.get_env().envs[0].unwrapped
+    assert len(seen) == 16 and all(rows in ([], [0]) for rows in seen)
+    assert sum(len(rows) for rows in seen) > 0 and set(env.executed) == {1}  # τ = 1: the fairest door every time
+    assert FairPPO("MlpPolicy", ThreeDoors(), **KW, **OFF).massaged_rows == []

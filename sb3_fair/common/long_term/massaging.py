@@ -335,6 +335,9 @@ class ActionMassagingMixin(_OnPolicyBase):
         self.massaging_tau = check_tau(massaging_tau)
         self.massaging_ties = check_massaging_ties(massaging_ties, "massaging_ties")
         self._massaged = [0, 0]  # (replaced, proposed) in the last rollout
+        #: the sub-envs whose sampled action the current rollout step replaced (a callback's ``on_step`` reads them
+        #: beside the step's infos); empty outside massaged rollouts
+        self.massaged_rows: list[int] = []
         super().__init__(*args, **kwargs)
 
     def _setup_fairness(self, env: VecEnv) -> None:
@@ -405,6 +408,7 @@ class ActionMassagingMixin(_OnPolicyBase):
             ties=getattr(self, "massaging_ties", "keep"),  # a model saved before the option keeps its rule
         )
         rows = [i for i, k in enumerate(chosen.tolist()) if k]
+        self.massaged_rows = rows
         self._massaged[0] += len(rows)
         self._massaged[1] += len(chosen)
         if not rows:
@@ -430,7 +434,7 @@ class ActionMassagingMixin(_OnPolicyBase):
 
     def collect_rollouts(self, env: VecEnv, *args: Any, **kwargs: Any) -> bool:
         """The parent's rollout, with the policy's sampled actions massaged when ``massaging`` is on."""
-        self._massaged = [0, 0]
+        self._massaged, self.massaged_rows = [0, 0], []
         tau = self.current_massaging_tau() if self.massaging else 0.0
         if tau <= 0:
             collected = super().collect_rollouts(env, *args, **kwargs)
