@@ -212,8 +212,8 @@ class FairAlgorithmMixin(_AlgorithmBase):
             ``FairDQN.load`` of a FairPPO zip (SB3 would fail later inside the policy's constructor); naming the
             setting a keyword argument gives wrongly.
         """
-        _check_saved_class(cls, path, custom_objects)
-        data = _saved_data(path)
+        data = _saved_data(path)  # read once, for both checks
+        _check_saved_class(cls, path, data, custom_objects)
         overrides = {**(custom_objects or {}), **kwargs}
         _check_load_settings(cls, data, overrides)
         if data is not None and "fairness_window" not in data:  # the parent's zip: the parent, unless told otherwise
@@ -472,17 +472,24 @@ def _saved_data(path: str | pathlib.Path | io.BufferedIOBase) -> dict[str, Any] 
             file.seek(start)
 
 
-def fairness_parameters(cls: type) -> set[str]:
-    """The constructor arguments sb3-fair adds to ``cls`` (its mixins' own, e.g. ``alpha``, ``fairness_window``), not
-    its SB3 parent's."""
+def constructor_arguments(cls: type, sb3_fair_only: bool = False) -> set[str]:
+    """The keyword arguments ``cls`` takes: those of the ``__init__`` of every class of its MRO (the mixins pass the
+    rest on), or with ``sb3_fair_only`` those of sb3-fair's classes only."""
     import inspect
 
+    # each class of the MRO as a class (type[Any]): its own __init__ is read, not type's
     return {
         name
         for c in cls.__mro__
-        if c.__module__.startswith("sb3_fair.") and "__init__" in vars(c)
+        if "__init__" in vars(c) and (not sb3_fair_only or c.__module__.startswith("sb3_fair."))
         for name in inspect.signature(cast("type[Any]", c).__init__).parameters
-    } - {"self", "args", "kwargs", "policy", "env"}
+    } - {"self", "args", "kwargs"}
+
+
+def fairness_parameters(cls: type) -> set[str]:
+    """The constructor arguments sb3-fair adds to ``cls`` (its mixins' own, e.g. ``alpha``, ``fairness_window``), not
+    its SB3 parent's."""
+    return constructor_arguments(cls, sb3_fair_only=True) - {"policy", "env"}
 
 
 def _check_load_settings(cls: Any, data: dict[str, Any] | None, overrides: dict[str, Any]) -> None:
@@ -510,9 +517,11 @@ def _check_load_settings(cls: Any, data: dict[str, Any] | None, overrides: dict[
         raise ValueError(f"{cls.__name__}.load: {err}") from None
 
 
-def _check_saved_class(cls: type, path: Any, custom_objects: dict[str, Any] | None) -> None:
-    """Raise a ValueError naming both classes when the zip at ``path`` holds a policy ``cls`` cannot use."""
-    data = _saved_data(path)
+def _check_saved_class(
+    cls: type, path: Any, data: dict[str, Any] | None, custom_objects: dict[str, Any] | None
+) -> None:
+    """Raise a ValueError naming both classes when the zip at ``path`` (its JSON ``data``) holds a policy ``cls``
+    cannot use."""
     if data is None or "policy_class" not in data:
         return
     with warnings.catch_warnings():  # SB3's own load warns about what it cannot deserialize

@@ -145,8 +145,7 @@ def get_stakeholders(env: gym.Env | VecEnv | Any) -> Stakeholders:
     """
     sh = _env_attr(env, STAKEHOLDERS)
     if sh is None:
-        base = getattr(env, "unwrapped", env)
-        raise ValueError(f"env {type(base).__name__} does not honour {CONTRACT_HINT}")
+        raise ValueError(f"env {env_name(env)} does not honour {CONTRACT_HINT}")
     if not isinstance(sh, Stakeholders):
         raise ValueError(f"env.unwrapped.{STAKEHOLDERS} must be an sb3_fair.Stakeholders, got {type(sh).__name__}")
     return sh

@@ -19,7 +19,6 @@ Example::
 
 from __future__ import annotations
 
-import re
 import string
 import warnings
 from dataclasses import dataclass, field
@@ -270,6 +269,7 @@ def task_configs(
     :param fields: the other config fields of every run (``eval_episodes``, ``wandb``, ``group``, ...).
     """
     from sb3_fair.experiment import ExperimentConfig
+    from sb3_fair.experiment.config import plain_name
 
     values = task.option_values(dict(options or {}))
     every = {
@@ -290,7 +290,7 @@ def task_configs(
             task.algo, task.env, variant=run.variant, overrides=changes, seed=seed, **fields
         ).replace(n_timesteps=n_timesteps)
         if "name" not in fields:  # the run's own name (W&B): two runs of one algorithm and env differ by it
-            config = config.replace(name=re.sub(r"[/\\]", "_", f"{name}, seed {seed}"))
+            config = config.replace(name=plain_name(f"{name}, seed {seed}"))
         configs[name] = baseline_of(config) if run.baseline else config
     return configs
 

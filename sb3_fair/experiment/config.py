@@ -164,6 +164,12 @@ def check_name(value: Any, what: str, max_length: int = MAX_NAME_LENGTH) -> str:
     return value
 
 
+def plain_name(text: str) -> str:
+    """``text`` with its path separators (``/``, ``\\``) written ``_``: an env id or a run's label as a name of a run,
+    group or folder (``sb3_fair/DonutAllocation-v0`` -> ``sb3_fair_DonutAllocation-v0``)."""
+    return re.sub(r"[/\\]", "_", text)
+
+
 def merge_entries(entry: dict[str, Any], updates: dict[str, Any]) -> dict[str, Any]:
     """``entry`` updated by ``updates`` (a new dict): mappings are merged key by key, at every depth; any other
     value replaces the entry's (``None`` too)."""
@@ -339,7 +345,7 @@ class ExperimentConfig:
     def default_group(self) -> str:
         """``<algo>-<env>``, a plain name (path separators in the env id become ``_``): the W&B group of a run without
         ``group``, and the name of a sweep without one."""
-        return self.algo + "-" + re.sub(r"[/\\]", "_", self.env)
+        return self.algo + "-" + plain_name(self.env)
 
     @property
     def run_name(self) -> str:
@@ -499,4 +505,5 @@ __all__ = [
     "number_in",
     "override_keys",
     "parse_value",
+    "plain_name",
 ]

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any, cast
+from typing import Any
 
 import gymnasium as gym
 from stable_baselines3.common.base_class import BaseAlgorithm
@@ -120,20 +120,9 @@ def is_fair_algo(name: str) -> bool:
 
 def accepted_arguments(name: str) -> set[str]:
     """The keyword arguments algorithm ``name`` takes (a Fair class's own and its parent's)."""
-    import inspect
+    from sb3_fair.common.fair_algorithm import constructor_arguments
 
-    cls = get_algo_class(name)
-    # each class of the MRO as a class (type[Any]): its own __init__ is read, not type's
-    return {
-        p
-        for c in cls.__mro__
-        if "__init__" in vars(c)
-        for p in inspect.signature(cast("type[Any]", c).__init__).parameters
-    } - {
-        "self",
-        "args",
-        "kwargs",
-    }
+    return constructor_arguments(get_algo_class(name))
 
 
 def check_keys(name: str, keys: list[str]) -> None:

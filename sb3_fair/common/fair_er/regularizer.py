@@ -113,8 +113,8 @@ class FairERMixin(_FairTD3Base):
             self.symmetry = None
             return
         space = type(self.observation_space).__name__
-        fair_e = getattr(getattr(self, "actor", None), "agent_obs", None) is not None
-        if fair_e and not isinstance(self.observation_space, (spaces.Box, spaces.MultiBinary)):
+        actor_views = getattr(getattr(self, "actor", None), "agent_obs", None)  # the Fair-E actor's, else None
+        if actor_views is not None and not isinstance(self.observation_space, (spaces.Box, spaces.MultiBinary)):
             # the views pick entries of the network's input, which SB3 one-hot encodes for a (Multi)Discrete space
             raise ValueError(
                 f"policy='FairEPolicy' needs a Box or MultiBinary observation (each agent's view picks entries of it "
@@ -134,7 +134,6 @@ class FairERMixin(_FairTD3Base):
             raise ValueError(
                 f"symmetry: the permutation acts on observations of size {sym.obs_dim}, the env's have size {obs_shape}"
             )
-        actor_views = getattr(getattr(self, "actor", None), "agent_obs", None)
         if actor_views is not None and np.asarray(actor_views).shape[0] != sym.n_agents:
             raise ValueError(
                 f"policy_kwargs['agent_obs'] gives {np.asarray(actor_views).shape[0]} agents' views, but the env's symmetry has "
