@@ -10,8 +10,14 @@ sampled actions, no massaging, the same evaluation seeds for every method; F-PPO
 on, through ``MassagedPredictor``), as does the reference policy (equal opportunity, proportional
 attention, Max degree). Each gap is reported twice (:func:`evaluate`): as the paper's figures
 compute it, for the comparison with the values read off them, and as sb3-fair's envs report it
-per episode. Training records each iteration's Δs (mean and std over the rollout) and the share of
-massaged actions (Fig. 2).
+per episode. Training records each iteration's Δs (mean and std over the rollout), the share of
+massaged actions (Fig. 2), the share of those whose applicant would have defaulted (lending) and the
+share of the rollout's steps with Δs <= δ.
+
+On lending the default methods add F-PPO with the authors' code's three choices (``f_ppo_authors``: ties
+flip, training Δl ``counts_sinkhorn``, terminal horizon); ``--methods f_ppo_flip f_ppo_dl f_ppo_horizon``
+change one of them each (:data:`AUTHORS_CHOICES`). Each F-PPO method's claims get a table of their own,
+with paired tests (:func:`reproduction.paired_test`) over the seeds both methods finished.
 
 ``--part speed``: FairPPO's steps/s against SB3's PPO with the same settings in one run (lending and
 epidemic presets): without massaging (the regulariser on) and with massaging on from the first
@@ -38,7 +44,8 @@ a real run's.
 
 Usage::
 
-    python benchmarks/fppo.py --part lending --seeds 3 --workers 2
+    python benchmarks/fppo.py --part lending --seeds 5 --workers 2
+    python benchmarks/fppo.py --part lending --seeds 2 --first-seed 3 --methods f_ppo_dl f_ppo_horizon
     python benchmarks/fppo.py --part epidemic --seeds 3 --report
     python benchmarks/fppo.py --part speed
     python benchmarks/fppo.py --part lending --quick --out /tmp/repro   # smoke run
@@ -64,8 +71,22 @@ from sb3_fair.ppo.presets import ENV_IDS, PAPER_TIMESTEPS
 #: the runs' folder under ``<out>/out/``
 RUNS_NAME = "fppo"
 METHODS = ("ppo", "a_ppo", "f_ppo", "f_ppo_l")
+#: lending only: F-PPO with the authors' code's choices (:data:`AUTHORS_CHOICES`), all three or one at a time
+AUTHORS_METHODS = ("f_ppo_authors", "f_ppo_flip", "f_ppo_dl", "f_ppo_horizon")
+#: method -> (the ``fair_ppo.yml`` variant it starts from, what it changes in that entry)
+AUTHORS_CHOICES: dict[str, tuple[str, dict[str, Any]]] = {
+    "f_ppo_authors": ("f_ppo_authors", {}),  # ties flip, training Δl counts_sinkhorn, terminal horizon
+    "f_ppo_flip": ("f_ppo", {"massaging_ties": "flip"}),
+    "f_ppo_dl": ("f_ppo", {"env_kwargs": {"long_term": "counts_sinkhorn"}}),
+    "f_ppo_horizon": ("f_ppo", {"env_kwargs": {"horizon_terminates": True}}),
+}
+#: the methods that massage in training, so are also evaluated with massaging on
+MASSAGING = ("f_ppo", *AUTHORS_METHODS)
 LABELS = {"ppo": "PPO", "a_ppo": "A-PPO", "f_ppo": "F-PPO", "f_ppo_l": "F-PPO-L", "reference": "reference",
-          "f_ppo_massaged": "F-PPO, massaged at evaluation"}
+          "f_ppo_massaged": "F-PPO, massaged at evaluation", "f_ppo_authors": "F-PPO (authors' choices)",
+          "f_ppo_flip": "F-PPO, ties flip only", "f_ppo_dl": "F-PPO, training Δl counts_sinkhorn only",
+          "f_ppo_horizon": "F-PPO, terminal horizon only"}
+LABELS.update({f"{m}_massaged": f"{LABELS[m]}, massaged at evaluation" for m in AUTHORS_METHODS})
 REFERENCE = {"lending": "EO (equal opportunity)", "attention": "proportional heuristic", "epidemic": "Max (highest degree)"}
 # evaluation protocol: (episodes, horizon)
 PROTOCOL = {"lending": (10, 10_000), "attention": (10, 1_000), "epidemic": (200, 20)}
@@ -128,7 +149,8 @@ def experiment_config(part: str, method: str, seed: int, n_timesteps: int, quick
     nothing saved by it (:func:`run_job` saves the model itself, under the runs' names)."""
     from sb3_fair.experiment import ExperimentConfig
 
-    return ExperimentConfig.from_hyperparams("fair_ppo", ENV_IDS[PRESET[part]], variant=method,
+    variant, updates = AUTHORS_CHOICES.get(method, (method, {}))
+    return ExperimentConfig.from_hyperparams("fair_ppo", ENV_IDS[PRESET[part]], variant=variant, updates=updates or None,
                                              overrides=QUICK_OVERRIDES if quick else None, seed=seed,
                                              n_timesteps=n_timesteps, eval_episodes=0)
 
@@ -164,7 +186,9 @@ def fresh_streams(seed: int) -> Any:
 
 
 class RolloutSignals:
-    """Each training iteration's Δs (mean, std over the rollout's steps) and share of massaged actions."""
+    """Each training iteration's Δs (mean, std over the rollout's steps), share of massaged actions, share of the
+    massaged actions whose applicant would have defaulted (lending's ``info["would_repay"]``; ``None`` where none was
+    massaged or the env has no such flag) and share of the rollout's steps with Δs <= δ (``None``: not defined)."""
 
     def __init__(self) -> None:
         from stable_baselines3.common.callbacks import BaseCallback
@@ -175,19 +199,29 @@ class RolloutSignals:
 
         class Callback(BaseCallback):
             def _on_rollout_start(self) -> None:
-                record.current = []
+                record.current, record.defaulters, record.massaged = [], 0, 0
 
             def _on_step(self) -> bool:
-                record.current.extend(get_fairness_signals(self.locals["infos"])[0].tolist())
+                infos = self.locals["infos"]
+                record.current.extend(get_fairness_signals(infos)[0].tolist())
+                for i in getattr(self.model, "massaged_rows", ()):
+                    if "would_repay" in infos[i]:
+                        record.massaged += 1
+                        record.defaulters += not infos[i]["would_repay"]
                 return True
 
             def _on_rollout_end(self) -> None:
                 replaced, proposed = getattr(self.model, "_massaged", (0, 0))  # this rollout's counts
-                record.rows.append([float(np.mean(record.current)), float(np.std(record.current)),
-                                    float(replaced / proposed) if proposed else 0.0])
+                delta = getattr(self.model, "delta", None)
+                current = np.asarray(record.current)
+                record.rows.append([float(current.mean()), float(current.std()),
+                                    float(replaced / proposed) if proposed else 0.0,
+                                    record.defaulters / record.massaged if record.massaged else None,
+                                    float(np.mean(current <= delta)) if delta is not None else None])
 
         self.rows: list[list[float]] = []
         self.current: list[float] = []
+        self.defaulters, self.massaged = 0, 0
         self.callback = Callback()
 
 
@@ -294,7 +328,7 @@ def run_job(job: dict[str, Any], runs: str) -> dict[str, Any]:
             record.pop("evaluation_massaged", None)
             model.save(model_path)
             record_path.write_text(json.dumps(record))
-    massaged = job["method"] == "f_ppo"  # also evaluated with massaging on
+    massaged = job["method"] in MASSAGING  # also evaluated with massaging on
     if record["steps"] >= job["timesteps"] and ("evaluation" not in record or (massaged and "evaluation_massaged" not in record)):
         model = FairPPO.load(model_path, device="cpu")
         horizon = eval_horizon(job)
@@ -332,6 +366,18 @@ def run_reference(job: dict[str, Any], runs: str) -> dict[str, Any]:
     return record
 
 
+def records_on_disk(part: str, timesteps: int, runs: str | Path, quick: bool = False) -> list[dict[str, Any]]:
+    """The records of every run of ``part`` at ``timesteps`` steps and of the part's reference under the runs folder
+    (``quick/`` for smoke runs), ordered by method and seed."""
+    folder = Path(runs) / ("quick" if quick else "")
+    names = [*folder.glob(f"{part}_*_{timesteps}.json"), *folder.glob(f"{part}_reference_*.json")]
+    records = [json.loads(path.read_text()) for path in names]
+    order = [*METHODS, *AUTHORS_METHODS, "reference"]
+    return sorted((r for r in records if r.get("method") in order and r.get("part") == part
+                   and (r["method"] == "reference" or r.get("timesteps") == timesteps)),
+                  key=lambda r: (order.index(r["method"]), r["seed"]))
+
+
 def run(job: dict[str, Any], runs: str) -> dict[str, Any]:
     """One job (a pool worker's task): a trained method's run or the reference policy's evaluation."""
     return run_reference(job, runs) if job["method"] == "reference" else run_job(job, runs)
@@ -348,65 +394,77 @@ def by_seed(runs: list[dict[str, Any]], value: Any) -> dict[int, float]:
     return {r["seed"]: float(value(r)) for r in runs}
 
 
-def claims_table(part: str, by_method: dict[str, list[dict[str, Any]]], training: dict[str, dict[int, float]]) -> list[str]:
-    """The paper's headline claims, each checked seed by seed (training seeds paired by their number)."""
+def claims_table(part: str, by_method: dict[str, list[dict[str, Any]]], training: dict[str, dict[int, float]],
+                 fppo: str = "f_ppo") -> list[str]:
+    """The paper's headline claims for the F-PPO method ``fppo`` (``"f_ppo"``, or on lending one with the authors'
+    choices), each checked seed by seed (training seeds paired by their number) with paired tests
+    (:func:`reproduction.paired_test`)."""
+    from reproduction import paired_test
+
     final = {m: by_seed(runs, lambda r: r["evaluation"]["paper_long_term_final"]) for m, runs in by_method.items()}
     short = {m: by_seed(runs, lambda r: r["evaluation"]["paper_short_term_final"]) for m, runs in by_method.items()}
     utility = {m: by_seed(runs, lambda r: r["evaluation"]["utility"]) for m, runs in by_method.items()}
     fmt = FORMATS[part]
+    name, massaged = LABELS[fppo], f"{fppo}_massaged"
+    trained = ("ppo", "a_ppo", fppo, "f_ppo_l")  # the four trained methods the paper's claim ranks
 
-    def common(a: dict[int, float], b: dict[int, float]) -> list[int]:
-        return sorted(set(a) & set(b))
-
-    def paired(a: dict[int, float], b: dict[int, float], holds: Any) -> tuple[int, int]:
-        seeds = common(a, b)
-        return sum(bool(holds(a[s], b[s])) for s in seeds), len(seeds)
+    def test(a: str, b: str, values: dict[str, dict[int, float]], f: str) -> str:
+        return f"{LABELS[a]} − {LABELS[b]}: {paired_test(values.get(a, {}), values.get(b, {}), f)}"
 
     def cell(m: str, values: dict[str, dict[int, float]], f: str) -> str:
         return f"{LABELS[m]} {mean_sd(list(values.get(m, {}).values()), f)}"
 
     rows = []
     # only seeds on which all four methods finished are compared (no verdict from a partial set)
-    complete = [s for s in final.get("f_ppo", {}) if all(s in final.get(m, {}) for m in METHODS)]
-    wins = sum(final["f_ppo"][s] <= min(final[m][s] for m in METHODS) for s in complete)
+    complete = [s for s in final.get(fppo, {}) if all(s in final.get(m, {}) for m in trained)]
+    wins = sum(final[fppo][s] <= min(final[m][s] for m in trained) for s in complete)
     outcome = f"lowest of the four trained methods in {wins} of {len(complete)} seeds on which all four finished"
-    if final.get("reference") and final.get("f_ppo"):
+    if final.get("reference") and final.get(fppo):
         ref = np.mean(list(final["reference"].values()))
-        outcome += f"; below the reference's mean in {sum(v < ref for v in final['f_ppo'].values())} of {len(final['f_ppo'])}"
-    rows.append(f"| F-PPO has the lowest long-term gap (paper's statistic at the end) | "
-                f"{'; '.join(cell(m, final, fmt[1]) for m in (*METHODS, 'reference') if final.get(m))} | {outcome} |")
+        outcome += f"; below the reference's mean in {sum(v < ref for v in final[fppo].values())} of {len(final[fppo])}"
+    outcome += "; " + "; ".join(test(fppo, m, final, fmt[1]) for m in ("ppo", "a_ppo", "f_ppo_l") if final.get(m))
+    rows.append(f"| {name} has the lowest long-term gap (paper's statistic at the end) | "
+                f"{'; '.join(cell(m, final, fmt[1]) for m in (*trained, 'reference') if final.get(m))} | {outcome} |")
     # the fair baselines: A-PPO, and lending's equal-opportunity policy (the other references are not fair policies)
     fair = [m for m in ("a_ppo", "reference") if short.get(m) and (m == "a_ppo" or part == "lending")]
     if fair:
         bound = max(np.mean(list(short[m].values())) for m in fair)
-        near = {m: sum(v <= bound for v in short.get(m, {}).values()) for m in ("f_ppo", "f_ppo_massaged")}
-        outcome = (f"at or below the larger fair baseline mean ({fmt[0].format(bound)}) in {near['f_ppo']} of "
-                   f"{len(short.get('f_ppo', {}))} seeds without massaging, {near['f_ppo_massaged']} of "
-                   f"{len(short.get('f_ppo_massaged', {}))} with it")
+        near = {m: sum(v <= bound for v in short.get(m, {}).values()) for m in (fppo, massaged)}
+        outcome = (f"at or below the larger fair baseline mean ({fmt[0].format(bound)}) in {near[fppo]} of "
+                   f"{len(short.get(fppo, {}))} seeds without massaging, {near[massaged]} of "
+                   f"{len(short.get(massaged, {}))} with it")
+        if short.get("a_ppo"):
+            outcome += "; " + test(fppo, "a_ppo", short, fmt[0])
     else:
         outcome = "no fair baseline finished"
-    rows.append(f"| F-PPO's short-term gap is near the fair baselines' ({', '.join(LABELS[m] for m in fair) or '-'}) | "
-                f"{'; '.join(cell(m, short, fmt[0]) for m in ('ppo', 'a_ppo', 'f_ppo', 'f_ppo_massaged', 'reference') if short.get(m))} | "
+    rows.append(f"| {name}'s short-term gap is near the fair baselines' ({', '.join(LABELS[m] for m in fair) or '-'}) | "
+                f"{'; '.join(cell(m, short, fmt[0]) for m in ('ppo', 'a_ppo', fppo, massaged, 'reference') if short.get(m))} | "
                 f"{outcome} |")
     # comparable: no more than 5% of PPO's gain below it (lending: the profit over the starting cash)
     base = 10_000 if part == "lending" else 0
-    fair_u, ppo_u = utility.get("f_ppo", {}), utility.get("ppo", {})
+    fair_u, ppo_u = utility.get(fppo, {}), utility.get("ppo", {})
     k, n = paired(fair_u, ppo_u, lambda a, b: a - base >= (b - base) - 0.05 * abs(b - base))
-    gaps = [fair_u[s] - ppo_u[s] for s in common(fair_u, ppo_u)]
-    rows.append(f"| F-PPO's utility is comparable to PPO's{' (profit over the starting 10,000)' if base else ''} | "
-                f"{cell('ppo', utility, fmt[2])}; {cell('f_ppo', utility, fmt[2])} | "
-                f"F-PPO − PPO {mean_sd(gaps, fmt[2])}; at most 5% of PPO's {'profit' if base else 'utility'} below it in "
+    rows.append(f"| {name}'s utility is comparable to PPO's{' (profit over the starting 10,000)' if base else ''} | "
+                f"{cell('ppo', utility, fmt[2])}; {cell(fppo, utility, fmt[2])} | "
+                f"{test(fppo, 'ppo', utility, fmt[2])}; at most 5% of PPO's {'profit' if base else 'utility'} below it in "
                 f"{k} of {n} seeds |")
-    k, n = paired(final.get("a_ppo", {}), final.get("ppo", {}), lambda a, b: a > b)
-    rows.append(f"| A-PPO worsens the long-term gap (above PPO's) | {cell('ppo', final, fmt[1])}; {cell('a_ppo', final, fmt[1])} | "
-                f"A-PPO above PPO in {k} of {n} seeds |")
-    k1, n1 = paired(training.get("f_ppo", {}), training.get("f_ppo_l", {}), lambda a, b: a < b)
-    k2, n2 = paired(training.get("f_ppo", {}), training.get("ppo", {}), lambda a, b: a < b)
+    if fppo == "f_ppo":  # a claim about A-PPO, once
+        k, n = paired(final.get("a_ppo", {}), final.get("ppo", {}), lambda a, b: a > b)
+        rows.append(f"| A-PPO worsens the long-term gap (above PPO's) | {cell('ppo', final, fmt[1])}; {cell('a_ppo', final, fmt[1])} | "
+                    f"A-PPO above PPO in {k} of {n} seeds; {test('a_ppo', 'ppo', final, fmt[1])} |")
+    k1, n1 = paired(training.get(fppo, {}), training.get("f_ppo_l", {}), lambda a, b: a < b)
+    k2, n2 = paired(training.get(fppo, {}), training.get("ppo", {}), lambda a, b: a < b)
     rows.append(f"| Massaging keeps Δs low during training (Fig. 2a) | "
-                f"{'; '.join(cell(m, training, fmt[0]) for m in METHODS if training.get(m))} (second half of training) | "
-                f"F-PPO below F-PPO-L in {k1} of {n1} seeds, below PPO in {k2} of {n2} |")
-    return ["", "The paper's headline claims, checked seed by seed (seeds paired by number; mean ± std over seeds):", "",
-            "| claim | values | outcome |", "|---|---|---|", *rows]
+                f"{'; '.join(cell(m, training, fmt[0]) for m in trained if training.get(m))} (second half of training) | "
+                f"{name} below F-PPO-L in {k1} of {n1} seeds, below PPO in {k2} of {n2}; "
+                f"{test(fppo, 'f_ppo_l', training, fmt[0])} |")
+    return rows
+
+
+def paired(a: dict[int, float], b: dict[int, float], holds: Any) -> tuple[int, int]:
+    """How many of the seeds both have satisfy ``holds(a[seed], b[seed])``, and how many they have."""
+    seeds = sorted(set(a) & set(b))
+    return sum(bool(holds(a[s], b[s])) for s in seeds), len(seeds)
 
 
 def report(part: str, records: list[dict[str, Any]], args: argparse.Namespace, output: Output) -> None:
@@ -418,10 +476,12 @@ def report(part: str, records: list[dict[str, Any]], args: argparse.Namespace, o
     import matplotlib.pyplot as plt
 
     finished = [r for r in records if "evaluation" in r]
-    by_method = {m: [r for r in finished if r["method"] == m] for m in (*METHODS, "reference")}
-    # F-PPO evaluated with massaging on (MassagedPredictor, τ of the iteration after training) as one more row
-    by_method["f_ppo_massaged"] = [{**r, "evaluation": r["evaluation_massaged"]} for r in by_method["f_ppo"]
-                                   if "evaluation_massaged" in r]
+    trained = [m for m in (*METHODS, *AUTHORS_METHODS) if any(r["method"] == m for r in records)]
+    by_method = {m: [r for r in finished if r["method"] == m] for m in (*trained, "reference")}
+    # the massaging methods evaluated with massaging on (MassagedPredictor, τ of the iteration after training), a row each
+    for m in MASSAGING:
+        by_method[f"{m}_massaged"] = [{**r, "evaluation": r["evaluation_massaged"]} for r in by_method.get(m, [])
+                                      if "evaluation_massaged" in r]
     fmt = FORMATS[part]
     paper_ds = {"lending": "\\|mean TPR₀ − mean TPR₁\\| (window 300)", "attention": "Eq. 9 gap over the episode so far",
                 "epidemic": "Eq. 10 gap, episode-cumulative"}[part]
@@ -436,7 +496,8 @@ def report(part: str, records: list[dict[str, Any]], args: argparse.Namespace, o
     title = "F-PPO smoke run" if args.quick else "F-PPO"
     lines = [f"## {title}, {part} (Hu et al. 2024, {'Fig. 1' if part == 'lending' else 'Fig. 3' if part == 'attention' else 'Fig. 4'})",
              "",
-             f"`python benchmarks/fppo.py --part {part} --seeds {args.seeds} --timesteps {args.timesteps}{quick} --report`"
+             f"`python benchmarks/fppo.py --part {part} --seeds {1 + max((r['seed'] for r in records), default=0)} "
+             f"--timesteps {args.timesteps}{quick} --report`"
              f" (runs resumed across calls; {time.strftime('%Y-%m-%d')}). FairPPO.from_preset(\"{PRESET[part]}\", variant=...), "
              f"{args.timesteps:,} training steps per run (paper: {PAPER_TIMESTEPS[PRESET[part]]:,}), evaluated over {n} episodes of "
              f"{horizon} steps (seeds {EVAL_SEED}+), sampled actions, no massaging. Mean ± std over training seeds "
@@ -451,7 +512,7 @@ def report(part: str, records: list[dict[str, Any]], args: argparse.Namespace, o
         if not runs:
             continue
         label = LABELS[m] if m != "reference" else REFERENCE[part]
-        key = {"reference": "reference", "f_ppo_massaged": "-"}.get(m, LABELS[m])
+        key = "reference" if m == "reference" else LABELS[m]  # the paper's values are PPO's, A-PPO's, F-PPO's
         ev = [r["evaluation"] for r in runs]
         speed = [r["steps"] / r["train_s"] for r in runs if r.get("train_s")]
         paper = {k: PAPER[part][k].get(key, "-") for k in ("short_term", "long_term", "utility")}
@@ -475,18 +536,27 @@ def report(part: str, records: list[dict[str, Any]], args: argparse.Namespace, o
     # training-time Δs (Fig. 2a) of the finished runs (the same budget, so the same iterations)
     training_rows = []
     training: dict[str, dict[int, float]] = {}  # each run's mean Δs over the second half of its training
-    for m in METHODS:
+    for m in trained:
         runs = [r for r in finished if r["method"] == m and r.get("iterations")]
         if not runs:
             continue
-        it = [np.array(r["iterations"]) for r in runs]
+        # columns: Δs mean, Δs std, massaged share, would-default share of the massaged, share within δ (records
+        # before 2026-11-27 have the first three)
+        it = [np.array([row + [None] * (5 - len(row)) for row in r["iterations"]], dtype=float) for r in runs]  # None: NaN
         k = min(len(a) for a in it)
         mu, within = np.mean([a[:k, 0] for a in it], axis=0), np.mean([a[:k, 1] for a in it], axis=0)
         axes[4].plot(np.arange(k), mu, label=LABELS[m])
         axes[4].fill_between(np.arange(k), mu - within, mu + within, alpha=0.2)
         late = [float(a[k // 2 : k, 0].mean()) for a in it]
         massaged = [float(a[k // 2 : k, 2].mean()) for a in it]
-        training_rows.append(f"| {LABELS[m]} | {len(it)} | {k} | {mean_sd(late, '{:.3f}')} | {mean_sd(massaged, '{:.3f}')} |")
+        # the would-default share over the second half's massaged iterations, weighted by what each massaged
+        defaulters = [float(np.nansum(a[k // 2 : k, 2] * a[k // 2 : k, 3]) / a[k // 2 : k, 2].sum())
+                      for a in it if a[k // 2 : k, 2].sum() > 0 and not np.all(np.isnan(a[k // 2 : k, 3]))]
+        # Δs <= δ of the long-term term's methods (PPO's zero-weight term has another δ: not comparable)
+        near = [float(np.nanmean(a[k // 2 : k, 4])) for a in it
+                if m not in ("ppo", "a_ppo") and not np.all(np.isnan(a[k // 2 : k, 4]))]
+        training_rows.append(f"| {LABELS[m]} | {len(it)} | {k} | {mean_sd(late, '{:.3f}')} | {mean_sd(massaged, '{:.3f}')} | "
+                             f"{mean_sd(defaulters, '{:.3f}')} | {mean_sd(near, '{:.3f}')} |")
         training[m] = {r["seed"]: v for r, v in zip(runs, late)}
     titles = (f"Δs: {paper_ds}", f"Δl: {paper_dl}", f"Δl (env): {ours_dl}",
               "bank cash" if part == "lending" else "reward per step", "Δs during training, mean ± within-rollout std")
@@ -501,13 +571,19 @@ def report(part: str, records: list[dict[str, Any]], args: argparse.Namespace, o
     plt.close(fig)
     if training_rows:
         lines += ["", "Δs during training (Fig. 2a; finished runs): the mean of the rollouts' mean Δs over "
-                  "the second half of the iterations, and the share of massaged actions over the same iterations.", "",
-                  "| method | runs | iterations | Δs, second half | massaged share, second half |", "|---|---|---|---|---|",
+                  "the second half of the iterations, the share of massaged actions over the same iterations, the share "
+                  "of those massaged actions whose applicant would have defaulted (lending), and the share of the "
+                  "rollouts' steps with Δs <= δ (the methods with the long-term term; \"-\": not recorded).", "",
+                  "| method | runs | iterations | Δs, second half | massaged share, second half | of them would default | "
+                  "steps with Δs <= δ |", "|---|---|---|---|---|---|---|",
                   *training_rows]
-    if by_method.get("f_ppo"):
-        lines += claims_table(part, by_method, training)
+    claims = [row for m in ("f_ppo", "f_ppo_authors") if by_method.get(m) for row in claims_table(part, by_method, training, m)]
+    if claims:
+        lines += ["", "The paper's headline claims, checked seed by seed (seeds paired by number; mean ± std over seeds; "
+                  "differences with their paired tests, two-sided):", "", "| claim | values | outcome |", "|---|---|---|",
+                  *claims]
     lines += ["", f"![{part}]({png.relative_to(output.root).as_posix() if args.quick else png.name})", ""]
-    missing = [f"{LABELS[r['method']]} seed {r['seed']} ({r['steps']:,} steps)" for r in records if "evaluation" not in r]
+    missing = [f"{LABELS[r['method']]} seed {r['seed']} ({r.get('steps', 0):,} steps)" for r in records if "evaluation" not in r]
     if missing:
         lines += [f"Not finished (left out of the table): {', '.join(missing)}.", ""]
     output.write_section(f"{title}, {part}", "\n".join(lines))
@@ -593,7 +669,10 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--part", choices=["lending", "attention", "epidemic", "speed", "measures"], required=True)
     p.add_argument("--seeds", type=int_at_least(1), default=3)
     p.add_argument("--timesteps", type=int_at_least(1), default=None, help="training steps per run (default: BUDGETS)")
-    p.add_argument("--methods", nargs="+", default=[*METHODS, "reference"], choices=[*METHODS, "reference"])
+    p.add_argument("--methods", nargs="+", default=None, choices=[*METHODS, *AUTHORS_METHODS, "reference"],
+                   help="default: PPO, A-PPO, F-PPO, F-PPO-L and the reference, and on lending F-PPO with the authors' "
+                        "choices (f_ppo_authors); f_ppo_flip, f_ppo_dl and f_ppo_horizon change one of them (lending only)")
+    p.add_argument("--first-seed", type=int_at_least(0), default=0, help="the seeds are first-seed .. first-seed + seeds - 1")
     p.add_argument("--jobs", "--workers", dest="workers", metavar="N", type=int_at_least(1), default=os.cpu_count() or 1,
                         help="runs at a time, each in its own process with one torch thread (default: one per core)")
     p.add_argument("--chunk", type=int_at_least(1), default=50_000, help="steps between checkpoints")
@@ -614,19 +693,25 @@ def main(argv: list[str] | None = None) -> None:
                                                                       QUICK["eval_episodes"], QUICK["chunk"])
         args.report = True
     args.timesteps = args.timesteps or BUDGETS[args.part]
+    if args.methods is None:
+        args.methods = [*METHODS, *(("f_ppo_authors",) if args.part == "lending" else ()), "reference"]
+    elif args.part != "lending" and set(args.methods) & set(AUTHORS_METHODS):
+        p.error(f"--methods {' '.join(AUTHORS_METHODS)} are lending's only (the authors' lending code's choices)")
     deadline = time.time() + args.deadline_s
     jobs = [dict(part=args.part, method=m, seed=s, timesteps=args.timesteps, chunk=args.chunk, deadline=deadline,
-                 eval_episodes=args.eval_episodes, quick=args.quick) for s in range(args.seeds) for m in args.methods]
+                 eval_episodes=args.eval_episodes, quick=args.quick)
+            for s in range(args.first_seed, args.first_seed + args.seeds) for m in args.methods]
     runs = str(output.runs)
     if args.report_only:
-        records = [json.loads(paths(j, runs)[1].read_text()) for j in jobs if paths(j, runs)[1].exists()]
+        records = []
     elif args.workers > 1:
         with mp.get_context("spawn").Pool(args.workers) as pool:
             records = pool.starmap(run, [(job, runs) for job in jobs], chunksize=1)
     else:
         records = [run(job, runs) for job in jobs]
     if args.report or args.report_only:
-        report(args.part, records, args, output)
+        # every run of this part and budget on disk, whichever command ran it (seeds added later join the tables)
+        report(args.part, records_on_disk(args.part, args.timesteps, runs, args.quick), args, output)
     else:
         for r in records:
             print(r["method"], r["seed"], r.get("steps"), "evaluated" if "evaluation" in r else "")

@@ -110,3 +110,26 @@ def write_section(path: Path, key: str, text: str) -> None:
     else:
         parts.append(body)
     path.write_text("\n## ".join(parts))
+
+
+def paired_test(a: dict[int, float], b: dict[int, float], fmt: str = "{:.3f}") -> str:
+    """``a − b`` over the seeds both have (paired by seed number): the mean difference ± its standard
+    deviation, and the two-sided p-values of the paired t-test and of the exact Wilcoxon signed-rank test
+    (SciPy's). With 5 pairs the smallest Wilcoxon p is 0.0625: at 5 seeds only the t-test can go below 0.05.
+
+    :param a: seed -> value of the first method.
+    :param b: seed -> value of the second.
+    :param fmt: the format of the difference.
+    """
+    from scipy.stats import ttest_rel, wilcoxon
+
+    seeds = sorted(set(a) & set(b))
+    diff = np.array([a[s] - b[s] for s in seeds])
+    if len(seeds) < 2:
+        return f"n = {len(seeds)}, no test" + (f" (difference {fmt.format(diff[0])})" if len(seeds) else "")
+    text = f"{fmt.format(diff.mean())} ± {fmt.format(diff.std(ddof=1))} (n = {len(seeds)}"
+    if not np.any(diff):
+        return text + ", all differences 0)"
+    t = ttest_rel([a[s] for s in seeds], [b[s] for s in seeds]).pvalue
+    w = wilcoxon(diff, method="exact").pvalue if np.all(diff) else float("nan")  # exact needs no zero difference
+    return text + f"; paired t p = {t:.3f}, Wilcoxon p = {w:.3f})"

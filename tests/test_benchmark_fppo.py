@@ -7,6 +7,7 @@ import json
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import fppo as benchmark
@@ -34,7 +35,8 @@ def test_quick_run_reports_under_out(tmp_path: Path, monkeypatch: pytest.MonkeyP
     for method in benchmark.METHODS:
         record = json.loads((runs / f"epidemic_{method}_0_512.json").read_text())
         assert RECORD_KEYS <= set(record), set(record) ^ RECORD_KEYS
-        assert record["steps"] == 512 and len(record["iterations"]) == 2 and len(record["iterations"][0]) == 3
+        # Δs mean and std, massaged share, would-default share (NaN: the epidemic has none), steps within δ
+        assert record["steps"] == 512 and len(record["iterations"]) == 2 and len(record["iterations"][0]) == 5
         assert EVALUATION_KEYS <= set(record["evaluation"])
         assert len(record["evaluation"]["curves"]["paper_long_term"]) == benchmark.QUICK_HORIZON["epidemic"]
         assert (runs / f"epidemic_{method}_0_512.zip").is_file()
@@ -77,3 +79,89 @@ def test_configs_are_the_presets() -> None:
                 kwargs["fairness_coef"] = tuple(kwargs["fairness_coef"])
             assert kwargs == preset_kwargs(benchmark.PRESET[part], method), (part, method)
             assert (config.algo, config.variant, config.seed, config.eval_episodes) == ("fair_ppo", method, 2, 0)
+
+
+def test_authors_choices_change_one_thing_each() -> None:
+    """f_ppo_authors is its preset variant; f_ppo_flip, f_ppo_dl and f_ppo_horizon are F-PPO with one of its three
+    changes (the tie rule, the training Δl, the terminal horizon)."""
+    from sb3_fair.common.hyperparams import algo_kwargs
+
+    def config(method: str) -> tuple[dict, dict]:
+        hyperparams = dict(benchmark.experiment_config("lending", method, seed=0, n_timesteps=1000).hyperparams)
+        return hyperparams.pop("env_kwargs", {}), algo_kwargs(hyperparams)
+
+    env_f, f_ppo = config("f_ppo")
+    assert env_f == {}
+    authors_env, authors = config("f_ppo_authors")
+    assert authors_env == {"long_term": "counts_sinkhorn", "horizon_terminates": True}
+    assert authors == {**f_ppo, "massaging_ties": "flip"}
+    assert config("f_ppo_flip") == ({}, {**f_ppo, "massaging_ties": "flip"})
+    assert config("f_ppo_dl") == ({"long_term": "counts_sinkhorn"}, f_ppo)
+    assert config("f_ppo_horizon") == ({"horizon_terminates": True}, f_ppo)
+    assert set(benchmark.AUTHORS_METHODS) <= set(benchmark.MASSAGING)
+
+
+def test_authors_choices_are_lendings_only(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        benchmark.main(["--part", "epidemic", "--methods", "f_ppo_dl", "--report-only"])
+    assert "lending's only" in capsys.readouterr().err
+
+
+def test_report_reads_the_older_three_column_records(tmp_path: Path) -> None:
+    """The committed epidemic records (before the would-default and within-δ columns) still make the report."""
+    shutil.copytree(Path(benchmark.__file__).parent / "out" / "fppo", tmp_path / "out" / "fppo")
+    benchmark.main(["--part", "epidemic", "--seeds", "3", "--timesteps", "150000", "--report-only", "--out", str(tmp_path)])
+    text = (tmp_path / "RESULTS.md").read_text()
+    assert "| F-PPO | 3 | 74 | 0.695 ± 0.205 | 0.031 ± 0.003 | - | - |" in text and "paired t p =" in text
+
+
+def test_paired_test_known_answer() -> None:
+    from reproduction import paired_test
+
+    a = {s: float(s + 1) for s in range(5)}
+    b = {s: 0.0 for s in range(5)}
+    b[7] = 3.0  # a seed the other method lacks is left out
+    # differences 1..5: mean 3, sd sqrt(2.5); t = 3 / (sqrt(2.5) / sqrt(5)) = 4.243 on 4 df, p = 0.0132; the exact
+    # Wilcoxon p of 5 positive differences is 2 / 2^5
+    assert paired_test(a, b) == "3.000 ± 1.581 (n = 5; paired t p = 0.013, Wilcoxon p = 0.062)"
+    assert paired_test({0: 1.0}, {0: 0.5}) == "n = 1, no test (difference 0.500)"
+    assert paired_test({0: 1.0, 1: 2.0}, {0: 1.0, 1: 2.0}).endswith("all differences 0)")
+
+
+def test_counts_long_term_cannot_depend_on_the_action() -> None:
+    """The applicant joins the window whatever the decision: the authors' training Δl (counts_sinkhorn) changes the
+    same under both actions; the pmf measures change only when a loan is given."""
+    import fppo_action_share as share
+
+    counts = share.trajectory_terms("counts_sinkhorn", "random", 200, seed=0, delta=0.005)
+    assert np.all(counts["change_diff"] == 0) and np.any(counts["change_taken"] != 0)
+    assert np.all(counts["term_diff"] == counts["gate_diff"])  # the gate (Δs) is all that the action moves
+    pmf = share.trajectory_terms("pmf_wasserstein", "random", 200, seed=0, delta=0.005)
+    assert np.any(pmf["change_diff"] != 0)
+    assert share.share(np.array([1.0, -1.0]), np.array([2.0, 2.0])) == 0.5
+
+
+def test_authors_curve_beside_ours(tmp_path: Path) -> None:
+    """``fppo_ties.py --compare-authors``: the authors' recorded training log per iteration window beside a run of ours
+    (a progress.csv as SB3's CSV logger writes it; windows it does not cover show "-")."""
+    import csv
+
+    import fppo_ties
+
+    run = tmp_path / "f_ppo_authors_0"
+    run.mkdir()
+    keys = ["fairness/short_term", "fairness/massaged_fraction", "lending/accept_rate", "lending/rollout_reward"]
+    with open(run / "progress.csv", "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=keys)
+        writer.writeheader()
+        for i in range(1, 31):  # 30 iterations: Δs 0.1 before massaging, 0.01 after; half the actions massaged
+            writer.writerow({"fairness/short_term": 0.1 if i <= 18 else 0.01, "fairness/massaged_fraction": 0.5 * (i > 18),
+                             "lending/accept_rate": 0.4, "lending/rollout_reward": 10.0})
+    data = Path(fppo_ties.__file__).parent / "data" / "authors_code_fppo.json"
+    lines = fppo_ties.compare_authors(tmp_path, data)
+    authors = json.loads(data.read_text())["runs"][0]["iterations"]
+    before = np.mean([r["short_mean"] for r in authors[:18]])
+    assert lines[2].startswith(f"| authors' code, F-PPO | 0 | {before:.3f} |")
+    assert lines[3] == ("| sb3-fair, `f_ppo_authors` | 0 | 0.100 | 0.010 | - | 0.500 | - | 0.400 | 0.400 | - | 10.000 | "
+                        "10.000 | - |")
+    assert not any("`f_ppo` |" in line for line in lines)  # no f_ppo run in the folder
