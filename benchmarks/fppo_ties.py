@@ -1,7 +1,8 @@
 """F-PPO's massaging tie rule on delayed-impact lending, a first look: the paper's F-PPO preset (``f_ppo``, ties keep
-the sampled action), the same with the tie rule alone changed (``f_ppo_flip``: ``massaging_ties="flip"``), and the
-authors' code's three choices (``f_ppo_authors``: ties flip, the training long-term gap ``counts_sinkhorn``, a
-terminal horizon), per PPO iteration: the share of executed actions that massaging
+the sampled action), the authors' code's three choices (``f_ppo_authors``: ties flip, the training long-term gap
+``counts_sinkhorn``, a terminal horizon) and each of them alone (``f_ppo_flip``: ``massaging_ties="flip"``;
+``f_ppo_dl``: the env's ``long_term="counts_sinkhorn"``; ``f_ppo_horizon``: ``horizon_terminates=True``), per PPO
+iteration, in training: the share of executed actions that massaging
 replaced, the share of them whose applicant would have defaulted, the share of the rollout's steps with Δs <= δ, the
 training short-term gap Δs and the training episodes' reward.
 
@@ -15,20 +16,21 @@ from __future__ import annotations
 
 import argparse
 import csv
+import json
 import statistics
 import subprocess
 import sys
 from pathlib import Path
 
-#: run name -> (preset variant, overrides): the paper's reading, the tie rule alone changed, the authors' three choices
-VARIANTS = {
-    "f_ppo": ("f_ppo", {}),
-    "f_ppo_flip": ("f_ppo", {"massaging_ties": "flip"}),
-    "f_ppo_authors": ("f_ppo_authors", {}),
-}
+from fppo import AUTHORS_CHOICES
+
+#: run name -> (preset variant, what it changes): the paper's reading, the authors' three choices (``f_ppo_authors``)
+#: and each of them alone (``f_ppo_flip``, ``f_ppo_dl``, ``f_ppo_horizon``: :data:`fppo.AUTHORS_CHOICES`)
+VARIANTS = {"f_ppo": ("f_ppo", {}), **AUTHORS_CHOICES}
 
 
 def train(variant: str, seed: int, timesteps: int, out: Path) -> None:
+    import gymnasium as gym
     import torch
     from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.logger import configure
@@ -38,27 +40,34 @@ def train(variant: str, seed: int, timesteps: int, out: Path) -> None:
 
     class MassagedDefaulters(BaseCallback):
         """``fairness/massaged_would_default``: the rollout's share of massaged actions whose applicant would have
-        defaulted (the env's ``info["would_repay"]`` of the decided applicant)."""
+        defaulted (the env's ``info["would_repay"]`` of the decided applicant); ``lending/accept_rate``: the share
+        of the rollout's executed actions that accept; ``lending/rollout_reward``: the rollout's summed reward (the
+        bank's cash change; one training episode per rollout)."""
 
         def _on_rollout_start(self) -> None:
-            self.massaged, self.defaulters = 0, 0
+            self.massaged, self.defaulters, self.accepted, self.steps, self.reward = 0, 0, 0, 0, 0.0
 
         def _on_step(self) -> bool:
             infos = self.locals["infos"]
             for i in self.model.massaged_rows:
                 self.massaged += 1
                 self.defaulters += not infos[i]["would_repay"]
+            self.accepted += sum(bool(info["accepted"]) for info in infos)
+            self.steps += len(infos)
+            self.reward += float(sum(self.locals["rewards"]))
             return True
 
         def _on_rollout_end(self) -> None:
             if self.massaged:
                 self.logger.record("fairness/massaged_would_default", self.defaulters / self.massaged)
+            self.logger.record("lending/accept_rate", self.accepted / max(self.steps, 1))
+            self.logger.record("lending/rollout_reward", self.reward)
 
     torch.set_num_threads(1)
-    preset, overrides = VARIANTS[variant]
-    model = FairPPO.from_preset(
-        "delayed_impact_lending", "sb3_fair/DelayedImpactLending-v0", variant=preset, seed=seed, **overrides
-    )
+    preset, changes = VARIANTS[variant]
+    overrides = {k: v for k, v in changes.items() if k != "env_kwargs"}
+    env = gym.make("sb3_fair/DelayedImpactLending-v0", **changes.get("env_kwargs", {}))
+    model = FairPPO.from_preset("delayed_impact_lending", env, variant=preset, seed=seed, **overrides)
     model.set_logger(configure(str(out / f"{variant}_{seed}"), ["csv"]))
     model.learn(timesteps, callback=MassagedDefaulters())
 
@@ -97,6 +106,53 @@ def summary(out: Path, seeds: int, variants: list[str] | None = None) -> list[st
     return lines
 
 
+#: iteration windows of the comparison with the authors' code: before massaging, its first 12 iterations, the rest
+WINDOWS = ((1, 18), (19, 30), (31, 50))
+
+
+def compare_authors(out: Path, data: Path) -> list[str]:
+    """Markdown rows: the authors' F-PPO (their training log, ``data``: numbers recorded from a run of their code) beside
+    this folder's ``f_ppo_authors`` and ``f_ppo`` runs of the same seeds, per iteration window (:data:`WINDOWS`): the
+    training Δs (their ``short_mean``: the rollout's mean windowed TPR gap after the executed action), the massaged
+    share, the accept rate and the episode's reward (the bank's cash change over the rollout's 2,000-step episode)."""
+    authors = json.loads(data.read_text())
+    lines = ["| code, variant | seed | " + " | ".join(f"Δs, iterations {a}-{b}" for a, b in WINDOWS) + " | "
+             + " | ".join(f"massaged share, {a}-{b}" for a, b in WINDOWS[1:]) + " | "
+             + " | ".join(f"accept rate, {a}-{b}" for a, b in WINDOWS) + " | "
+             + " | ".join(f"episode reward, {a}-{b}" for a, b in WINDOWS) + " |",
+             "|---|---|" + "---|" * (3 * len(WINDOWS) + len(WINDOWS) - 1)]
+
+    def cells(rows: dict[int, dict[str, float]], keys: tuple[str, ...], windows: tuple[tuple[int, int], ...]) -> list[str]:
+        out = []
+        for key in keys:
+            for a, b in windows:
+                values = [rows[i][key] for i in range(a, b + 1) if i in rows and rows[i].get(key) is not None]
+                out.append(f"{statistics.mean(values):.3f}" if len(values) == b - a + 1 else "-")
+        return out
+
+    for run in authors["runs"]:
+        rows = {r["iteration"]: {"ds": r["short_mean"], "massaged": r.get("massaged_share"),
+                                 "accept": r.get("accept_rate_after_massage"),
+                                 "reward": r.get("episode_bank_cash_change_derived")} for r in run["iterations"]}
+        lines.append(f"| authors' code, F-PPO | {run['seed']} | " + " | ".join(
+            cells(rows, ("ds",), WINDOWS) + cells(rows, ("massaged",), WINDOWS[1:])
+            + cells(rows, ("accept", "reward"), WINDOWS)) + " |")
+        for variant in ("f_ppo_authors", "f_ppo"):
+            path = out / f"{variant}_{run['seed']}" / "progress.csv"
+            if not path.exists():
+                continue
+            with open(path) as f:
+                ours = {i + 1: r for i, r in enumerate(csv.DictReader(f))}
+            rows = {i: {"ds": float(r["fairness/short_term"]), "massaged": float(r["fairness/massaged_fraction"] or 0),
+                        "accept": float(r["lending/accept_rate"]) if r.get("lending/accept_rate") else None,
+                        "reward": float(r["lending/rollout_reward"]) if r.get("lending/rollout_reward") else None}
+                    for i, r in ours.items()}
+            lines.append(f"| sb3-fair, `{variant}` | {run['seed']} | " + " | ".join(
+                cells(rows, ("ds",), WINDOWS) + cells(rows, ("massaged",), WINDOWS[1:])
+                + cells(rows, ("accept", "reward"), WINDOWS)) + " |")
+    return lines
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seeds", type=int, default=2)
@@ -104,7 +160,13 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=Path("fppo_ties"))
     parser.add_argument("--variants", nargs="+", choices=list(VARIANTS), default=list(VARIANTS))
     parser.add_argument("--run", nargs=2, metavar=("VARIANT", "SEED"), help=argparse.SUPPRESS)
+    parser.add_argument("--compare-authors", action="store_true",
+                        help="no training: the table of --out's f_ppo_authors and f_ppo runs beside the authors' code's "
+                             "training log (benchmarks/data/authors_code_fppo.json)")
     args = parser.parse_args()
+    if args.compare_authors:
+        print("\n".join(compare_authors(args.out, Path(__file__).resolve().parent / "data" / "authors_code_fppo.json")))
+        return
     if args.run:
         train(args.run[0], int(args.run[1]), args.timesteps, args.out)
         return
