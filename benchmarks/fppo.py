@@ -305,6 +305,8 @@ def run_job(job: dict[str, Any], runs: str) -> dict[str, Any]:
             # the checkpoint is the truth (a crash may have come between saving it and writing the record)
             record["steps"] = saved_timesteps(model_path)
             del record["iterations"][record["steps"] // n_steps:]
+        else:  # no checkpoint (e.g. the record came from another machine): the run starts again
+            record.update(steps=0, train_s=0.0, iterations=[])
         signals = RolloutSignals()
         per_chunk = max(n_steps, job["chunk"] // n_steps * n_steps)
         model = None

@@ -165,3 +165,16 @@ def test_authors_curve_beside_ours(tmp_path: Path) -> None:
     assert lines[3] == ("| sb3-fair, `f_ppo_authors` | 0 | 0.100 | 0.010 | - | 0.500 | - | 0.400 | 0.400 | - | 10.000 | "
                         "10.000 | - |")
     assert not any("`f_ppo` |" in line for line in lines)  # no f_ppo run in the folder
+
+
+def test_record_without_its_checkpoint_starts_over(tmp_path: Path) -> None:
+    """An unfinished record whose model is not there (a record copied from another machine) trains from step 0,
+    its iterations not appended to the old ones."""
+    job = {"part": "epidemic", "method": "f_ppo_l", "seed": 0, "timesteps": 512, "chunk": 256, "deadline": float("inf"),
+           "eval_episodes": 1, "quick": True}
+    model_path, record_path = benchmark.paths(job, tmp_path)
+    record_path.parent.mkdir(parents=True)
+    record_path.write_text(json.dumps({**job, "steps": 256, "train_s": 5.0, "iterations": [[9.0, 9.0, 0.0]]}))
+    record = benchmark.run_job(job, str(tmp_path))
+    assert record["steps"] == 512 and len(record["iterations"]) == 2 and record["iterations"][0][0] != 9.0
+    assert model_path.is_file()
