@@ -21,6 +21,7 @@ import statistics
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 from fppo import AUTHORS_CHOICES
 
@@ -29,14 +30,26 @@ from fppo import AUTHORS_CHOICES
 VARIANTS = {"f_ppo": ("f_ppo", {}), **AUTHORS_CHOICES}
 
 
-def train(variant: str, seed: int, timesteps: int, out: Path) -> None:
+def make_model(variant: str, seed: int) -> Any:
+    """The FairPPO of one :data:`VARIANTS` entry: its preset variant on the lending env made with the variant's env
+    arguments (the preset's, then the entry's changes), with the entry's other changes as keyword arguments."""
     import gymnasium as gym
-    import torch
-    from stable_baselines3.common.callbacks import BaseCallback
-    from stable_baselines3.common.logger import configure
 
     import sb3_fair  # noqa: F401  (registers the envs)
     from sb3_fair import FairPPO
+    from sb3_fair.ppo.presets import preset_env_kwargs
+
+    preset, changes = VARIANTS[variant]
+    overrides = {k: v for k, v in changes.items() if k != "env_kwargs"}
+    env = gym.make("sb3_fair/DelayedImpactLending-v0",
+                   **{**preset_env_kwargs("delayed_impact_lending", preset), **changes.get("env_kwargs", {})})
+    return FairPPO.from_preset("delayed_impact_lending", env, variant=preset, seed=seed, **overrides)
+
+
+def train(variant: str, seed: int, timesteps: int, out: Path) -> None:
+    import torch
+    from stable_baselines3.common.callbacks import BaseCallback
+    from stable_baselines3.common.logger import configure
 
     class MassagedDefaulters(BaseCallback):
         """``fairness/massaged_would_default``: the rollout's share of massaged actions whose applicant would have
@@ -64,10 +77,7 @@ def train(variant: str, seed: int, timesteps: int, out: Path) -> None:
             self.logger.record("lending/rollout_reward", self.reward)
 
     torch.set_num_threads(1)
-    preset, changes = VARIANTS[variant]
-    overrides = {k: v for k, v in changes.items() if k != "env_kwargs"}
-    env = gym.make("sb3_fair/DelayedImpactLending-v0", **changes.get("env_kwargs", {}))
-    model = FairPPO.from_preset("delayed_impact_lending", env, variant=preset, seed=seed, **overrides)
+    model = make_model(variant, seed)
     model.set_logger(configure(str(out / f"{variant}_{seed}"), ["csv"]))
     model.learn(timesteps, callback=MassagedDefaulters())
 

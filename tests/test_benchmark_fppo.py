@@ -178,3 +178,16 @@ def test_record_without_its_checkpoint_starts_over(tmp_path: Path) -> None:
     record = benchmark.run_job(job, str(tmp_path))
     assert record["steps"] == 512 and len(record["iterations"]) == 2 and record["iterations"][0][0] != 9.0
     assert model_path.is_file()
+
+
+@pytest.mark.parametrize("variant", ["f_ppo", "f_ppo_authors", "f_ppo_flip", "f_ppo_dl", "f_ppo_horizon"])
+def test_ties_variants_build_their_models(variant: str) -> None:
+    """Each fppo_ties variant is F-PPO with its changes: the env's long-term measure and horizon, the tie rule."""
+    import fppo_ties
+
+    model = fppo_ties.make_model(variant, seed=0)
+    env = model.get_env().envs[0].unwrapped
+    authors = variant == "f_ppo_authors"
+    assert env.long_term == ("counts_sinkhorn" if variant in ("f_ppo_authors", "f_ppo_dl") else "wasserstein")
+    assert env.horizon_terminates == (variant in ("f_ppo_authors", "f_ppo_horizon"))
+    assert model.massaging_ties == ("flip" if authors or variant == "f_ppo_flip" else "keep")
