@@ -666,6 +666,15 @@ def measures(args: argparse.Namespace, output: Output) -> None:
     print(text)
 
 
+def method_seed(text: str) -> tuple[str, int]:
+    """An argparse ``type``: ``"METHOD:SEED"`` (``"f_ppo_authors:3"``) as ``(method, seed)``."""
+    method, _, seed = text.partition(":")
+    choices = [*METHODS, *AUTHORS_METHODS, "reference"]
+    if method not in choices or not seed.isdigit():
+        raise argparse.ArgumentTypeError(f"{text!r} is not METHOD:SEED with METHOD one of {choices} and SEED >= 0")
+    return method, int(seed)
+
+
 def main(argv: list[str] | None = None) -> None:
     p = reproduce_parser("fppo", __doc__)
     p.add_argument("--part", choices=["lending", "attention", "epidemic", "speed", "measures"], required=True)
@@ -675,6 +684,8 @@ def main(argv: list[str] | None = None) -> None:
                    help="default: PPO, A-PPO, F-PPO, F-PPO-L and the reference, and on lending F-PPO with the authors' "
                         "choices (f_ppo_authors); f_ppo_flip, f_ppo_dl and f_ppo_horizon change one of them (lending only)")
     p.add_argument("--first-seed", type=int_at_least(0), default=0, help="the seeds are first-seed .. first-seed + seeds - 1")
+    p.add_argument("--runs", nargs="+", metavar="METHOD:SEED", type=method_seed, default=None,
+                   help="these runs, in this order, instead of --methods x seeds (e.g. f_ppo_authors:1 ppo:3 reference:3)")
     p.add_argument("--jobs", "--workers", dest="workers", metavar="N", type=int_at_least(1), default=os.cpu_count() or 1,
                         help="runs at a time, each in its own process with one torch thread (default: one per core)")
     p.add_argument("--chunk", type=int_at_least(1), default=50_000, help="steps between checkpoints")
@@ -700,9 +711,11 @@ def main(argv: list[str] | None = None) -> None:
     elif args.part != "lending" and set(args.methods) & set(AUTHORS_METHODS):
         p.error(f"--methods {' '.join(AUTHORS_METHODS)} are lending's only (the authors' lending code's choices)")
     deadline = time.time() + args.deadline_s
+    if args.runs and args.part != "lending" and {m for m, _ in args.runs} & set(AUTHORS_METHODS):
+        p.error(f"--runs: {' '.join(AUTHORS_METHODS)} are lending's only (the authors' lending code's choices)")
+    pairs = args.runs or [(m, s) for s in range(args.first_seed, args.first_seed + args.seeds) for m in args.methods]
     jobs = [dict(part=args.part, method=m, seed=s, timesteps=args.timesteps, chunk=args.chunk, deadline=deadline,
-                 eval_episodes=args.eval_episodes, quick=args.quick)
-            for s in range(args.first_seed, args.first_seed + args.seeds) for m in args.methods]
+                 eval_episodes=args.eval_episodes, quick=args.quick) for m, s in pairs]
     runs = str(output.runs)
     if args.report_only:
         records = []

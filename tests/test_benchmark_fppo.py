@@ -191,3 +191,13 @@ def test_ties_variants_build_their_models(variant: str) -> None:
     assert env.long_term == ("counts_sinkhorn" if variant in ("f_ppo_authors", "f_ppo_dl") else "wasserstein")
     assert env.horizon_terminates == (variant in ("f_ppo_authors", "f_ppo_horizon"))
     assert model.massaging_ties == ("flip" if authors or variant == "f_ppo_flip" else "keep")
+
+
+def test_runs_are_chosen_one_by_one(capsys: pytest.CaptureFixture[str]) -> None:
+    assert benchmark.method_seed("f_ppo_authors:3") == ("f_ppo_authors", 3)
+    for bad in ("f_ppo", "f_ppo:x", "sac:1", "f_ppo:-1"):
+        with pytest.raises(Exception, match="METHOD:SEED"):
+            benchmark.method_seed(bad)
+    with pytest.raises(SystemExit):
+        benchmark.main(["--part", "attention", "--runs", "f_ppo_flip:0", "--report-only"])
+    assert "lending's only" in capsys.readouterr().err
