@@ -22,7 +22,7 @@ depends on it through the smoothing prior, which follows the credit pmfs that an
     python benchmarks/fppo_action_share.py --steps 2000 --seeds 3
 
 Behaviour policies: the equal-opportunity reference (``EqualOpportunityPolicy``), uniform random actions, and any
-saved model (``--model path.zip``, e.g. a run of ``benchmarks/fppo.py``). δ is the lending preset's (0.005).
+saved model (``--models path.zip ...``, e.g. runs of ``benchmarks/fppo.py``: the states that policy visits). δ is the lending preset's (0.005).
 """
 
 from __future__ import annotations
@@ -113,21 +113,20 @@ def share(part: np.ndarray, whole: np.ndarray) -> float:
     return float(np.mean(np.abs(part))) / denominator if denominator > 0 else float("nan")
 
 
-def table(steps: int, seeds: int, policies: list[str], model_path: str | None) -> list[str]:
+def table(steps: int, seeds: int, policies: list[str], model_paths: list[str] | None = None) -> list[str]:
     """The markdown rows: one per (measure, behaviour policy), means over seeds with their spread."""
-    delta = preset_delta()
-    model = None
-    if model_path is not None:
-        from sb3_fair import FairPPO
+    from sb3_fair import FairPPO
 
-        model = FairPPO.load(model_path, device="cpu")
-        policies = [*policies, "model"]
+    delta = preset_delta()
+    models = {Path(path).stem: FairPPO.load(path, device="cpu") for path in model_paths or []}
     lines = [f"| training Δl (`long_term`) | behaviour policy | Δl change: action-dependent share | steps where the action "
              f"changes Δl | Eq. 7's term: action-dependent share | of it through the gate only | through the Δl change "
              f"only | steps with Δs <= δ ({delta:g}) |", "|---|---|---|---|---|---|---|---|"]
     for measure in MEASURES:
-        for policy in policies:
-            per_seed = [trajectory_terms(measure, policy, steps, seed, delta, model) for seed in range(seeds)]
+        for policy in [*policies, *models]:
+            model = models.get(policy)
+            per_seed = [trajectory_terms(measure, "model" if model else policy, steps, seed, delta, model)
+                        for seed in range(seeds)]
 
             def cell(values: list[float]) -> str:
                 if any(np.isnan(values)):
@@ -135,7 +134,7 @@ def table(steps: int, seeds: int, policies: list[str], model_path: str | None) -
                 return f"{np.mean(values):.3f}" + (f" ± {np.std(values):.3f}" if len(values) > 1 else "")
 
             lines.append(
-                f"| `{measure}` | {Path(model_path).stem if policy == 'model' else policy} | "
+                f"| `{measure}` | {f'`{policy}`' if model else policy} | "
                 f"{cell([share(r['change_diff'], r['change_taken']) for r in per_seed])} | "
                 f"{cell([float(np.mean(np.abs(r['change_diff']) > 1e-12)) for r in per_seed])} | "
                 f"{cell([share(r['term_diff'], r['term_taken']) for r in per_seed])} | "
@@ -151,14 +150,14 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--steps", type=int_at_least(1), default=2000, help="steps per trajectory")
     p.add_argument("--seeds", type=int_at_least(1), default=3, help="trajectories per (measure, policy)")
     p.add_argument("--policies", nargs="+", default=["eo", "random"], choices=["eo", "random"])
-    p.add_argument("--model", default=None, help="a saved FairPPO model as one more behaviour policy")
+    p.add_argument("--models", nargs="+", default=None, help="saved FairPPO models as more behaviour policies")
     args = p.parse_args(argv)
     import torch
 
     torch.set_num_threads(1)
     command = (f"python benchmarks/fppo_action_share.py --steps {args.steps} --seeds {args.seeds}"
                + (f" --policies {' '.join(args.policies)}" if args.policies != ["eo", "random"] else "")
-               + (f" --model {args.model}" if args.model else ""))
+               + (f" --models {' '.join(args.models)}" if args.models else ""))
     lines = [f"## F-PPO, how much of the long-term term depends on the action: `{command}` ({time.strftime('%Y-%m-%d')})", "",
              f"Delayed-impact lending, one trajectory of {args.steps} steps per seed (env seeds 0-{args.seeds - 1}) and "
              "behaviour policy; from every state a copy of the env steps with each action (the same random numbers). "
@@ -166,7 +165,7 @@ def main(argv: list[str] | None = None) -> None:
              "step's change of Δl and for Eq. 7's term (both branches, unweighted); \"through the gate only\": the "
              "executed action's Δl change under each action's Δs gate; \"through the Δl change only\": the executed "
              "action's gate with each action's Δl change. Mean ± std over seeds.", "",
-             *table(args.steps, args.seeds, args.policies, args.model), ""]
+             *table(args.steps, args.seeds, args.policies, args.models), ""]
     Output(args.out, "fppo_action_share").write_section("F-PPO, how much of the long-term term depends on the action",
                                                         "\n".join(lines))
 
