@@ -41,7 +41,12 @@ Deviations from the authors' code (the paper is followed where the two differ):
 * massaging keeps the sampled action when the alternative is only as fair (the paper: "if the alternative
   action is fairer"), where the authors' lending code replaces it on a tie too (``>=``), which flips every
   applicant in the τ band whose outcome the flip cannot change (:func:`~sb3_fair.common.long_term.advantages.massaging_choice`;
-  ``massaging_ties="flip"`` gives theirs).
+  ``massaging_ties="flip"`` gives theirs);
+* lending: the env's ``counts_sinkhorn`` is the exact W1 of the two groups' windowed count values, where the
+  authors' code computes it with geomloss's Sinkhorn loss (blur 0.01), which reads below the exact value; their Δs
+  counts the new decision before the oldest leaves the window (w + 1 decisions, here w). ``"f_ppo_authors"`` keeps
+  both of sb3-fair's, and does not train like the authors' code after massaging starts (``benchmarks/RESULTS.md``,
+  "F-PPO's training curve against its authors' code").
 """
 
 from __future__ import annotations
