@@ -121,8 +121,9 @@ WINDOWS = ((1, 18), (19, 30), (31, 50))
 
 
 def compare_authors(out: Path, data: Path) -> list[str]:
-    """Markdown rows: the authors' F-PPO (their training log, ``data``: numbers recorded from a run of their code) beside
-    this folder's ``f_ppo_authors`` and ``f_ppo`` runs of the same seeds, per iteration window (:data:`WINDOWS`): the
+    """Markdown rows: the authors' F-PPO (their training log, ``data``: numbers recorded from runs of their code, as
+    published and with the exact W1 in place of their geomloss Sinkhorn) beside this folder's ``f_ppo_authors`` and
+    ``f_ppo`` runs of the same seeds, per iteration window (:data:`WINDOWS`): the
     training Δs (their ``short_mean``: the rollout's mean windowed TPR gap after the executed action), the massaged
     share, the accept rate and the episode's reward (the bank's cash change over the rollout's 2,000-step episode)."""
     authors = json.loads(data.read_text())
@@ -140,13 +141,19 @@ def compare_authors(out: Path, data: Path) -> list[str]:
                 out.append(f"{statistics.mean(values):.3f}" if len(values) == b - a + 1 else "-")
         return out
 
-    for run in authors["runs"]:
+    def authors_row(name: str, run: dict[str, Any]) -> str:
         rows = {r["iteration"]: {"ds": r["short_mean"], "massaged": r.get("massaged_share"),
                                  "accept": r.get("accept_rate_after_massage"),
                                  "reward": r.get("episode_bank_cash_change_derived")} for r in run["iterations"]}
-        lines.append(f"| authors' code, F-PPO | {run['seed']} | " + " | ".join(
+        return f"| {name} | {run['seed']} | " + " | ".join(
             cells(rows, ("ds",), WINDOWS) + cells(rows, ("massaged",), WINDOWS[1:])
-            + cells(rows, ("accept", "reward"), WINDOWS)) + " |")
+            + cells(rows, ("accept", "reward"), WINDOWS)) + " |"
+
+    exact = {run["seed"]: run for run in authors.get("runs_exact_w1", [])}
+    for run in authors["runs"]:
+        lines.append(authors_row("authors' code, F-PPO", run))
+        if run["seed"] in exact:  # their code with the exact W1 in place of geomloss's Sinkhorn (one line changed)
+            lines.append(authors_row("authors' code, exact W1 for their Sinkhorn", exact[run["seed"]]))
         for variant in ("f_ppo_authors", "f_ppo"):
             path = out / f"{variant}_{run['seed']}" / "progress.csv"
             if not path.exists():

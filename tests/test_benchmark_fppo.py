@@ -162,7 +162,8 @@ def test_authors_curve_beside_ours(tmp_path: Path) -> None:
     authors = json.loads(data.read_text())["runs"][0]["iterations"]
     before = np.mean([r["short_mean"] for r in authors[:18]])
     assert lines[2].startswith(f"| authors' code, F-PPO | 0 | {before:.3f} |")
-    assert lines[3] == ("| sb3-fair, `f_ppo_authors` | 0 | 0.100 | 0.010 | - | 0.500 | - | 0.400 | 0.400 | - | 10.000 | "
+    assert lines[3].startswith("| authors' code, exact W1 for their Sinkhorn | 0 |")
+    assert lines[4] == ("| sb3-fair, `f_ppo_authors` | 0 | 0.100 | 0.010 | - | 0.500 | - | 0.400 | 0.400 | - | 10.000 | "
                         "10.000 | - |")
     assert not any("`f_ppo` |" in line for line in lines)  # no f_ppo run in the folder
 
