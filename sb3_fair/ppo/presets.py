@@ -47,7 +47,7 @@ Deviations from the authors' code (the paper is followed where the two differ):
   counts the new decision before the oldest leaves the window (w + 1 decisions, here w). ``"f_ppo_authors"`` keeps
   both of sb3-fair's and does not train like the authors' published code after massaging starts; their code with the
   exact W1 in place of the Sinkhorn does (``benchmarks/RESULTS.md``, "F-PPO's training curve against its authors'
-  code"): the Sinkhorn's numerics, not these choices, make their F-PPO lend.
+  code"; 2 seeds, 100,000 steps): there, the Sinkhorn's numerics, not these choices, made their F-PPO lend.
 """
 
 from __future__ import annotations
