@@ -27,7 +27,11 @@ from fppo import AUTHORS_CHOICES
 
 #: run name -> (preset variant, what it changes): the paper's reading, the authors' three choices (``f_ppo_authors``)
 #: and each of them alone (``f_ppo_flip``, ``f_ppo_dl``, ``f_ppo_horizon``: :data:`fppo.AUTHORS_CHOICES`)
-VARIANTS = {"f_ppo": ("f_ppo", {}), **AUTHORS_CHOICES}
+VARIANTS = {"f_ppo": ("f_ppo", {}), **AUTHORS_CHOICES,
+            # the authors' three choices with their training Δl computed as their code does (geomloss's Sinkhorn):
+            # needs geomloss (pip install "sb3-fair[authors]")
+            "f_ppo_authors_geomloss": ("f_ppo", {"massaging_ties": "flip",
+                                                 "env_kwargs": {"long_term": "counts_geomloss", "horizon_terminates": True}})}
 
 
 def make_model(variant: str, seed: int) -> Any:
@@ -154,7 +158,7 @@ def compare_authors(out: Path, data: Path) -> list[str]:
         lines.append(authors_row("authors' code, F-PPO", run))
         if run["seed"] in exact:  # their code with the exact W1 in place of geomloss's Sinkhorn (one line changed)
             lines.append(authors_row("authors' code, exact W1 for their Sinkhorn", exact[run["seed"]]))
-        for variant in ("f_ppo_authors", "f_ppo"):
+        for variant in ("f_ppo_authors", "f_ppo_authors_geomloss", "f_ppo"):
             path = out / f"{variant}_{run['seed']}" / "progress.csv"
             if not path.exists():
                 continue
@@ -175,7 +179,8 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=2)
     parser.add_argument("--timesteps", type=int, default=60_000)
     parser.add_argument("--out", type=Path, default=Path("fppo_ties"))
-    parser.add_argument("--variants", nargs="+", choices=list(VARIANTS), default=list(VARIANTS))
+    parser.add_argument("--variants", nargs="+", choices=list(VARIANTS),
+                        default=[v for v in VARIANTS if v != "f_ppo_authors_geomloss"])
     parser.add_argument("--run", nargs=2, metavar=("VARIANT", "SEED"), help=argparse.SUPPRESS)
     parser.add_argument("--compare-authors", action="store_true",
                         help="no training: the table of --out's f_ppo_authors and f_ppo runs beside the authors' code's "

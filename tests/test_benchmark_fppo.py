@@ -202,3 +202,11 @@ def test_runs_are_chosen_one_by_one(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         benchmark.main(["--part", "attention", "--runs", "f_ppo_flip:0", "--report-only"])
     assert "lending's only" in capsys.readouterr().err
+
+
+def test_authors_geomloss_variant_builds() -> None:
+    import fppo_ties
+
+    model = fppo_ties.make_model("f_ppo_authors_geomloss", seed=0)
+    env = model.get_env().envs[0].unwrapped
+    assert (env.long_term, env.horizon_terminates, model.massaging_ties) == ("counts_geomloss", True, "flip")

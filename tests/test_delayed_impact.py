@@ -416,3 +416,19 @@ def test_render_modes():
     assert marked == [i == env.applicant_group * 7 + env.applicant_cluster for i in range(14)]
     check_env(DelayedImpactLendingEnv(render_mode="rgb_array", horizon=20))
     assert DelayedImpactLendingEnv().render() is None
+
+
+def test_counts_geomloss_is_the_authors_computation_of_the_counts_distance():
+    from sb3_fair.metrics import sinkhorn_count_distance
+
+    env = DelayedImpactLendingEnv(long_term="counts_geomloss")
+    _, info = env.reset(seed=0)
+    assert info[LONG_TERM_FAIRNESS] == 0.0  # empty window: one value everywhere
+    twin = DelayedImpactLendingEnv(long_term="counts_sinkhorn")
+    twin.reset(seed=0)
+    for _ in range(50):
+        info = env.step(1)[4]
+        exact = twin.step(1)[4][LONG_TERM_FAIRNESS]
+    counts = env._counts
+    assert info[LONG_TERM_FAIRNESS] == sinkhorn_count_distance(counts[0], counts[1])
+    assert info[LONG_TERM_FAIRNESS] <= exact + 1e-9  # the same trajectory; Sinkhorn reads at most the exact W1

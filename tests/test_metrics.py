@@ -247,6 +247,7 @@ _VECTOR_METRICS = {
     "wasserstein_1": (lambda p: M.wasserstein_1(np.arange(len(p)), p, np.ones(len(p))), "(support|p)"),  # support first
     "l2_gap": (lambda p: M.l2_distribution_gap(p, np.ones(len(p))), "p"),
     "count_vector_distance": (lambda u: M.count_vector_distance(u, np.ones(len(u))), "u"),
+    "sinkhorn_count_distance": (lambda u: M.sinkhorn_count_distance(u, np.ones(len(u))), "u"),
     "max_mean_deviation": (M.max_mean_deviation, "values"),
     "vaccination_gap": (lambda v: M.vaccination_gap(v, np.zeros(len(v))), "vaccinated"),
     "true_positive_rates": (lambda t: M.true_positive_rates(t, np.full(len(t), 10.0)), "tp"),
@@ -368,3 +369,25 @@ def test_trace_and_argument_errors_name_the_argument():
     assert math.isnan(M.price_of_fairness(1.0, 0.0))  # documented: a relative change from 0
     with pytest.raises(ValueError, match=r"tp and pos must have one entry per group, got none"):
         M.true_positive_rates([], [])
+
+
+def test_sinkhorn_count_distance_is_the_authors_value():
+    """The value the F-PPO authors' code computes for these count vectors (geomloss 0.2.5 in their own environment),
+    below the exact 1-D W1 of the same vectors; a zero-diameter pair is 0, not geomloss's error."""
+    u, v = [48, 2, 0, 23, 65, 23, 24], [6, 28, 1, 2, 22, 22, 34]
+    assert M.sinkhorn_count_distance(u, v) == pytest.approx(9.048757558309669, rel=1e-9)
+    assert M.count_vector_distance(u, v) == pytest.approx(72 / 7)
+    assert M.sinkhorn_count_distance([5, 5], [5, 5, 5]) == 0.0
+    assert M.sinkhorn_count_distance([1, 2, 3], [1, 2, 3]) == pytest.approx(0.0, abs=1e-6)
+
+
+def test_sinkhorn_count_distance_without_geomloss_names_the_extra(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "geomloss", None)
+    with pytest.raises(ImportError, match=r'sb3-fair\[authors\]'):
+        M.sinkhorn_count_distance([1, 2], [2, 1])
+    from sb3_fair.envs.delayed_impact import DelayedImpactLendingEnv
+
+    with pytest.raises(ImportError, match=r"geomloss"):
+        DelayedImpactLendingEnv(long_term="counts_geomloss")

@@ -34,6 +34,7 @@ from sb3_fair.envs.rendering import RENDER_MODES, bars_rgb, check_render_mode
 from sb3_fair.metrics import (
     count_vector_distance,
     l2_distribution_gap,
+    sinkhorn_count_distance,
     true_positive_rates,
     wasserstein_1,
 )
@@ -46,7 +47,7 @@ N_CLUSTERS = 7
 INITIAL_PMFS = ((0.0, 0.1, 0.1, 0.2, 0.3, 0.3, 0.0), (0.1, 0.1, 0.2, 0.3, 0.3, 0.0, 0.0))
 #: probability that an applicant of each credit cluster repays
 SUCCESS_PROBS = (0.1, 0.2, 0.45, 0.6, 0.65, 0.7, 0.7)
-LONG_TERM_MEASURES = ("wasserstein", "pmf_wasserstein", "pmf_l2", "counts_sinkhorn")
+LONG_TERM_MEASURES = ("wasserstein", "pmf_wasserstein", "pmf_l2", "counts_sinkhorn", "counts_geomloss")
 OBS_SIZE = 3 * N_CLUSTERS + 4  # 7 + 2 + 2 + 7 + 7 = 25
 _SUPPORT = np.arange(N_CLUSTERS, dtype=np.float64)
 
@@ -143,6 +144,10 @@ class DelayedImpactLendingEnv(gym.Env):
         the authors' quantity. It is the exact W1; the authors' code computes it with geomloss's
         ``SamplesLoss("sinkhorn", p=1, blur=0.01)``, whose value is below the exact W1 (by about 1 on
         average, up to 4.5, on random count vectors of a 300-applicant window, measured with geomloss 0.2.5).
+      - ``"counts_geomloss"``: the same quantity computed as the authors' code computes it, with geomloss
+        (:func:`~sb3_fair.metrics.sinkhorn_count_distance`; ``pip install "sb3-fair[authors]"``). In the
+        authors' code their F-PPO's lending results depend on this approximation (``benchmarks/RESULTS.md``).
+        Slower: a geomloss call per step.
 
     Other info keys: ``"credit_pmfs"`` (the two groups' current pmfs, shape (2, 7); also in the reset
     info), ``"tpr"`` (the two windowed TPRs), ``"bank_cash"``, and in step infos ``"applicant_group"``,
@@ -179,8 +184,8 @@ class DelayedImpactLendingEnv(gym.Env):
         ``max_episode_steps``: ``gym.make`` would take that keyword for its own ``TimeLimit`` wrapper,
         which the env would never see (and which ignores ``horizon_terminates``).
     :param window: sliding-window length w (paper: 300), an int >= 1.
-    :param long_term: which Δl to report: ``"wasserstein"``, ``"pmf_wasserstein"``, ``"pmf_l2"`` or
-        ``"counts_sinkhorn"`` (see above).
+    :param long_term: which Δl to report: ``"wasserstein"``, ``"pmf_wasserstein"``, ``"pmf_l2"``,
+        ``"counts_sinkhorn"`` or ``"counts_geomloss"`` (see above; the last needs geomloss).
     :param horizon_terminates: end the episode at the horizon with ``terminated=True`` (the authors'
         treatment) instead of ``truncated=True``.
     :param interest_rate: the bank's gain per unit lent on repayment, > 0 (authors: 1.0).
@@ -218,6 +223,8 @@ class DelayedImpactLendingEnv(gym.Env):
         self.horizon = check_horizon(horizon)
         self.window = check_horizon(window, "window")
         self.long_term = check_choice(long_term, "long_term", LONG_TERM_MEASURES)
+        if self.long_term == "counts_geomloss":
+            sinkhorn_count_distance([0.0, 1.0], [1.0, 0.0])  # geomloss is optional: fail here, naming the extra
         self.horizon_terminates = check_bool(horizon_terminates, "horizon_terminates")
         self.interest_rate = check_weights(interest_rate, "interest_rate", allow_zero=False)
         self.loan_amount = check_weights(loan_amount, "loan_amount", allow_zero=False)
@@ -341,6 +348,9 @@ class DelayedImpactLendingEnv(gym.Env):
         if self.long_term == "counts_sinkhorn":
             counts = self._counts
             return count_vector_distance(counts[0], counts[1])
+        if self.long_term == "counts_geomloss":
+            counts = self._counts
+            return sinkhorn_count_distance(counts[0], counts[1])
         if self._pmf_long_term is None:  # "pmf_l2" and "pmf_wasserstein" change only with the pmfs
             if self.long_term == "pmf_l2":
                 self._pmf_long_term = l2_distribution_gap(self._pmfs[0], self._pmfs[1])

@@ -62,6 +62,7 @@ from sb3_fair.metrics.distances import (
     l2_distribution_gap,
     max_mean_deviation,
     point_cloud_wasserstein,
+    sinkhorn_count_distance,
     smoothed_distribution,
     wasserstein_1,
 )
@@ -134,6 +135,7 @@ __all__ = [
     "parity",
     "point_cloud_wasserstein",
     "price_of_fairness",
+    "sinkhorn_count_distance",
     "smoothed_distribution",
     "team_fairness",
     "temporal_aggregate",
