@@ -146,7 +146,7 @@ class DelayedImpactLendingEnv(gym.Env):
         average, up to 4.5, on random count vectors of a 300-applicant window, measured with geomloss 0.2.5).
       - ``"counts_geomloss"``: the same quantity computed as the authors' code computes it, with geomloss
         (:func:`~sb3_fair.metrics.sinkhorn_count_distance`; ``pip install "sb3-fair[authors]"``). In the
-        authors' code their F-PPO's lending results depend on this approximation (``benchmarks/RESULTS.md``).
+        authors' code F-PPO's early training changes with this approximation (``benchmarks/RESULTS.md``).
         Slower: a geomloss call per step.
 
     Other info keys: ``"credit_pmfs"`` (the two groups' current pmfs, shape (2, 7); also in the reset

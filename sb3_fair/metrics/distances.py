@@ -124,7 +124,7 @@ def sinkhorn_count_distance(u: Any, v: Any, blur: float = 0.01) -> float:
 
     The authors' training signal as their code sees it. It is an approximation of the exact 1-D W1 and reads below it
     (about 1 lower on average, up to 4.5, for random count vectors of a 300-applicant window, geomloss 0.2.5); in
-    the authors' code the F-PPO results depend on this difference (``benchmarks/RESULTS.md``). Needs geomloss
+    the authors' code F-PPO's early training changes with this difference (``benchmarks/RESULTS.md``). Needs geomloss
     (``pip install "sb3-fair[authors]"``); computed in float64 on the CPU.
 
     :param u: the first count vector.

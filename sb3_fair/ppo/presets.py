@@ -45,9 +45,10 @@ Deviations from the authors' code (the paper is followed where the two differ):
 * lending: the env's ``counts_sinkhorn`` is the exact W1 of the two groups' windowed count values, where the
   authors' code computes it with geomloss's Sinkhorn loss (blur 0.01), which reads below the exact value; their Δs
   counts the new decision before the oldest leaves the window (w + 1 decisions, here w). ``"f_ppo_authors"`` keeps
-  both of sb3-fair's and does not train like the authors' published code after massaging starts; their code with the
-  exact W1 in place of the Sinkhorn does (``benchmarks/RESULTS.md``, "F-PPO's training curve against its authors'
-  code"; 2 seeds, 100,000 steps): there, the Sinkhorn's numerics, not these choices, made their F-PPO lend.
+  both of sb3-fair's (the env's ``long_term="counts_geomloss"`` gives their Sinkhorn). With these choices F-PPO on
+  lending is bistable: a run either learns to lend or ends rejecting nearly every applicant, in sb3-fair and in the
+  authors' own code, and small differences such as the Sinkhorn's numerics decide which (``benchmarks/RESULTS.md``,
+  "F-PPO's training curve against its authors' code").
 """
 
 from __future__ import annotations
