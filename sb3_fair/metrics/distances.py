@@ -117,6 +117,17 @@ def count_vector_distance(u: Any, v: Any) -> float:
     return float(wasserstein_distance(_as_vector(u, "u"), _as_vector(v, "v")))
 
 
+def _geomloss_samples_loss() -> Any:
+    """geomloss's ``SamplesLoss`` (an optional dependency), or an ImportError naming the extra that installs it."""
+    try:
+        from geomloss import SamplesLoss
+    except ImportError as error:
+        raise ImportError(
+            'sinkhorn_count_distance needs geomloss: pip install "sb3-fair[authors]" (or pip install geomloss)'
+        ) from error
+    return SamplesLoss
+
+
 def sinkhorn_count_distance(u: Any, v: Any, blur: float = 0.01) -> float:
     """:func:`count_vector_distance` as Hu et al.'s (2024) lending code computes it: geomloss's debiased Sinkhorn
     divergence (``SamplesLoss("sinkhorn", p=1, blur=blur)``, its default ε-scaling) between the entries of the two
@@ -132,12 +143,7 @@ def sinkhorn_count_distance(u: Any, v: Any, blur: float = 0.01) -> float:
     :param blur: geomloss's ``blur`` (the authors': 0.01).
     :return: the Sinkhorn divergence, in count units.
     """
-    try:
-        from geomloss import SamplesLoss
-    except ImportError as error:  # an optional dependency
-        raise ImportError(
-            'sinkhorn_count_distance needs geomloss: pip install "sb3-fair[authors]" (or pip install geomloss)'
-        ) from error
+    samples_loss = _geomloss_samples_loss()
     import torch as th
 
     a, b = _as_vector(u, "u"), _as_vector(v, "v")
@@ -145,7 +151,7 @@ def sinkhorn_count_distance(u: Any, v: Any, blur: float = 0.01) -> float:
         return 0.0
     x = th.as_tensor(a, dtype=th.float64).view(-1, 1)
     y = th.as_tensor(b, dtype=th.float64).view(-1, 1)
-    return float(SamplesLoss("sinkhorn", p=1, blur=blur)(x, y).item())
+    return float(samples_loss("sinkhorn", p=1, blur=blur)(x, y).item())
 
 
 def max_mean_deviation(values: Any, normalize: bool = False) -> float:
