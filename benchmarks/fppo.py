@@ -71,15 +71,15 @@ from sb3_fair.ppo.presets import ENV_IDS, PAPER_TIMESTEPS
 #: the runs' folder under ``<out>/out/``
 RUNS_NAME = "fppo"
 METHODS = ("ppo", "a_ppo", "f_ppo", "f_ppo_l")
-#: lending only: F-PPO with the authors' code's choices (:data:`AUTHORS_CHOICES`), all three or one at a time
-AUTHORS_METHODS = ("f_ppo_authors", "f_ppo_flip", "f_ppo_dl", "f_ppo_horizon")
-#: method -> (the ``fair_ppo.yml`` variant it starts from, what it changes in that entry)
+#: lending only: F-PPO with the authors' code's choices, all three or one at a time: method -> (the ``fair_ppo.yml``
+#: variant it starts from, what it changes in that entry)
 AUTHORS_CHOICES: dict[str, tuple[str, dict[str, Any]]] = {
     "f_ppo_authors": ("f_ppo_authors", {}),  # ties flip, training Δl counts_sinkhorn, terminal horizon
     "f_ppo_flip": ("f_ppo", {"massaging_ties": "flip"}),
     "f_ppo_dl": ("f_ppo", {"env_kwargs": {"long_term": "counts_sinkhorn"}}),
     "f_ppo_horizon": ("f_ppo", {"env_kwargs": {"horizon_terminates": True}}),
 }
+AUTHORS_METHODS = tuple(AUTHORS_CHOICES)
 #: the methods that massage in training, so are also evaluated with massaging on
 MASSAGING = ("f_ppo", *AUTHORS_METHODS)
 LABELS = {"ppo": "PPO", "a_ppo": "A-PPO", "f_ppo": "F-PPO", "f_ppo_l": "F-PPO-L", "reference": "reference",
