@@ -13,6 +13,13 @@ except networks [128, 128] (the paper's width), batch 256, Gaussian action noise
 
 Also times FairDDPG(lambda=0) and FairDDPG(lambda=0.5) against SB3's DDPG on the same env.
 
+``--entry``: FairTD3 at sb3-fair's tuned entry instead (``sb3_fair/hyperparams/fair_td3.yml``, the env's own
+entry: 4 x 4 torus, curriculum 2 -> 1, 50,000 steps, episodes of 200 steps), with lambda = 0 (TD3), 0.5 (the
+entry), 0.9 and Fair-E (``policy="FairEPolicy"``), each seed's runs paired by seed: per-seed tables and a
+paired t-test and exact Wilcoxon test (:func:`reproduction.paired_test`) of each variant against TD3, for
+capture success and I(R;Z) at each evaluation speed (default 2, 1.5, 1.2, 1, 0.8: the paper's collapse
+below |v_p| ~ 0.8). Its records live under ``<out>/out/fair_er/td3_entry/``; no throughput run.
+
 Every run goes through :func:`sb3_fair.experiment.train` (no evaluation there: the runs are
 evaluated afterwards at each fixed speed with
 :func:`~sb3_fair.common.evaluation.evaluate_team_fairness`). Writes the per-run records under
@@ -23,6 +30,7 @@ Usage::
 
     python benchmarks/fair_er.py            # about 25 min on 2 cores (measured: see RESULTS.md)
     python benchmarks/fair_er.py --quick    # smoke run
+    python benchmarks/fair_er.py --entry --seeds 10 --workers 2   # FairTD3's tuned entry, 10 seeds
 """
 
 from __future__ import annotations
@@ -31,6 +39,7 @@ import functools
 import json
 import multiprocessing as mp
 import os
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -54,6 +63,9 @@ VARIANTS = {
     "lambda=0.9": dict(policy="MlpPolicy", equivariance_coef=0.9),
     "Fair-E": dict(policy="sb3_fair.ddpg.policies:FairEPolicy", equivariance_coef=0.0),
 }
+#: ``--entry``: the variants trained by default and the evaluation speeds
+ENTRY_VARIANTS = ("lambda=0", "lambda=0.5", "lambda=0.9", "Fair-E")
+ENTRY_SPEEDS = (2.0, 1.5, 1.2, 1.0, 0.8)
 #: FairDDPG's hyper-parameters (SB3's DDPG defaults except these); sb3-fair ships no pursuit entry
 HYPERPARAMS: dict[str, Any] = dict(learning_rate=1e-3, batch_size=256, buffer_size=200_000, learning_starts=1000, gamma=0.99,
                                    tau=0.005, noise_type="normal", noise_std=0.2, policy_kwargs={"net_arch": [128, 128]})
@@ -65,6 +77,11 @@ def experiment_config(job: dict[str, Any]) -> Any:
     from sb3_fair.experiment import ExperimentConfig
 
     spec = VARIANTS[job["variant"]]
+    if job.get("entry"):  # FairTD3's tuned entry with only the policy and lambda changed
+        return ExperimentConfig.from_hyperparams(
+            "fair_td3", ENV_ID, overrides={"policy": spec["policy"].rsplit(":", 1)[-1], "equivariance_coef": spec["equivariance_coef"]},
+            seed=job["seed"], n_timesteps=job["steps"], eval_episodes=0, name=f"fair_er-td3-{job['variant']}-seed{job['seed']}",
+            group="fair_er_td3")
     start, end = job["curriculum"]
     hyperparams = {"policy": spec["policy"], "equivariance_coef": spec["equivariance_coef"], **HYPERPARAMS,
                    "env_kwargs": {"max_steps": job["max_steps"], "size": job["size"]},
@@ -73,8 +90,21 @@ def experiment_config(job: dict[str, Any]) -> Any:
                             eval_episodes=0, name=f"fair_er-{job['variant']}-seed{job['seed']}", group="fair_er")
 
 
-def out_dir(runs: Path, curriculum: tuple[float, float], size: float = 6.0) -> Path:
-    """Where the per-run JSON files of one setting live under ``runs`` (the paper's curriculum and arena keep the top folder)."""
+def entry_settings() -> dict[str, Any]:
+    """FairTD3's tuned pursuit entry's training steps, episode cap, arena and curriculum (``--entry``)."""
+    from sb3_fair.experiment import ExperimentConfig
+
+    hp = ExperimentConfig.from_hyperparams("fair_td3", ENV_ID).hyperparams
+    curriculum = hp["callback"]["sb3_fair.envs.pursuit:SpeedCurriculum"]
+    return {"steps": int(hp["n_timesteps"]), "max_steps": int(hp["env_kwargs"]["max_steps"]), "size": float(hp["env_kwargs"]["size"]),
+            "curriculum": [float(curriculum["start"]), float(curriculum["end"])]}
+
+
+def out_dir(runs: Path, curriculum: tuple[float, float], size: float = 6.0, entry: bool = False) -> Path:
+    """Where the per-run JSON files of one setting live under ``runs`` (the paper's curriculum and arena keep the top
+    folder; FairTD3's entry, ``td3_entry``)."""
+    if entry:
+        return runs / "td3_entry"
     name = ("" if tuple(curriculum) == PAPER_CURRICULUM else f"curriculum_{curriculum[0]:g}_{curriculum[1]:g}") + (
         "" if size == 6.0 else f"_size_{size:g}")
     return runs / name.lstrip("_") if name else runs
@@ -112,7 +142,7 @@ def run_job(job: dict[str, Any], runs: str) -> dict[str, Any]:
               "eval": evaluate_speeds(result.model, job["max_steps"], job["eval_episodes"], 10_000 + job["seed"],
                                       tuple(job["speeds"]), job["size"]),
               "config": config.to_plain_dict()}
-    out = out_dir(Path(runs), job["curriculum"], job["size"])
+    out = out_dir(Path(runs), job["curriculum"], job["size"], bool(job.get("entry")))
     out.mkdir(parents=True, exist_ok=True)
     (out / f"{job['variant']}_{job['seed']}.json").write_text(json.dumps(record))
     print(f"[done] {job['variant']} seed={job['seed']} {seconds:.0f}s", flush=True)
@@ -120,7 +150,7 @@ def run_job(job: dict[str, Any], runs: str) -> dict[str, Any]:
 
 
 def _done(job: dict[str, Any], runs: Path) -> bool:
-    path = out_dir(runs, job["curriculum"], job["size"]) / f"{job['variant']}_{job['seed']}.json"
+    path = out_dir(runs, job["curriculum"], job["size"], bool(job.get("entry"))) / f"{job['variant']}_{job['seed']}.json"
     if not path.exists():
         return False
     old = json.loads(path.read_text())
@@ -182,6 +212,8 @@ def main(argv: list[str] | None = None) -> None:
     """``python benchmarks/fair_er.py [options]`` (``--help`` lists them)."""
     parser = reproduce_parser("fair_er", __doc__)
     parser.add_argument("--seeds", type=int_at_least(1), default=3)
+    parser.add_argument("--first-seed", type=int_at_least(0), default=0,
+                        help="train seeds FIRST .. FIRST + SEEDS - 1 (e.g. two commands side by side); the report reads every run on disk")
     parser.add_argument("--steps", type=int_at_least(1), default=50_000)
     parser.add_argument("--max-steps", type=int_at_least(1), default=200)
     parser.add_argument("--eval-episodes", type=int_at_least(1), default=30)
@@ -192,11 +224,23 @@ def main(argv: list[str] | None = None) -> None:
                         help="pursuer speed at the start and end of training (paper: 1.2 0.4)")
     parser.add_argument("--speeds", type=number_in(0.0, strict=True), nargs="+", default=SPEEDS, help="pursuer speeds to evaluate at")
     parser.add_argument("--size", type=number_in(0.0, strict=True), default=6.0, help="side of the torus (paper: 6)")
-    parser.add_argument("--variants", nargs="+", choices=list(VARIANTS), default=list(VARIANTS),
-                        help="train only these variants (the table shows every variant with results)")
+    parser.add_argument("--variants", nargs="+", choices=list(VARIANTS), default=None,
+                        help="train only these variants (the table shows every variant with results; default: all, "
+                             f"with --entry {' '.join(ENTRY_VARIANTS)})")
+    parser.add_argument("--entry", action="store_true",
+                        help="FairTD3 at sb3-fair's tuned pursuit entry (its steps, episode cap, arena and curriculum; "
+                             "--steps, --max-steps, --curriculum and --size are refused) with paired tests against TD3")
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--no-train", action="store_true", help=f"only re-summarise the runs under <out>/out/{RUNS_NAME}")
     args = parser.parse_args(argv)
+    if args.entry:
+        given = [flag for flag in ("--steps", "--max-steps", "--curriculum", "--size") if any(
+            a == flag or a.startswith(flag + "=") for a in (argv if argv is not None else sys.argv[1:]))]
+        if given:
+            parser.error(f"--entry takes the entry's own settings; leave out {' '.join(given)}")
+        vars(args).update(entry_settings())
+        args.speeds = list(ENTRY_SPEEDS) if tuple(args.speeds) == SPEEDS else args.speeds
+    args.variants = args.variants or list(ENTRY_VARIANTS if args.entry else VARIANTS)
     if args.quick:
         # smoke run: 200 updates per run after learning_starts, 100 per timed model
         args.seeds, args.steps, args.eval_episodes, args.throughput_steps, args.max_steps = 1, 1200, 2, 300, 50
@@ -204,12 +248,12 @@ def main(argv: list[str] | None = None) -> None:
     from sb3_fair.envs import GreedyPursuitPolicy
 
     output = Output(args.out, RUNS_NAME)
-    out = out_dir(output.runs, args.curriculum, args.size)
+    out = out_dir(output.runs, args.curriculum, args.size, args.entry)
     t0 = time.perf_counter()
     if not args.no_train:
         jobs = [dict(variant=v, seed=s, steps=args.steps, max_steps=args.max_steps, eval_episodes=args.eval_episodes,
-                     curriculum=list(args.curriculum), speeds=list(args.speeds), size=args.size)
-                for s in range(args.seeds) for v in args.variants]
+                     curriculum=list(args.curriculum), speeds=list(args.speeds), size=args.size, **({"entry": True} if args.entry else {}))
+                for s in range(args.first_seed, args.first_seed + args.seeds) for v in args.variants]
         # runs already on disk with the same settings are kept (resume, or add seeds to some variants)
         jobs = [j for j in jobs if not _done(j, output.runs)]
         work = functools.partial(run_job, runs=str(output.runs))
@@ -219,17 +263,21 @@ def main(argv: list[str] | None = None) -> None:
         else:  # one worker: in this process (no spawn start-up)
             for job in jobs:
                 work(job)
-        tp = throughput(args.throughput_steps)
-        tp["wall_seconds"] = time.perf_counter() - t0
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "throughput.json").write_text(json.dumps(tp))
+        if not args.entry:
+            tp = throughput(args.throughput_steps)
+            tp["wall_seconds"] = time.perf_counter() - t0
+            out.mkdir(parents=True, exist_ok=True)
+            (out / "throughput.json").write_text(json.dumps(tp))
     speeds = tuple(args.speeds)
-    tp = json.loads((out / "throughput.json").read_text())
     results = [json.loads(p.read_text()) for p in sorted(out.glob("*_*.json")) if p.name != "throughput.json"]
     results = [r for r in results if r["steps"] == args.steps and r["max_steps"] == args.max_steps
                and tuple(r.get("curriculum", PAPER_CURRICULUM)) == tuple(args.curriculum) and all(str(v) in r["eval"] for v in speeds)
-               and r.get("size", 6.0) == args.size]
+               and r.get("size", 6.0) == args.size and bool(r.get("entry")) == args.entry]
     greedy = evaluate_speeds(GreedyPursuitPolicy, args.max_steps, args.eval_episodes, 10_000, speeds, args.size)
+    if args.entry:
+        entry_report(results, greedy, args, output, time.perf_counter() - t0)
+        return
+    tp = json.loads((out / "throughput.json").read_text())
     default = tuple(args.curriculum) == PAPER_CURRICULUM
     png = output.png("fair_er_pursuit.png" if default and args.size == 6.0 else f"fair_er_pursuit_{out.name}.png")
     plot(results, greedy, png, speeds)
@@ -268,7 +316,61 @@ def main(argv: list[str] | None = None) -> None:
     print("\n".join(lines))
 
 
-__all__ = ["HYPERPARAMS", "VARIANTS", "evaluate_speeds", "experiment_config", "main", "run_job", "throughput"]
+def entry_report(results: list[dict], greedy: dict, args: Any, output: Output, wall_s: float) -> None:
+    """The ``--entry`` section of RESULTS.md: mean ± sd per variant and speed, each seed's capture success and
+    I(R;Z), and each variant against TD3 (lambda = 0) paired by seed, and the PNG."""
+    from reproduction import paired_test
+
+    speeds = tuple(args.speeds)
+    png = output.png("fair_er_pursuit_td3_entry.png")
+    plot(results, greedy, png, speeds)
+    cmd = COMMAND + " --entry" + (" --quick" if args.quick else "") + (
+        "" if speeds == ENTRY_SPEEDS else " --speeds " + " ".join(f"{v:g}" for v in speeds))
+    by = {v: {r["seed"]: r for r in results if r["variant"] == v} for v in VARIANTS}
+    seeds = sorted({r["seed"] for r in results})
+    lines = [f"## Fair-ER / Fair-E at FairTD3's tuned entry (Grupen et al. 2022): `{cmd} --seeds {args.seeds}`", "",
+             f"FairTD3 with `sb3_fair/hyperparams/fair_td3.yml`'s pursuit entry ({args.size:g} x {args.size:g} torus, "
+             f"{args.steps:,} steps, curriculum {args.curriculum[0]:g} -> {args.curriculum[1]:g}, episodes capped at {args.max_steps} "
+             f"steps), only the policy and lambda changed; evaluated greedily on {args.eval_episodes} episodes per pursuer speed "
+             f"(seeded 10,000 + seed). One torch thread per run; wall time of the last invocation {wall_s / 60:.0f} min. "
+             "I(R;Z) in bits: 0 when who is credited with a capture does not depend on the pursuer, log2 3 = 1.585 when one "
+             "pursuer makes every capture; an episode without capture credits nobody.", "",
+             "| variant | seeds | " + " | ".join(f"capture @ {v:g}" for v in speeds) + " | "
+             + " | ".join(f"I(R;Z) @ {v:g}" for v in speeds) + " |", "|" + "---|" * (2 + 2 * len(speeds))]
+    for variant, runs in by.items():
+        if runs:
+            cells = [f"{np.mean(vals):.2f} ± {np.std(vals):.2f}" for key in ("capture_success", "team_fairness") for v in speeds
+                     for vals in [[r["eval"][str(v)][key] for r in runs.values()]]]
+            lines.append(f"| {variant} | {len(runs)} | " + " | ".join(cells) + " |")
+    lines.append("| greedy (App. C) | — | " + " | ".join(f"{greedy[str(v)]['capture_success']:.2f}" for v in speeds) + " | "
+                 + " | ".join(f"{greedy[str(v)]['team_fairness']:.2f}" for v in speeds) + " |")
+    lines += ["", f"![fair-er td3 entry]({png.name})", ""]
+    for v0 in speeds[:2]:
+        lines += [f"Per seed at |v_p| = {v0:g} (capture success / I(R;Z)):", "",
+                  "| variant | " + " | ".join(f"seed {s}" for s in seeds) + " |", "|" + "---|" * (1 + len(seeds))]
+        for variant, runs in by.items():
+            if runs:
+                lines.append(f"| {variant} | " + " | ".join(
+                    f"{runs[s]['eval'][str(v0)]['capture_success']:.2f} / {runs[s]['eval'][str(v0)]['team_fairness']:.3f}"
+                    if s in runs else "—" for s in seeds) + " |")
+        lines.append("")
+    base = by["lambda=0"]
+    lines += ["Each variant minus TD3 (lambda = 0), paired by seed (mean ± sd of the differences; two-sided p-values):", "",
+              "| variant | speed | capture success | I(R;Z) (bits; < 0: fairer than TD3) |", "|---|---|---|---|"]
+    for variant, runs in by.items():
+        if variant == "lambda=0" or not runs:
+            continue
+        for v in speeds:
+            cells = [paired_test({s: r["eval"][str(v)][key] for s, r in runs.items()},
+                                 {s: r["eval"][str(v)][key] for s, r in base.items()}) for key in ("capture_success", "team_fairness")]
+            lines.append(f"| {variant} | {v:g} | " + " | ".join(cells) + " |")
+    lines.append("")
+    output.write_section(f"at FairTD3's tuned entry (Grupen et al. 2022): `{cmd}", "\n".join(lines))
+    print("\n".join(lines))
+
+
+__all__ = ["ENTRY_SPEEDS", "ENTRY_VARIANTS", "HYPERPARAMS", "VARIANTS", "entry_report", "entry_settings", "evaluate_speeds",
+           "experiment_config", "main", "run_job", "throughput"]
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ under ``--out`` only."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -71,3 +72,49 @@ def test_quick_writes_records_section_and_plot_under_out(tmp_path, monkeypatch) 
     assert again.count(HEADING + "\n") == 1 and "| Fair-E | 1 |" in again
     assert sorted(p.name for p in out.iterdir()) == ["RESULTS.md", "fair_er_pursuit.png", "out"]
     assert list(cwd.iterdir()) == []
+
+
+def test_entry_config_is_fair_td3s_entry_with_only_policy_and_lambda_changed() -> None:
+    """``--entry``: FairTD3 at sb3-fair's tuned pursuit entry; the variants change the policy and lambda alone."""
+    from sb3_fair.experiment import ExperimentConfig
+
+    settings = benchmark.entry_settings()
+    assert settings == {"steps": 50_000, "max_steps": 200, "size": 4.0, "curriculum": [2.0, 1.0]}
+    entry = ExperimentConfig.from_hyperparams("fair_td3", benchmark.ENV_ID).hyperparams
+    job = dict(variant="Fair-E", seed=2, steps=1000, eval_episodes=1, speeds=[1.5], entry=True, **{
+        k: v for k, v in settings.items() if k != "steps"})
+    fair_e = benchmark.experiment_config(job)
+    assert fair_e.algo == "fair_td3" and fair_e.seed == 2 and fair_e.n_timesteps == 1000 and fair_e.eval_episodes == 0
+    assert fair_e.hyperparams == {**entry, "policy": "FairEPolicy", "equivariance_coef": 0.0}
+    assert type(build_model(fair_e).policy).__name__ == "FairEPolicy"
+    td3 = benchmark.experiment_config({**job, "variant": "lambda=0"})
+    assert td3.hyperparams == {**entry, "equivariance_coef": 0.0}
+    assert benchmark.out_dir(Path("runs"), (2.0, 1.0), 4.0, entry=True) == Path("runs") / "td3_entry"
+
+
+@pytest.mark.parametrize("flag", [["--steps", "100"], ["--size", "6"], ["--curriculum", "1", "0.5"], ["--max-steps=20"]])
+def test_entry_refuses_the_settings_it_takes_from_the_entry(flag, tmp_path, capsys) -> None:
+    with pytest.raises(SystemExit):
+        benchmark.main(["--entry", "--out", str(tmp_path), *flag])
+    assert "--entry takes the entry's own settings; leave out " + flag[0].split("=")[0] in capsys.readouterr().err
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_entry_quick_writes_paired_tests_against_td3(tmp_path) -> None:
+    out = tmp_path / "out"
+    benchmark.main(["--entry", "--quick", "--seeds", "2", "--workers", "1", "--variants", "lambda=0", "Fair-E", "--out", str(out)])
+    runs = out / "out" / "fair_er" / "td3_entry"
+    assert sorted(p.name for p in runs.iterdir()) == ["Fair-E_0.json", "lambda=0_0.json"]  # --quick: one seed
+    record = json.loads((runs / "Fair-E_0.json").read_text())
+    assert record["entry"] is True and record["config"]["algo"] == "fair_td3" and set(record["eval"]) == {
+        str(v) for v in benchmark.ENTRY_SPEEDS}
+    text = (out / "RESULTS.md").read_text()
+    heading = "## Fair-ER / Fair-E at FairTD3's tuned entry (Grupen et al. 2022): `python benchmarks/fair_er.py --entry --quick"
+    assert text.count(heading) == 1
+    section = text.split(heading, 1)[1]
+    assert "| lambda=0 | 1 |" in section and "| Fair-E | 1 |" in section and "| lambda=0.9 |" not in section
+    assert "| Fair-E | 2 | n = 1, no test" in section  # one seed: no test, the difference only
+    assert "Per seed at |v_p| = 2 (capture success / I(R;Z)):" in section
+    assert (out / "fair_er_pursuit_td3_entry.png").stat().st_size > 0
+    assert not (out / "out" / "fair_er" / "throughput.json").exists()
