@@ -13,6 +13,10 @@ episode's undiscounted return, i.e. the accumulated Nash welfare (doughnuts) or 
 DP score with penalties (lending), as in the paper's figures. Every run goes through
 :func:`sb3_fair.experiment.train`.
 
+Each run also records, after every training episode, one greedy episode with the target network (the
+authors' code's evaluation) and one with the online network on the same episode seed, so that the section can
+show each method's score and stuck seeds under all three evaluations (:func:`protocols`).
+
 Beside them, the figures measured by running the authors' own code (``praal/remembering-to-be-fair``)
 on the project's machine, shipped as sb3-fair's data file ``authors_code_fairqcm.json`` (numbers only:
 the greedy score their script records after every training episode, averaged over blocks of 20
@@ -29,7 +33,7 @@ Usage::
 
     python benchmarks/fairqcm.py                       # full run (about 2.5 hours on 2 cores)
     python benchmarks/fairqcm.py --quick               # smoke run (well under a minute)
-    python benchmarks/fairqcm.py --ablation --seeds 3  # 0.1.0's faults put back (about 40 min)
+    python benchmarks/fairqcm.py --ablation --seeds 3  # 0.1.0's faults put back, the authors' ε and target copies
 
 Writes ``<out>/out/fairqcm/*.json``, the PNG curves beside ``<out>/RESULTS.md``, and the results
 section of ``<out>/RESULTS.md`` (``--out``, default: the repository's ``benchmarks/``). A ``--quick`` run keeps its
@@ -81,6 +85,9 @@ ABLATIONS = {
     # not a fault of 0.1.0 but the presets' remaining deviation: the authors' per-episode epsilon
     "fixed, with the authors' per-episode ε (exploration_decay=0.999)": dict(terminal_horizon=False, ortho_init=True,
                                                                             exploration_decay=0.999),
+    # the other remaining difference in the training loop: when the target network is copied
+    "fixed, target copied every target_update_interval gradient steps from the first (the authors' count)": dict(
+        terminal_horizon=False, ortho_init=True, authors_target=True),
 }
 #: --quick: seeds, eval_every, eval_episodes, throughput steps, reference episodes
 QUICK = dict(seeds=1, eval_every=3, eval_episodes=1, throughput_steps=500, reference_episodes=20)
@@ -155,27 +162,73 @@ def job_config(job: dict[str, Any]):
         overrides["policy_kwargs.ortho_init"] = ablation["ortho_init"]
         if "exploration_decay" in ablation:
             overrides["exploration_decay"] = ablation["exploration_decay"]
+        if ablation.get("authors_target"):
+            overrides["target_update_interval"] = NEVER  # AuthorsTargetSync copies instead
     return ExperimentConfig.from_hyperparams(
         "fair_dqn", ENV_IDS[task], variant="paper_fairqcm" if spec["counterfactual"] else "paper_dqn", overrides=overrides,
         seed=job["seed"], n_timesteps=job["episodes"] * HORIZON[task], eval_episodes=0,
         name=f"fairqcm-{task}-{method}-seed{job['seed']}", group="fairqcm")
 
 
+#: the ablation's target_update_interval when :class:`AuthorsTargetSync` copies the target network instead of SB3
+NEVER = 10**12
+
+
+class AuthorsTargetSync(BaseCallback):
+    """The target network copied as the authors' code copies it: before gradient steps 0, ``interval``,
+    ``2 * interval``, ... counted from the first gradient step (SB3's DQN counts env steps from the start of
+    training, learning starts included). For DQN with ``train_freq=1, gradient_steps=1`` (the presets): the
+    gradient step that follows env step ``t`` is number ``t - learning_starts - 1``."""
+
+    def __init__(self, interval: int) -> None:
+        super().__init__()
+        self.interval = interval
+        self.copies = 0
+
+    def _on_step(self) -> bool:
+        step = self.model.num_timesteps - self.model.learning_starts - 1
+        if step >= 0 and step % self.interval == 0:
+            self.model.q_net_target.load_state_dict(self.model.q_net.state_dict())
+            self.copies += 1
+        return True
+
+
+def greedy_return(q_net: Any, model: Any, env: gym.Env, seed: int) -> float:
+    """The undiscounted return of one episode of ``env`` (reset with ``seed``) acting greedily on ``q_net``
+    (the model's online ``q_net`` or its ``q_net_target``)."""
+    import torch as th
+
+    def act(obs: Any, _env: gym.Env) -> int:
+        with th.no_grad():
+            return int(q_net(model.policy.obs_to_tensor(obs)[0]).argmax(dim=1)[0])
+
+    return evaluate(act, env, 1, seed)[0]
+
+
 class GreedyEvaluation(BaseCallback):
     """Every ``every`` training episodes, the mean undiscounted return of the greedy policy on ``episodes`` fresh
-    episodes of ``eval_env`` (:attr:`curve`: ``(training episode, score)``); :attr:`train_returns` per episode."""
+    episodes of ``eval_env`` (:attr:`curve`: ``(training episode, score)``); :attr:`train_returns` per episode.
+
+    Also after every training episode, the authors' code's protocol: one greedy episode with the target network
+    (:attr:`per_episode` ``["target"]``), and one with the online network on the same episode seed
+    (``["online"]``), so that the network (target or online) and the number of episodes (1 after each training
+    episode or ``episodes`` every ``every``) can be told apart in one run."""
 
     def __init__(self, eval_env: gym.Env, every: int, episodes: int) -> None:
         super().__init__()
         self.eval_env, self.every, self.episodes = eval_env, every, episodes
         self.curve: list[tuple[int, float]] = []
         self.train_returns: list[float] = []
+        self.per_episode: dict[str, list[float]] = {"target": [], "online": []}
 
     def _on_step(self) -> bool:
         for info in self.locals["infos"]:
             if "episode" in info:
                 self.train_returns.append(float(info["episode"]["r"]))
                 n = len(self.train_returns)
+                for net in ("target", "online"):
+                    q_net = self.model.q_net_target if net == "target" else self.model.q_net
+                    self.per_episode[net].append(greedy_return(q_net, self.model, self.eval_env, seed=20_000 + n))
                 if n % self.every == 0:
                     pol = lambda obs, _env: int(self.model.predict(obs, deterministic=True)[0])  # noqa: E731
                     s = evaluate(pol, self.eval_env, self.episodes, seed=10_000 + 97 * n)
@@ -195,12 +248,17 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
     # the evaluation env: the run's env and memory, without the ablation's wrapper (episodes end alike)
     eval_env = make_eval_env(config.env, config.hyperparams.get("env_kwargs"))
     callback = GreedyEvaluation(eval_env, job["eval_every"], job["eval_episodes"])
-    result = train(config, callback=callback)
+    ablation = ABLATIONS.get(job.get("ablation")) or {}
+    # the authors' target copies, every interval of the paper's variant (the config's is NEVER then)
+    sync = AuthorsTargetSync(int(job_config({**job, "ablation": None}).hyperparams["target_update_interval"])) \
+        if ablation.get("authors_target") else None
+    result = train(config, callback=[callback, sync] if sync else callback)
     model = result.model
     job = {**job, "learning_rate": float(model.learning_rate)}
     curve = callback.curve
-    record = {**job, "curve": curve, "train_returns": callback.train_returns, "seconds": result.train_time_s,
-              "counterfactuals": int(getattr(model.replay_buffer, "n_counterfactual", 0)), "config": config.to_plain_dict()}
+    record = {**job, "curve": curve, "train_returns": callback.train_returns, "per_episode": callback.per_episode,
+              "seconds": result.train_time_s, "counterfactuals": int(getattr(model.replay_buffer, "n_counterfactual", 0)),
+              "config": config.to_plain_dict(), **({"target_copies": sync.copies} if sync else {})}
     out = Path(job["out"])
     out.mkdir(parents=True, exist_ok=True)
     (out / job_file(job)).write_text(json.dumps(record))
@@ -360,6 +418,53 @@ def versus_authors(results: list[dict], authors: dict[str, list[list[float]]], b
     return lines
 
 
+def block_means(scores: list[float], block: int) -> tuple[list[int], list[float]]:
+    """Per-training-episode scores as means over whole blocks of ``block`` episodes, at the block's last episode
+    (the form of the authors' figures in ``authors_code_fairqcm.json``)."""
+    n = len(scores) // block
+    return [block * (j + 1) for j in range(n)], [float(np.mean(scores[block * j:block * (j + 1)])) for j in range(n)]
+
+
+def protocols(results: list[dict], authors: dict[str, list[list[float]]], refs: dict[str, float], block: int,
+              episodes: int) -> list[str]:
+    """Each method's whole-curve score and its number of stuck seeds under the three evaluations a run records
+    (:class:`GreedyEvaluation`), beside the authors' code's; a seed is stuck when its mean score over episodes
+    601-1000 is below the random policy's."""
+    from scipy.stats import mannwhitneyu
+
+    results = [r for r in results if "per_episode" in r]
+    if not results:
+        return ["(the runs on disk predate the per-episode evaluations)"]
+    last = len(WINDOWS) - 1
+
+    def row(curves: list[tuple[list[int], list[float]]]) -> tuple[np.ndarray, str]:
+        whole = np.array([np.mean(ys) for _, ys in curves])
+        stuck = sum(window_means(xs, ys)[last] < refs["random"] for xs, ys in curves)
+        return whole, f"{_ms(whole)} ({stuck}/{len(curves)} stuck)"
+
+    lines = [f"| method | seeds (ours / authors') | {episodes} online episode{'s' if episodes != 1 else ''} every {block} (the tables above) "
+             f"| 1 online episode after each training episode | 1 target-network episode after each (the authors' protocol) "
+             f"| authors' code (their protocol) | the authors' protocol, ours / theirs: p |", "|---|---|---|---|---|---|---|"]
+    for method in sorted({r["method"] for r in results}):
+        runs = [r for r in results if r["method"] == method]
+        cells, target = [], None
+        for curves in ([([int(x) for x, _ in r["curve"]], [y for _, y in r["curve"]]) for r in runs],
+                       [block_means(r["per_episode"]["online"], block) for r in runs],
+                       [block_means(r["per_episode"]["target"], block) for r in runs]):
+            whole, text = row(curves)
+            cells.append(text)
+            target = whole
+        theirs = authors_curves(authors, method, block)
+        if theirs:
+            whole, text = row(theirs)
+            p = mannwhitneyu(target, whole, alternative="two-sided").pvalue
+            cells += [text, f"{p:.2f}"]
+        else:
+            cells += ["—", "—"]
+        lines.append(f"| {method} | {len(runs)} / {len(theirs)} | " + " | ".join(cells) + " |")
+    return lines
+
+
 def paired(results: list[dict], a: str, b: str) -> list[str]:
     """A table row comparing methods ``a`` and ``b`` seed by seed (same seed = same env draws at the start)."""
     area = {(r["method"], r["seed"]): np.mean([p[1] for p in r["curve"]]) for r in results}
@@ -402,9 +507,11 @@ def ablation(args: argparse.Namespace, output: Output) -> None:
              f"The doughnut preset (learning rate {lr:g}, {args.task_episodes['donut']} episodes, greedy evaluation every {args.eval_every} episodes on "
              f"{args.eval_episodes} fresh episodes) with one or both of 0.1.0's faults put back: the horizon reported as `terminated` "
              "(the last step of every episode not bootstrapped) and PyTorch's default initialisation instead of the authors' "
-             f"orthogonal one. The last row of each method is the fixed preset, from the main section's runs of the same seeds; the row "
-             "before it changes only the fixed preset's exploration to the authors' per-episode schedule ε = max(0.2, 0.999^episode) "
-             "(still 0.37 after 1000 episodes, where the preset's linear schedule reaches 0.2 at episode 500). "
+             f"orthogonal one. The last row of each method is the fixed preset, from the main section's runs of the same seeds; the two "
+             "rows before it change one thing of the fixed preset each: its exploration to the authors' per-episode schedule "
+             "ε = max(0.2, 0.999^episode) (still 0.37 after 1000 episodes, where the preset's linear schedule reaches 0.2 at episode "
+             "500), and when the target network is copied: every target_update_interval gradient steps counted from the first one, "
+             "as the authors' code counts them, instead of SB3's env steps counted from the start (`AuthorsTargetSync`). "
              f"Wall time {(time.perf_counter() - t0) / 60:.0f} min (the last run's).", "",
              "| method | variant | seeds | whole curve | " + " | ".join(f"episodes {a + 1}–{b}" for a, b in WINDOWS) + " |",
              "|---|---|---|---|" + "---|" * len(WINDOWS)]
@@ -510,6 +617,9 @@ def main(argv: list[str] | None = None) -> None:
                     *summarise(task, results, refs, last_k=5), "",
                     f"sb3-fair beside the authors' code (`{AUTHORS.name}`; p: two-sided Mann–Whitney U over seeds):", "",
                     *versus_authors(results, authors, args.eval_every), "",
+                    "The three evaluations each run records, and the stuck seeds (mean score over episodes 601–1000 below the "
+                    f"random policy's {refs['random']:.1f}) under each (whole-curve mean ± sd; p: two-sided Mann–Whitney U):", "",
+                    *protocols(results, authors, refs, args.eval_every, args.eval_episodes), "",
                     f"![{task}]({png.relative_to(output.root).as_posix()})", ""]
     section += ["### Throughput (doughnut env, one core, same settings: batch 64, buffer 6400, train every step)", "",
                 "| SB3 DQN | FairDQN(counterfactual=False) | ratio | FairDQN(counterfactual=True) | cost of 32 counterfactuals per env step |",

@@ -11,7 +11,7 @@ import fairqcm as benchmark
 from sb3_fair.experiment import build_model
 
 RECORD_KEYS = {"task", "method", "seed", "episodes", "learning_rate", "eval_every", "eval_episodes", "out", "curve",
-               "train_returns", "seconds", "counterfactuals", "config"}
+               "train_returns", "per_episode", "seconds", "counterfactuals", "config"}
 
 
 def job(task: str, method: str, **extra):
@@ -61,6 +61,7 @@ def test_quick_run_writes_the_section_pngs_and_records(tmp_path, monkeypatch):
     assert "## FairQCM (Alamdari et al. 2024), smoke run: `python benchmarks/fairqcm.py --quick`" in text
     for heading in ("### Doughnut allocation (Fig. 2)", "### Simulated lending (Fig. 3)", "### Throughput"):
         assert heading in text
+    assert text.count("| 1 target-network episode after each (the authors' protocol) |") == 2  # one table per task
     runs = out / "out" / "fairqcm" / "quick"
     for task in ("donut", "lending"):
         png = runs / f"fairqcm_{task}.png"
@@ -75,6 +76,8 @@ def test_quick_run_writes_the_section_pngs_and_records(tmp_path, monkeypatch):
         episodes = benchmark.QUICK_EPISODES[task]
         assert r["episodes"] == episodes and len(r["train_returns"]) == episodes
         assert [n for n, _ in r["curve"]] == list(range(3, episodes + 1, 3))
+        # the authors' evaluation (target network) and the online network's, one greedy episode after each training one
+        assert {k: len(v) for k, v in r["per_episode"].items()} == {"target": episodes, "online": episodes}
         assert r["learning_rate"] == 1e-4 and r["seconds"] > 0
         assert (r["counterfactuals"] > 0) == (method == "FairQCM")
         spec = (benchmark.DONUT_METHODS if task == "donut" else benchmark.LENDING_METHODS)[method]
@@ -82,3 +85,31 @@ def test_quick_run_writes_the_section_pngs_and_records(tmp_path, monkeypatch):
         assert r["config"]["n_timesteps"] == episodes * benchmark.HORIZON[task]
     tp = json.loads((runs / "throughput.json").read_text())
     assert tp["dqn_steps_per_s"] > 0 and tp["fairdqn_cf_steps_per_s"] > 0
+
+
+def test_authors_target_sync_copies_before_gradient_steps_0_interval_2interval():
+    """The ablation's target copies follow the authors' count (gradient steps from the first), SB3's own are off."""
+    name = [n for n, a in benchmark.ABLATIONS.items() if a.get("authors_target")]
+    assert len(name) == 1
+    cfg = benchmark.job_config(job("donut", "DQN-Full", ablation=name[0]))
+    assert cfg.hyperparams["target_update_interval"] == benchmark.NEVER
+    model = build_model(cfg.replace(n_timesteps=700))
+    sync = benchmark.AuthorsTargetSync(100)
+    copied_at = []
+
+    class Spy(benchmark.BaseCallback):
+        def _on_step(self) -> bool:
+            before = sync.copies
+            sync.on_step()
+            if sync.copies > before:
+                copied_at.append(self.model.num_timesteps)
+            return True
+
+    sync.init_callback(model)
+    model.learn(700, callback=Spy())
+    # learning_starts 400: gradient step k follows env step 401 + k; copies before k = 0, 100, 200
+    assert model.learning_starts == 400 and copied_at == [401, 501, 601]
+    import torch as th
+
+    online, target = model.q_net.state_dict(), model.q_net_target.state_dict()
+    assert any(not th.equal(online[k], target[k]) for k in online)  # trained since the last copy (env step 601)
