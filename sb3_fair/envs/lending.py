@@ -56,9 +56,11 @@ class LoanApplicantsEnv(gym.Env):
     The end penalty stays in the last step's reward.
 
     Deviation from the authors' code, which uses integer credit levels 0..7 with repayment
-    probability (level + 2) / 10 and adds the end penalty by *replacing* the last reward: we follow
-    the paper's text (credit as probability in [0.2, 0.9], steps of 0.1) and *add* the end penalty
-    to the last step's reward.
+    probability (level + 2) / 10, starts group A at level 4 (0.6), codes the observation in binary and
+    adds the end penalty by *replacing* the last reward: we follow the paper's text (credit as
+    probability in [0.2, 0.9], steps of 0.1, group A at 0.5) and *add* the end penalty to the last
+    step's reward. The authors' own DQN learns less on this env than on theirs (the documentation's
+    reproduction page, "Alamdari et al. 2024: FairQCM").
 
     :param horizon: episode length T (paper: 40), at most :data:`~sb3_fair.envs.horizon.MAX_HORIZON`.
     :param apply_prob: probability that an applicant applies at a step (paper: 0.9).
