@@ -59,8 +59,9 @@ class LoanApplicantsEnv(gym.Env):
     probability (level + 2) / 10, starts group A at level 4 (0.6), codes the observation in binary and
     adds the end penalty by *replacing* the last reward: we follow the paper's text (credit as
     probability in [0.2, 0.9], steps of 0.1, group A at 0.5) and *add* the end penalty to the last
-    step's reward. The authors' own DQN learns less on this env than on theirs (the documentation's
-    reproduction page, "Alamdari et al. 2024: FairQCM").
+    step's reward. The authors' own DQN learns less on this env than on theirs, and as on theirs with
+    ``initial_credit=(0.6, 0.6, 0.9, 0.9)`` (the documentation's reproduction page, "Alamdari et al.
+    2024: FairQCM").
 
     :param horizon: episode length T (paper: 40), at most :data:`~sb3_fair.envs.horizon.MAX_HORIZON`.
     :param apply_prob: probability that an applicant applies at a step (paper: 0.9).
