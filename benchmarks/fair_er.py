@@ -275,7 +275,7 @@ def main(argv: list[str] | None = None) -> None:
                and r.get("size", 6.0) == args.size and bool(r.get("entry")) == args.entry]
     greedy = evaluate_speeds(GreedyPursuitPolicy, args.max_steps, args.eval_episodes, 10_000, speeds, args.size)
     if args.entry:
-        entry_report(results, greedy, args, output, time.perf_counter() - t0)
+        entry_report(results, greedy, args, output)
         return
     tp = json.loads((out / "throughput.json").read_text())
     default = tuple(args.curriculum) == PAPER_CURRICULUM
@@ -316,7 +316,7 @@ def main(argv: list[str] | None = None) -> None:
     print("\n".join(lines))
 
 
-def entry_report(results: list[dict], greedy: dict, args: Any, output: Output, wall_s: float) -> None:
+def entry_report(results: list[dict], greedy: dict, args: Any, output: Output) -> None:
     """The ``--entry`` section of RESULTS.md: mean ± sd per variant and speed, each seed's capture success and
     I(R;Z), and each variant against TD3 (lambda = 0) paired by seed, and the PNG."""
     from reproduction import paired_test
@@ -327,12 +327,14 @@ def entry_report(results: list[dict], greedy: dict, args: Any, output: Output, w
     cmd = COMMAND + " --entry" + (" --quick" if args.quick else "") + (
         "" if speeds == ENTRY_SPEEDS else " --speeds " + " ".join(f"{v:g}" for v in speeds))
     by = {v: {r["seed"]: r for r in results if r["variant"] == v} for v in VARIANTS}
+    secs = [r["seconds"] for r in results] or [0.0]
     seeds = sorted({r["seed"] for r in results})
     lines = [f"## Fair-ER / Fair-E at FairTD3's tuned entry (Grupen et al. 2022): `{cmd} --seeds {args.seeds}`", "",
              f"FairTD3 with `sb3_fair/hyperparams/fair_td3.yml`'s pursuit entry ({args.size:g} x {args.size:g} torus, "
              f"{args.steps:,} steps, curriculum {args.curriculum[0]:g} -> {args.curriculum[1]:g}, episodes capped at {args.max_steps} "
              f"steps), only the policy and lambda changed; evaluated greedily on {args.eval_episodes} episodes per pursuer speed "
-             f"(seeded 10,000 + seed). One torch thread per run; wall time of the last invocation {wall_s / 60:.0f} min. "
+             f"(seeded 10,000 + seed). One torch thread per run; training time per run (each record's `seconds`) median "
+             f"{np.median(secs):.0f} s, range {min(secs):.0f}–{max(secs):.0f} s (runs side by side with other work on the 2 cores). "
              "I(R;Z) in bits: 0 when who is credited with a capture does not depend on the pursuer, log2 3 = 1.585 when one "
              "pursuer makes every capture; an episode without capture credits nobody.", "",
              "| variant | seeds | " + " | ".join(f"capture @ {v:g}" for v in speeds) + " | "

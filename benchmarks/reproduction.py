@@ -116,6 +116,8 @@ def paired_test(a: dict[int, float], b: dict[int, float], fmt: str = "{:.3f}") -
     """``a − b`` over the seeds both have (paired by seed number): the mean difference ± its standard
     deviation, and the two-sided p-values of the paired t-test and of the exact Wilcoxon signed-rank test
     (SciPy's). With 5 pairs the smallest Wilcoxon p is 0.0625: at 5 seeds only the t-test can go below 0.05.
+    Zero differences (e.g. two runs that both capture in every episode) are left out of the Wilcoxon test, as
+    Wilcoxon did (SciPy's ``zero_method="wilcox"``), and the text says over how many pairs it ran.
 
     :param a: seed -> value of the first method.
     :param b: seed -> value of the second.
@@ -131,5 +133,7 @@ def paired_test(a: dict[int, float], b: dict[int, float], fmt: str = "{:.3f}") -
     if not np.any(diff):
         return text + ", all differences 0)"
     t = ttest_rel([a[s] for s in seeds], [b[s] for s in seeds]).pvalue
-    w = wilcoxon(diff, method="exact").pvalue if np.all(diff) else float("nan")  # exact needs no zero difference
-    return text + f"; paired t p = {t:.3f}, Wilcoxon p = {w:.3f})"
+    nonzero = diff[diff != 0]  # the exact test needs no zero difference: Wilcoxon's own rule drops them
+    w = wilcoxon(nonzero, method="exact").pvalue
+    over = "" if len(nonzero) == len(diff) else f" over the {len(nonzero)} non-zero differences"
+    return text + f"; paired t p = {t:.3f}, Wilcoxon p = {w:.3f}{over})"

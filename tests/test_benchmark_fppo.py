@@ -126,6 +126,9 @@ def test_paired_test_known_answer() -> None:
     assert paired_test(a, b) == "3.000 ± 1.581 (n = 5; paired t p = 0.013, Wilcoxon p = 0.062)"
     assert paired_test({0: 1.0}, {0: 0.5}) == "n = 1, no test (difference 0.500)"
     assert paired_test({0: 1.0, 1: 2.0}, {0: 1.0, 1: 2.0}).endswith("all differences 0)")
+    # a zero difference is left out of the Wilcoxon test: 3 positive differences, exact two-sided p = 2 / 2^3
+    text = paired_test({s: float(s) for s in range(4)}, {s: 0.0 for s in range(4)})
+    assert text.endswith("Wilcoxon p = 0.250 over the 3 non-zero differences)") and text.startswith("1.500 ± 1.291 (n = 4;")
 
 
 def test_counts_long_term_cannot_depend_on_the_action() -> None:
