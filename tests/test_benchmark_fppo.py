@@ -108,8 +108,13 @@ def test_authors_choices_are_lendings_only(capsys: pytest.CaptureFixture[str]) -
 
 
 def test_report_reads_the_older_three_column_records(tmp_path: Path) -> None:
-    """The committed epidemic records (before the would-default and within-δ columns) still make the report."""
-    shutil.copytree(Path(benchmark.__file__).parent / "out" / "fppo", tmp_path / "out" / "fppo")
+    """The committed epidemic records of seeds 0-2 (before the would-default and within-δ columns) still make the report."""
+    folder = tmp_path / "out" / "fppo"
+    folder.mkdir(parents=True)
+    for seed in range(3):
+        runs = Path(benchmark.__file__).parent / "out" / "fppo"
+        for record in [*runs.glob(f"epidemic_*_{seed}_150000.json"), runs / f"epidemic_reference_{seed}.json"]:
+            shutil.copy(record, folder / record.name)
     benchmark.main(["--part", "epidemic", "--seeds", "3", "--timesteps", "150000", "--report-only", "--out", str(tmp_path)])
     text = (tmp_path / "RESULTS.md").read_text()
     assert "| F-PPO | 3 | 74 | 0.695 ± 0.205 | 0.031 ± 0.003 | - | - |" in text and "paired t p =" in text
