@@ -296,24 +296,27 @@ def main(argv: list[str] | None = None) -> None:
                  "" if args.seeds == 3 and list(args.variants) == list(VARIANTS) else
                  f" Extra seeds came from `{cmd} --seeds {args.seeds} --variants {' '.join(args.variants)}`, which keeps the runs on disk."),
              "", head, "|" + "---|" * (2 + 2 * len(speeds))]
-    for variant in VARIANTS:
-        runs = [r for r in results if r["variant"] == variant]
-        if not runs:
-            continue
-        cells = []
-        for key in ("capture_success", "team_fairness"):
-            for v in speeds:
-                vals = [r["eval"][str(v)][key] for r in runs]
-                cells.append(f"{np.mean(vals):.2f} ± {np.std(vals):.2f}")
-        lines.append(f"| {variant} | {len(runs)} | " + " | ".join(cells) + " |")
-    lines.append("| greedy (App. C) | — | " + " | ".join(f"{greedy[str(v)]['capture_success']:.2f}" for v in speeds) + " | "
-                 + " | ".join(f"{greedy[str(v)]['team_fairness']:.2f}" for v in speeds) + " |")
-    lines += ["", f"![fair-er]({png.name})", "",
+    lines += [*summary_rows(results, greedy, speeds), "", f"![fair-er]({png.name})", "",
               f"Throughput ({tp['steps']} steps, one core, median of 3 interleaved runs): SB3 DDPG {tp['ddpg_steps_per_s']:.0f} steps/s, "
               f"FairDDPG(lambda=0) {tp['fair0_steps_per_s']:.0f} ({tp['ratio_lambda0']:.2f}x), "
               f"FairDDPG(lambda=0.5) {tp['fair05_steps_per_s']:.0f} ({tp['ratio_lambda05']:.2f}x; target >= 0.8x).", ""]
     output.write_section(f"(Grupen et al. 2022): `{cmd}`", "\n".join(lines))
     print("\n".join(lines))
+
+
+def summary_rows(results: list[dict], greedy: dict, speeds: tuple[float, ...]) -> list[str]:
+    """The summary table's rows: per variant with runs, mean ± sd over seeds of capture success then I(R;Z) at each
+    speed, and the greedy baseline's row."""
+    lines = []
+    for variant in VARIANTS:
+        runs = [r for r in results if r["variant"] == variant]
+        if runs:
+            cells = [f"{np.mean(vals):.2f} ± {np.std(vals):.2f}" for key in ("capture_success", "team_fairness") for v in speeds
+                     for vals in [[r["eval"][str(v)][key] for r in runs]]]
+            lines.append(f"| {variant} | {len(runs)} | " + " | ".join(cells) + " |")
+    lines.append("| greedy (App. C) | — | " + " | ".join(f"{greedy[str(v)]['capture_success']:.2f}" for v in speeds) + " | "
+                 + " | ".join(f"{greedy[str(v)]['team_fairness']:.2f}" for v in speeds) + " |")
+    return lines
 
 
 def entry_report(results: list[dict], greedy: dict, args: Any, output: Output) -> None:
@@ -339,14 +342,7 @@ def entry_report(results: list[dict], greedy: dict, args: Any, output: Output) -
              "pursuer makes every capture; an episode without capture credits nobody.", "",
              "| variant | seeds | " + " | ".join(f"capture @ {v:g}" for v in speeds) + " | "
              + " | ".join(f"I(R;Z) @ {v:g}" for v in speeds) + " |", "|" + "---|" * (2 + 2 * len(speeds))]
-    for variant, runs in by.items():
-        if runs:
-            cells = [f"{np.mean(vals):.2f} ± {np.std(vals):.2f}" for key in ("capture_success", "team_fairness") for v in speeds
-                     for vals in [[r["eval"][str(v)][key] for r in runs.values()]]]
-            lines.append(f"| {variant} | {len(runs)} | " + " | ".join(cells) + " |")
-    lines.append("| greedy (App. C) | — | " + " | ".join(f"{greedy[str(v)]['capture_success']:.2f}" for v in speeds) + " | "
-                 + " | ".join(f"{greedy[str(v)]['team_fairness']:.2f}" for v in speeds) + " |")
-    lines += ["", f"![fair-er td3 entry]({png.name})", ""]
+    lines += [*summary_rows(results, greedy, speeds), "", f"![fair-er td3 entry]({png.name})", ""]
     for v0 in speeds[:2]:
         lines += [f"Per seed at |v_p| = {v0:g} (capture success / I(R;Z)):", "",
                   "| variant | " + " | ".join(f"seed {s}" for s in seeds) + " |", "|" + "---|" * (1 + len(seeds))]
@@ -372,7 +368,7 @@ def entry_report(results: list[dict], greedy: dict, args: Any, output: Output) -
 
 
 __all__ = ["ENTRY_SPEEDS", "ENTRY_VARIANTS", "HYPERPARAMS", "VARIANTS", "entry_report", "entry_settings", "evaluate_speeds",
-           "experiment_config", "main", "run_job", "throughput"]
+           "experiment_config", "main", "run_job", "summary_rows", "throughput"]
 
 
 if __name__ == "__main__":
