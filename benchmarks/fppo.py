@@ -17,7 +17,8 @@ share of the rollout's steps with Δs <= δ.
 On lending the default methods add F-PPO with the authors' code's three choices (``f_ppo_authors``: ties
 flip, training Δl ``counts_sinkhorn``, terminal horizon); ``--methods f_ppo_flip f_ppo_dl f_ppo_horizon``
 change one of them each (:data:`AUTHORS_CHOICES`). Each F-PPO method's claims get a table of their own,
-with paired tests (:func:`reproduction.paired_test`) over the seeds both methods finished.
+with paired tests (:func:`reproduction.paired_test`) over the seeds both methods finished, and a per-seed table
+(:func:`per_seed_table`) lists the values they pair.
 
 ``--part speed``: FairPPO's steps/s against SB3's PPO with the same settings in one run (lending and
 epidemic presets): without massaging (the regulariser on) and with massaging on from the first
@@ -396,6 +397,30 @@ def by_seed(runs: list[dict[str, Any]], value: Any) -> dict[int, float]:
     return {r["seed"]: float(value(r)) for r in runs}
 
 
+def seed_values(by_method: dict[str, list[dict[str, Any]]]) -> dict[str, dict[str, dict[int, float]]]:
+    """Each run's figures at the end of its evaluation, by quantity (``"long_term"``, ``"short_term"``, both the paper's
+    statistic, and ``"utility"``), method and seed: what the claims and the per-seed table are read from."""
+    keys = {"long_term": "paper_long_term_final", "short_term": "paper_short_term_final", "utility": "utility"}
+    return {q: {m: by_seed(runs, lambda r, k=k: r["evaluation"][k]) for m, runs in by_method.items()} for q, k in keys.items()}
+
+
+def per_seed_table(part: str, values: dict[str, dict[str, dict[int, float]]], training: dict[str, dict[int, float]]) -> list[str]:
+    """Markdown rows: each quantity of :func:`seed_values` and the training Δs (second half), a row per method with a
+    column per seed ("-": the run did not finish)."""
+    fmt = FORMATS[part]
+    quantities = (("Δl at the end, paper's statistic", values["long_term"], fmt[1]),
+                  ("Δs at the end, paper's statistic", values["short_term"], fmt[0]),
+                  (f"utility: {UTILITY[part]}", values["utility"], fmt[2]),
+                  ("Δs during training, second half", training, "{:.3f}"))
+    seeds = sorted({s for _, by_m, _ in quantities for m, v in by_m.items() if m != "reference" for s in v})
+    lines = ["| quantity | method | " + " | ".join(f"seed {s}" for s in seeds) + " |", "|---|---|" + "---|" * len(seeds)]
+    for name, by_m, f in quantities:
+        for m, v in by_m.items():
+            if v and m != "reference":  # the reference's seeds are evaluation seeds, not paired with training seeds
+                lines.append(f"| {name} | {LABELS[m]} | " + " | ".join(f.format(v[s]) if s in v else "-" for s in seeds) + " |")
+    return lines
+
+
 def claims_table(part: str, by_method: dict[str, list[dict[str, Any]]], training: dict[str, dict[int, float]],
                  fppo: str = "f_ppo") -> list[str]:
     """The paper's headline claims for the F-PPO method ``fppo`` (``"f_ppo"``, or on lending one with the authors'
@@ -403,9 +428,8 @@ def claims_table(part: str, by_method: dict[str, list[dict[str, Any]]], training
     (:func:`reproduction.paired_test`)."""
     from reproduction import paired_test
 
-    final = {m: by_seed(runs, lambda r: r["evaluation"]["paper_long_term_final"]) for m, runs in by_method.items()}
-    short = {m: by_seed(runs, lambda r: r["evaluation"]["paper_short_term_final"]) for m, runs in by_method.items()}
-    utility = {m: by_seed(runs, lambda r: r["evaluation"]["utility"]) for m, runs in by_method.items()}
+    values = seed_values(by_method)
+    final, short, utility = values["long_term"], values["short_term"], values["utility"]
     fmt = FORMATS[part]
     name, massaged = LABELS[fppo], f"{fppo}_massaged"
     trained = ("ppo", "a_ppo", fppo, "f_ppo_l")  # the four trained methods the paper's claim ranks
@@ -584,6 +608,9 @@ def report(part: str, records: list[dict[str, Any]], args: argparse.Namespace, o
         lines += ["", "The paper's headline claims, checked seed by seed (seeds paired by number; mean ± std over seeds; "
                   "differences with their paired tests, two-sided):", "", "| claim | values | outcome |", "|---|---|---|",
                   *claims]
+    if finished:
+        lines += ["", "Per seed (the values the claims pair; the paper's statistics as in the first table):", "",
+                  *per_seed_table(part, seed_values(by_method), training)]
     lines += ["", f"![{part}]({png.relative_to(output.root).as_posix() if args.quick else png.name})", ""]
     missing = [f"{LABELS[r['method']]} seed {r['seed']} ({r.get('steps', 0):,} steps)" for r in records if "evaluation" not in r]
     if missing:

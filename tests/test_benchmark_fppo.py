@@ -118,6 +118,11 @@ def test_report_reads_the_older_three_column_records(tmp_path: Path) -> None:
     benchmark.main(["--part", "epidemic", "--seeds", "3", "--timesteps", "150000", "--report-only", "--out", str(tmp_path)])
     text = (tmp_path / "RESULTS.md").read_text()
     assert "| F-PPO | 3 | 74 | 0.695 ± 0.205 | 0.031 ± 0.003 | - | - |" in text and "paired t p =" in text
+    # the per-seed table: a column per training seed, the values the claims pair (the reference's seeds are not paired)
+    assert "| quantity | method | seed 0 | seed 1 | seed 2 |" in text
+    assert "| Δl at the end, paper's statistic | F-PPO | 3.00 | 2.90 | 3.12 |" in text
+    assert "| Δs during training, second half | F-PPO | 0.985 | 0.540 | 0.561 |" in text
+    assert "| Δl at the end, paper's statistic | reference |" not in text
 
 
 def test_paired_test_known_answer() -> None:
