@@ -34,6 +34,15 @@ Usage::
     python benchmarks/fairqcm.py                       # full run (about 2.5 hours on 2 cores)
     python benchmarks/fairqcm.py --quick               # smoke run (well under a minute)
     python benchmarks/fairqcm.py --ablation --seeds 3  # 0.1.0's faults put back, the authors' ε and target copies
+    python benchmarks/fairqcm.py --factors --seeds 5   # why seeds get stuck: the evaluation, the target copies, the init
+
+``--factors`` (doughnuts, default method DQN-Full) trains the preset and two variants of it, each changing one
+factor (:data:`FACTORS`: the target network copied as the authors' code counts, :class:`AuthorsTargetSync`; the
+Q-network's initial weights drawn from another seed, :class:`ReinitQNetwork`), and writes the section "FairQCM's
+stuck seeds, one factor at a time": each preset run under the three evaluations it records (:data:`EVALUATIONS`),
+and each variant against the preset, seed by seed with paired tests. Replay sampling is not a factor: SB3's buffer
+and the authors' code both draw a batch uniformly with replacement from the whole buffer, which is full when learning
+starts (SB3 starts a few env steps after the authors' code: DQN-Full 1, FairQCM about 7).
 
 Writes ``<out>/out/fairqcm/*.json``, the PNG curves beside ``<out>/RESULTS.md``, and the results
 section of ``<out>/RESULTS.md`` (``--out``, default: the repository's ``benchmarks/``). A ``--quick`` run keeps its
@@ -88,7 +97,13 @@ ABLATIONS = {
     # the other remaining difference in the training loop: when the target network is copied
     "fixed, target copied every target_update_interval gradient steps from the first (the authors' count)": dict(
         terminal_horizon=False, ortho_init=True, authors_target=True),
+    # not a difference from the authors' code but a lead: a stuck seed's network, drawn again from another seed
+    "fixed, the Q-network initialised from another seed (the run's + 1000; env, exploration and replay draws unchanged)":
+        dict(terminal_horizon=False, ortho_init=True, init_seed_offset=1000),
 }
+#: --factors: the ablation rows that change one training factor of the fixed preset each, by short name
+FACTORS = {"target copied as the authors' code counts": list(ABLATIONS)[4],
+           "the Q-network drawn from another seed": list(ABLATIONS)[5]}
 #: --quick: seeds, eval_every, eval_episodes, throughput steps, reference episodes
 QUICK = dict(seeds=1, eval_every=3, eval_episodes=1, throughput_steps=500, reference_episodes=20)
 #: --quick: training episodes per task, a few past the presets' ``learning_starts`` (400 / 200 doughnut steps,
@@ -193,6 +208,29 @@ class AuthorsTargetSync(BaseCallback):
         return True
 
 
+class ReinitQNetwork(BaseCallback):
+    """Before the first step, the Q-network's weights drawn again (orthogonal, gain 1, zero biases, as the preset's
+    ``ortho_init``) from torch seed ``seed``, and the target network set to a copy; torch's global random stream is
+    left as it was, so the env, exploration and replay draws of the run are those of the preset."""
+
+    def __init__(self, seed: int) -> None:
+        super().__init__()
+        self.seed = seed
+
+    def _on_training_start(self) -> None:
+        import torch as th
+
+        from sb3_fair.dqn.policies import orthogonal_init_
+
+        with th.random.fork_rng(devices=[]):
+            th.manual_seed(self.seed)
+            orthogonal_init_(self.model.q_net)
+        self.model.q_net_target.load_state_dict(self.model.q_net.state_dict())
+
+    def _on_step(self) -> bool:
+        return True
+
+
 def greedy_return(q_net: Any, model: Any, env: gym.Env, seed: int) -> float:
     """The undiscounted return of one episode of ``env`` (reset with ``seed``) acting greedily on ``q_net``
     (the model's online ``q_net`` or its ``q_net_target``)."""
@@ -252,7 +290,8 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
     # the authors' target copies, every interval of the paper's variant (the config's is NEVER then)
     sync = AuthorsTargetSync(int(job_config({**job, "ablation": None}).hyperparams["target_update_interval"])) \
         if ablation.get("authors_target") else None
-    result = train(config, callback=[callback, sync] if sync else callback)
+    reinit = ReinitQNetwork(job["seed"] + ablation["init_seed_offset"]) if "init_seed_offset" in ablation else None
+    result = train(config, callback=[c for c in (callback, sync, reinit) if c is not None])
     model = result.model
     job = {**job, "learning_rate": float(model.learning_rate)}
     curve = callback.curve
@@ -533,13 +572,116 @@ def ablation(args: argparse.Namespace, output: Output) -> None:
     print("\n".join(lines))
 
 
+#: --factors: the three evaluations every run records, by label (:class:`GreedyEvaluation`)
+EVALUATIONS = ("online network, the tables' evaluation", "online network, 1 episode after each",
+               "target network, 1 episode after each (the authors')")
+
+
+def evaluation_curves(record: dict[str, Any], block: int) -> dict[str, tuple[list[int], list[float]]]:
+    """A run's score curve under each of :data:`EVALUATIONS` (the per-episode ones as means over blocks of ``block``)."""
+    return {EVALUATIONS[0]: ([int(x) for x, _ in record["curve"]], [float(y) for _, y in record["curve"]]),
+            EVALUATIONS[1]: block_means(record["per_episode"]["online"], block),
+            EVALUATIONS[2]: block_means(record["per_episode"]["target"], block)}
+
+
+def factors(args: argparse.Namespace, output: Output) -> None:
+    """Why some doughnut seeds get stuck, one factor at a time: the preset's runs under the three evaluations each
+    records, and the preset with one training factor changed (:data:`FACTORS`), seed by seed with paired tests."""
+    from reproduction import paired_test
+
+    methods = args.methods or ["DQN-Full"]
+    runs = output.runs / "quick" if args.quick else output.runs
+    base = dict(task="donut", episodes=args.task_episodes["donut"], learning_rate=args.learning_rate,
+                eval_every=args.eval_every, eval_episodes=args.eval_episodes)
+    variants = {"the preset": None, **{name: v for name, v in FACTORS.items()}}
+
+    def job(variant: str | None, method: str, seed: int) -> dict[str, Any]:
+        folder = runs if variant is None else runs / "ablation"
+        return {**base, "method": method, "seed": seed, "out": str(folder), **({} if variant is None else {"ablation": variant})}
+
+    def load(j: dict[str, Any]) -> dict[str, Any] | None:
+        path = Path(j["out"]) / job_file(j)
+        if not path.exists():
+            return None
+        record = json.loads(path.read_text())
+        same = (record.get("episodes"), record.get("eval_every")) == (j["episodes"], j["eval_every"])
+        return record if same and "per_episode" in record else None
+
+    jobs = [job(v, m, sd) for v in variants.values() for m in methods for sd in range(args.seeds)]
+    todo = [j for j in jobs if args.quick or load(j) is None]
+    todo.sort(key=lambda j: j["method"] != "FairQCM")  # the longest runs first
+    t0 = time.perf_counter()
+    if not args.no_train:
+        _run_jobs(todo, args.workers)
+    refs = references("donut", args.reference_episodes)
+    block, last = args.eval_every, len(WINDOWS) - 1
+    cmd = ("python benchmarks/fairqcm.py --factors" + (" --quick" if args.quick else f" --seeds {args.seeds}")
+           + ("" if methods == ["DQN-Full"] else " --methods " + " ".join(methods)))
+    lines = [f"## FairQCM's stuck seeds, one factor at a time{', smoke run' if args.quick else ''}: `{cmd}`", "",
+             f"The doughnut preset (`FairDQN.from_preset`, the paper's settings, {args.task_episodes['donut']} episodes per run). "
+             f"A seed is stuck when its mean score over episodes {WINDOWS[last][0] + 1}–{WINDOWS[last][1]} is below the "
+             f"random policy's {refs['random']:.1f}. Per-seed values are those means, seeds 0, 1, ... in order; paired "
+             f"tests pair the seeds by number (two-sided). Wall time {(time.perf_counter() - t0) / 60:.0f} min (this "
+             "call's; runs already on disk are kept).", "",
+             "**The evaluation.** The preset's runs, each scored three ways: the tables' evaluation (the online network, "
+             f"mean of {args.eval_episodes} fresh episodes every {block} training episodes) and, after every training episode, "
+             "one greedy episode with the online network and one with the target network on the same episode seed (the "
+             f"authors' code's evaluation), as means over blocks of {block}.", "",
+             "| method | evaluation | seeds | whole curve | late mean per seed | stuck | − the authors' evaluation, whole curve |",
+             "|---|---|---|---|---|---|---|"]
+    loaded = {(v, m): [r for r in (load(job(v, m, sd)) for sd in range(args.seeds)) if r is not None]
+              for v in variants.values() for m in methods}
+    for m in methods:
+        done = loaded[(None, m)]
+        if not done:
+            continue
+        scores = {e: {r["seed"]: evaluation_curves(r, block)[e] for r in done} for e in EVALUATIONS}
+        whole = {e: {sd: float(np.mean(ys)) for sd, (_, ys) in c.items()} for e, c in scores.items()}
+        late = {e: {sd: window_means(xs, ys)[last] for sd, (xs, ys) in c.items()} for e, c in scores.items()}
+        for e in EVALUATIONS:
+            stuck = sum(v < refs["random"] for v in late[e].values())
+            versus = "—" if e == EVALUATIONS[2] else paired_test(whole[e], whole[EVALUATIONS[2]], "{:.1f}")
+            lines.append(f"| {m} | {e} | {len(done)} | {_ms(list(whole[e].values()))} | "
+                         f"{' / '.join(f'{late[e][sd]:.0f}' for sd in sorted(late[e]))} | {stuck} of {len(done)} | {versus} |")
+    lines += ["", "**The training factors.** The preset with one thing changed: the target network copied as the authors' "
+              "code copies it (every `target_update_interval` gradient steps counted from the first, `AuthorsTargetSync`, "
+              "instead of SB3's count of env steps from the start), or the Q-network's initial weights drawn from another "
+              "seed with everything else of the run unchanged (`ReinitQNetwork`). Scored by the tables' evaluation; stuck "
+              "seeds also by the authors' evaluation.", "",
+              "| method | variant | seeds | whole curve | late mean per seed | stuck (tables' / authors' evaluation) | "
+              "− the preset, whole curve |", "|---|---|---|---|---|---|---|"]
+    for m in methods:
+        preset = {r["seed"]: r for r in loaded[(None, m)]}
+        for name, v in variants.items():
+            done = loaded[(v, m)]
+            if not done:
+                continue
+            whole = {r["seed"]: float(np.mean([y for _, y in r["curve"]])) for r in done}
+            late = {r["seed"]: window_means(*evaluation_curves(r, block)[EVALUATIONS[0]])[last] for r in done}
+            late_t = {r["seed"]: window_means(*evaluation_curves(r, block)[EVALUATIONS[2]])[last] for r in done}
+            versus = "—" if v is None else paired_test(whole, {sd: float(np.mean([y for _, y in r["curve"]]))
+                                                               for sd, r in preset.items()}, "{:.1f}")
+            lines.append(f"| {m} | {name} | {len(done)} | {_ms(list(whole.values()))} | "
+                         f"{' / '.join(f'{late[sd]:.0f}' for sd in sorted(late))} | "
+                         f"{sum(x < refs['random'] for x in late.values())} / {sum(x < refs['random'] for x in late_t.values())} "
+                         f"of {len(done)} | {versus} |")
+    missing = [f"{m}, {next(k for k, x in variants.items() if x == v)}, seed {j['seed']}"
+               for (v, m) in loaded for j in [job(v, m, sd) for sd in range(args.seeds)] if load(j) is None]
+    if missing:
+        lines += ["", f"Not finished (left out): {', '.join(missing)}."]
+    title = "FairQCM's stuck seeds, one factor at a time"
+    output.write_section(f"{title}, smoke run" if args.quick else title, "\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = reproduce_parser("fairqcm", __doc__)
     parser.add_argument("--seeds", type=int_at_least(1), default=5)
     parser.add_argument("--episodes", type=int_at_least(1), default=1000)
     parser.add_argument("--eval-every", type=int_at_least(1), default=20)
     parser.add_argument("--eval-episodes", type=int_at_least(1), default=5)
-    parser.add_argument("--tasks", nargs="+", default=["donut", "lending"], choices=["donut", "lending"])
+    parser.add_argument("--tasks", nargs="+", default=None, choices=["donut", "lending"],
+                        help="default: both (--ablation and --factors: the doughnut task only)")
     parser.add_argument("--methods", nargs="+", default=None, choices=sorted({*DONUT_METHODS, *LENDING_METHODS}),
                         help="only these methods (default: all of the task)")
     parser.add_argument("--jobs", "--workers", dest="workers", metavar="N", type=int_at_least(1), default=os.cpu_count() or 1,
@@ -554,7 +696,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--ablation", action="store_true",
                         help="doughnuts only: the preset with sb3-fair 0.1.0's terminal horizon and/or default init put back "
                              "(default method DQN-Full), beside the main run's figures")
+    parser.add_argument("--factors", action="store_true",
+                        help="doughnuts only: why some seeds get stuck, one factor at a time (the three evaluations of the "
+                             "preset's runs; the authors' target copies; another initial network), default method DQN-Full")
     args = parser.parse_args(argv)
+    if args.ablation and args.factors:
+        parser.error("--ablation and --factors are two different runs: choose one")
+    if (args.ablation or args.factors) and args.tasks and args.tasks != ["donut"]:
+        parser.error("--tasks: --ablation and --factors run the doughnut task only")
+    args.tasks = args.tasks or ["donut", "lending"]
     args.reference_episodes = REFERENCE_EPISODES
     args.task_episodes = {task: args.episodes for task in HORIZON}
     if args.quick:
@@ -562,8 +712,8 @@ def main(argv: list[str] | None = None) -> None:
             setattr(args, key, value)
         args.task_episodes = dict(QUICK_EPISODES)
     output = Output(args.out, RUNS_NAME)
-    if args.ablation:
-        ablation(args, output)
+    if args.ablation or args.factors:
+        (ablation if args.ablation else factors)(args, output)
         return
     lr = 1e-4 if args.learning_rate is None else args.learning_rate
     out = output.runs / "quick" if args.quick else output.runs  # a smoke run never overwrites a real one

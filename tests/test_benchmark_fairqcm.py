@@ -113,3 +113,54 @@ def test_authors_target_sync_copies_before_gradient_steps_0_interval_2interval()
 
     online, target = model.q_net.state_dict(), model.q_net_target.state_dict()
     assert any(not th.equal(online[k], target[k]) for k in online)  # trained since the last copy (env step 601)
+
+
+def test_reinit_q_network_draws_other_weights_and_leaves_the_run_streams_alone():
+    """The factor 'another initial network': other orthogonal weights, the target a copy, torch's stream untouched."""
+    import torch as th
+
+    name = benchmark.FACTORS["the Q-network drawn from another seed"]
+    assert benchmark.ABLATIONS[name]["init_seed_offset"] == 1000
+    cfg = benchmark.job_config(job("donut", "DQN-Full", ablation=name))
+    assert cfg.hyperparams["policy_kwargs"]["ortho_init"] is True  # the preset otherwise
+    model = build_model(cfg)
+    before = [p.detach().clone() for p in model.q_net.parameters()]
+    state = th.random.get_rng_state()
+    reinit = benchmark.ReinitQNetwork(1000)
+    reinit.init_callback(model)
+    reinit.on_training_start({}, {})
+    after = list(model.q_net.parameters())
+    assert not all(th.equal(a, b) for a, b in zip(before, after))
+    assert all(th.equal(a, b) for a, b in zip(after, model.q_net_target.parameters()))
+    assert th.equal(th.random.get_rng_state(), state)
+    # the same seed draws the same weights; orthogonal rows (gain 1) and zero biases, as ortho_init
+    again, same = build_model(cfg), benchmark.ReinitQNetwork(1000)
+    same.init_callback(again)
+    same.on_training_start({}, {})
+    assert all(th.equal(a, b) for a, b in zip(after, again.q_net.parameters()))
+    first = next(m for m in model.q_net.modules() if isinstance(m, th.nn.Linear))
+    w = first.weight.detach()
+    assert th.allclose(w @ w.T, th.eye(w.shape[0]), atol=1e-5) and not first.bias.detach().any()
+
+
+def test_factors_and_ablation_run_the_doughnut_task_only(capsys):
+    for flags in (["--factors", "--tasks", "lending"], ["--ablation", "--tasks", "donut", "lending"],
+                  ["--factors", "--ablation"]):
+        with pytest.raises(SystemExit):
+            benchmark.main([*flags, "--no-train"])
+    assert "doughnut task only" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_quick_factors_run_writes_both_tables(tmp_path):
+    out = tmp_path / "out_dir"
+    benchmark.main(["--factors", "--quick", "--workers", "1", "--out", str(out)])
+    text = (out / "RESULTS.md").read_text()
+    assert "## FairQCM's stuck seeds, one factor at a time, smoke run: `python benchmarks/fairqcm.py --factors --quick`" in text
+    for evaluation in benchmark.EVALUATIONS:
+        assert f"| DQN-Full | {evaluation} | 1 |" in text
+    for variant in ("the preset", *benchmark.FACTORS):
+        assert f"| DQN-Full | {variant} | 1 |" in text
+    runs = out / "out" / "fairqcm" / "quick"
+    assert (runs / "donut_DQN-Full_0_lr0.0001.json").is_file()
+    assert len(list((runs / "ablation").glob("donut_DQN-Full_0_lr0.0001_ablation*.json"))) == len(benchmark.FACTORS)
