@@ -104,6 +104,8 @@ ABLATIONS = {
 #: --factors: the ablation rows that change one training factor of the fixed preset each, by short name
 FACTORS = {"target copied as the authors' code counts": list(ABLATIONS)[4],
            "the Q-network drawn from another seed": list(ABLATIONS)[5]}
+#: --ablation's rows: 0.1.0's faults and the remaining differences from the authors' code (not --factors' other network)
+ABLATION_ROWS = [v for v, a in ABLATIONS.items() if "init_seed_offset" not in a]
 #: --quick: seeds, eval_every, eval_episodes, throughput steps, reference episodes
 QUICK = dict(seeds=1, eval_every=3, eval_episodes=1, throughput_steps=500, reference_episodes=20)
 #: --quick: training episodes per task, a few past the presets' ``learning_starts`` (400 / 200 doughnut steps,
@@ -210,8 +212,8 @@ class AuthorsTargetSync(BaseCallback):
 
 class ReinitQNetwork(BaseCallback):
     """Before the first step, the Q-network's weights drawn again (orthogonal, gain 1, zero biases, as the preset's
-    ``ortho_init``) from torch seed ``seed``, and the target network set to a copy; torch's global random stream is
-    left as it was, so the env, exploration and replay draws of the run are those of the preset."""
+    ``ortho_init``) from torch seed ``seed``, and the target network set to a copy; torch's global random streams are
+    restored afterwards, so the env, exploration and replay draws of the run are those of the preset."""
 
     def __init__(self, seed: int) -> None:
         super().__init__()
@@ -222,7 +224,7 @@ class ReinitQNetwork(BaseCallback):
 
         from sb3_fair.dqn.policies import orthogonal_init_
 
-        with th.random.fork_rng(devices=[]):
+        with th.random.fork_rng():
             th.manual_seed(self.seed)
             orthogonal_init_(self.model.q_net)
         self.model.q_net_target.load_state_dict(self.model.q_net.state_dict())
@@ -533,7 +535,7 @@ def ablation(args: argparse.Namespace, output: Output) -> None:
     out = runs / "ablation"
     jobs = [dict(task="donut", method=m, seed=seed, episodes=args.task_episodes["donut"], learning_rate=args.learning_rate, eval_every=args.eval_every,
                  eval_episodes=args.eval_episodes, out=str(out), ablation=variant)
-            for variant in ABLATIONS for m in methods for seed in range(args.seeds)]
+            for variant in ABLATION_ROWS for m in methods for seed in range(args.seeds)]
     jobs = [j for j in jobs if args.quick or not (out / job_file(j)).exists()]
     t0 = time.perf_counter()
     if not args.no_train:
@@ -557,7 +559,7 @@ def ablation(args: argparse.Namespace, output: Output) -> None:
     for m in methods:
         rows = [(v, [json.loads((out / job_file(dict(task="donut", method=m, seed=sd, learning_rate=args.learning_rate, ablation=v))).read_text())
                      for sd in range(args.seeds) if (out / job_file(dict(task="donut", method=m, seed=sd, learning_rate=args.learning_rate, ablation=v))).exists()])
-                for v in ABLATIONS]
+                for v in ABLATION_ROWS]
         fixed = [json.loads((runs / job_file(dict(task="donut", method=m, seed=sd, learning_rate=args.learning_rate))).read_text())
                  for sd in range(args.seeds) if (runs / job_file(dict(task="donut", method=m, seed=sd, learning_rate=args.learning_rate))).exists()]
         for variant, done in [*rows, ("fixed (the preset now)", fixed)]:
@@ -599,15 +601,20 @@ def factors(args: argparse.Namespace, output: Output) -> None:
         folder = runs if variant is None else runs / "ablation"
         return {**base, "method": method, "seed": seed, "out": str(folder), **({} if variant is None else {"ablation": variant})}
 
+    settings = ("episodes", "eval_every", "eval_episodes")
+
     def load(j: dict[str, Any]) -> dict[str, Any] | None:
         path = Path(j["out"]) / job_file(j)
-        if not path.exists():
-            return None
-        record = json.loads(path.read_text())
-        same = (record.get("episodes"), record.get("eval_every")) == (j["episodes"], j["eval_every"])
-        return record if same and "per_episode" in record else None
+        return json.loads(path.read_text()) if path.exists() else None
 
     jobs = [job(v, m, sd) for v in variants.values() for m in methods for sd in range(args.seeds)]
+    if not args.quick:  # the preset's runs are the main run's records: never replace one trained otherwise
+        other = [job_file(j) for j in jobs if (r := load(j)) is not None
+                 and ([r.get(k) for k in settings] != [j[k] for k in settings] or "per_episode" not in r)]
+        if other:
+            raise SystemExit(f"--factors: {', '.join(other)} in {runs} were trained with other settings (--episodes, "
+                             "--eval-every, --eval-episodes) or before the per-episode evaluations; move them away or "
+                             "choose another --out")
     todo = [j for j in jobs if args.quick or load(j) is None]
     todo.sort(key=lambda j: j["method"] != "FairQCM")  # the longest runs first
     t0 = time.perf_counter()
@@ -620,9 +627,10 @@ def factors(args: argparse.Namespace, output: Output) -> None:
     lines = [f"## FairQCM's stuck seeds, one factor at a time{', smoke run' if args.quick else ''}: `{cmd}`", "",
              f"The doughnut preset (`FairDQN.from_preset`, the paper's settings, {args.task_episodes['donut']} episodes per run). "
              f"A seed is stuck when its mean score over episodes {WINDOWS[last][0] + 1}–{WINDOWS[last][1]} is below the "
-             f"random policy's {refs['random']:.1f}. Per-seed values are those means, seeds 0, 1, ... in order; paired "
-             f"tests pair the seeds by number (two-sided). Wall time {(time.perf_counter() - t0) / 60:.0f} min (this "
-             "call's; runs already on disk are kept).", "",
+             f"random policy's {refs['random']:.1f}. Per-seed values are those means, seeds 0, 1, ... in order ('-': not finished); paired "
+             "tests pair the seeds by number (two-sided)." + ("" if args.no_train else
+                                                            f" Wall time {(time.perf_counter() - t0) / 60:.0f} min (this "
+                                                            "call's; runs already on disk are kept)."), "",
              "**The evaluation.** The preset's runs, each scored three ways: the tables' evaluation (the online network, "
              f"mean of {args.eval_episodes} fresh episodes every {block} training episodes) and, after every training episode, "
              "one greedy episode with the online network and one with the target network on the same episode seed (the "
@@ -631,6 +639,9 @@ def factors(args: argparse.Namespace, output: Output) -> None:
              "|---|---|---|---|---|---|---|"]
     loaded = {(v, m): [r for r in (load(job(v, m, sd)) for sd in range(args.seeds)) if r is not None]
               for v in variants.values() for m in methods}
+
+    def per_seed(values: dict[int, float]) -> str:  # seeds 0, 1, ... in order, "-" for one not finished
+        return " / ".join(f"{values[sd]:.0f}" if sd in values else "-" for sd in range(args.seeds))
     for m in methods:
         done = loaded[(None, m)]
         if not done:
@@ -641,8 +652,8 @@ def factors(args: argparse.Namespace, output: Output) -> None:
         for e in EVALUATIONS:
             stuck = sum(v < refs["random"] for v in late[e].values())
             versus = "—" if e == EVALUATIONS[2] else paired_test(whole[e], whole[EVALUATIONS[2]], "{:.1f}")
-            lines.append(f"| {m} | {e} | {len(done)} | {_ms(list(whole[e].values()))} | "
-                         f"{' / '.join(f'{late[e][sd]:.0f}' for sd in sorted(late[e]))} | {stuck} of {len(done)} | {versus} |")
+            lines.append(f"| {m} | {e} | {len(done)} | {_ms(list(whole[e].values()))} | {per_seed(late[e])} | "
+                         f"{stuck} of {len(done)} | {versus} |")
     lines += ["", "**The training factors.** The preset with one thing changed: the target network copied as the authors' "
               "code copies it (every `target_update_interval` gradient steps counted from the first, `AuthorsTargetSync`, "
               "instead of SB3's count of env steps from the start), or the Q-network's initial weights drawn from another "
@@ -661,8 +672,7 @@ def factors(args: argparse.Namespace, output: Output) -> None:
             late_t = {r["seed"]: window_means(*evaluation_curves(r, block)[EVALUATIONS[2]])[last] for r in done}
             versus = "—" if v is None else paired_test(whole, {sd: float(np.mean([y for _, y in r["curve"]]))
                                                                for sd, r in preset.items()}, "{:.1f}")
-            lines.append(f"| {m} | {name} | {len(done)} | {_ms(list(whole.values()))} | "
-                         f"{' / '.join(f'{late[sd]:.0f}' for sd in sorted(late))} | "
+            lines.append(f"| {m} | {name} | {len(done)} | {_ms(list(whole.values()))} | {per_seed(late)} | "
                          f"{sum(x < refs['random'] for x in late.values())} / {sum(x < refs['random'] for x in late_t.values())} "
                          f"of {len(done)} | {versus} |")
     missing = [f"{m}, {next(k for k, x in variants.items() if x == v)}, seed {j['seed']}"

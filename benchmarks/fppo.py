@@ -413,6 +413,8 @@ def per_seed_table(part: str, values: dict[str, dict[str, dict[int, float]]], tr
                   (f"utility: {UTILITY[part]}", values["utility"], fmt[2]),
                   ("Δs during training, second half", training, "{:.3f}"))
     seeds = sorted({s for _, by_m, _ in quantities for m, v in by_m.items() if m != "reference" for s in v})
+    if not seeds:  # only the reference finished
+        return []
     lines = ["| quantity | method | " + " | ".join(f"seed {s}" for s in seeds) + " |", "|---|---|" + "---|" * len(seeds)]
     for name, by_m, f in quantities:
         for m, v in by_m.items():
@@ -608,9 +610,9 @@ def report(part: str, records: list[dict[str, Any]], args: argparse.Namespace, o
         lines += ["", "The paper's headline claims, checked seed by seed (seeds paired by number; mean ± std over seeds; "
                   "differences with their paired tests, two-sided):", "", "| claim | values | outcome |", "|---|---|---|",
                   *claims]
-    if finished:
-        lines += ["", "Per seed (the values the claims pair; the paper's statistics as in the first table):", "",
-                  *per_seed_table(part, seed_values(by_method), training)]
+    seed_rows = per_seed_table(part, seed_values(by_method), training)
+    if seed_rows:
+        lines += ["", "Per seed (the values the claims pair; the paper's statistics as in the first table):", "", *seed_rows]
     lines += ["", f"![{part}]({png.relative_to(output.root).as_posix() if args.quick else png.name})", ""]
     missing = [f"{LABELS[r['method']]} seed {r['seed']} ({r.get('steps', 0):,} steps)" for r in records if "evaluation" not in r]
     if missing:

@@ -164,3 +164,15 @@ def test_quick_factors_run_writes_both_tables(tmp_path):
     runs = out / "out" / "fairqcm" / "quick"
     assert (runs / "donut_DQN-Full_0_lr0.0001.json").is_file()
     assert len(list((runs / "ablation").glob("donut_DQN-Full_0_lr0.0001_ablation*.json"))) == len(benchmark.FACTORS)
+
+
+def test_ablation_leaves_out_the_factor_only_row_and_factors_refuse_other_records(tmp_path):
+    assert benchmark.FACTORS["the Q-network drawn from another seed"] not in benchmark.ABLATION_ROWS
+    assert benchmark.FACTORS["target copied as the authors' code counts"] in benchmark.ABLATION_ROWS
+    # a main-run record trained with other settings is never replaced by --factors
+    runs = tmp_path / "out" / "fairqcm"
+    runs.mkdir(parents=True)
+    (runs / "donut_DQN-Full_0_lr0.0001.json").write_text(json.dumps({"episodes": 300, "eval_every": 20, "eval_episodes": 5,
+                                                                     "per_episode": {}}))
+    with pytest.raises(SystemExit, match="trained with other settings"):
+        benchmark.main(["--factors", "--seeds", "1", "--no-train", "--out", str(tmp_path)])
