@@ -595,7 +595,7 @@ def factors(args: argparse.Namespace, output: Output) -> None:
     runs = output.runs / "quick" if args.quick else output.runs
     base = dict(task="donut", episodes=args.task_episodes["donut"], learning_rate=args.learning_rate,
                 eval_every=args.eval_every, eval_episodes=args.eval_episodes)
-    variants = {"the preset": None, **{name: v for name, v in FACTORS.items()}}
+    variants = {"the preset": None, **FACTORS}
 
     def job(variant: str | None, method: str, seed: int) -> dict[str, Any]:
         folder = runs if variant is None else runs / "ablation"
@@ -637,23 +637,33 @@ def factors(args: argparse.Namespace, output: Output) -> None:
              f"authors' code's evaluation), as means over blocks of {block}.", "",
              "| method | evaluation | seeds | whole curve | late mean per seed | stuck | − the authors' evaluation, whole curve |",
              "|---|---|---|---|---|---|---|"]
-    loaded = {(v, m): [r for r in (load(job(v, m, sd)) for sd in range(args.seeds)) if r is not None]
-              for v in variants.values() for m in methods}
+    # each finished run's whole-curve mean and late-window mean under each evaluation, by (variant, method) and seed
+    scores: dict[tuple[str | None, str], dict[int, dict[str, tuple[float, float]]]] = {}
+    for v in variants.values():
+        for m in methods:
+            records = [r for r in (load(job(v, m, sd)) for sd in range(args.seeds)) if r is not None]
+            scores[(v, m)] = {r["seed"]: {e: (float(np.mean(ys)), window_means(xs, ys)[last])
+                                          for e, (xs, ys) in evaluation_curves(r, block).items()} for r in records}
+
+    def column(runs: dict[int, dict[str, tuple[float, float]]], e: str, k: int) -> dict[int, float]:
+        """Seed -> the whole-curve (k = 0) or late-window (k = 1) mean under evaluation ``e``."""
+        return {sd: by_e[e][k] for sd, by_e in runs.items()}
 
     def per_seed(values: dict[int, float]) -> str:  # seeds 0, 1, ... in order, "-" for one not finished
         return " / ".join(f"{values[sd]:.0f}" if sd in values else "-" for sd in range(args.seeds))
+
+    def stuck(values: dict[int, float]) -> int:
+        return sum(x < refs["random"] for x in values.values())
+
     for m in methods:
-        done = loaded[(None, m)]
+        done = scores[(None, m)]
         if not done:
             continue
-        scores = {e: {r["seed"]: evaluation_curves(r, block)[e] for r in done} for e in EVALUATIONS}
-        whole = {e: {sd: float(np.mean(ys)) for sd, (_, ys) in c.items()} for e, c in scores.items()}
-        late = {e: {sd: window_means(xs, ys)[last] for sd, (xs, ys) in c.items()} for e, c in scores.items()}
         for e in EVALUATIONS:
-            stuck = sum(v < refs["random"] for v in late[e].values())
-            versus = "—" if e == EVALUATIONS[2] else paired_test(whole[e], whole[EVALUATIONS[2]], "{:.1f}")
-            lines.append(f"| {m} | {e} | {len(done)} | {_ms(list(whole[e].values()))} | {per_seed(late[e])} | "
-                         f"{stuck} of {len(done)} | {versus} |")
+            whole, late = column(done, e, 0), column(done, e, 1)
+            versus = "—" if e == EVALUATIONS[2] else paired_test(whole, column(done, EVALUATIONS[2], 0), "{:.1f}")
+            lines.append(f"| {m} | {e} | {len(done)} | {_ms(list(whole.values()))} | {per_seed(late)} | "
+                         f"{stuck(late)} of {len(done)} | {versus} |")
     lines += ["", "**The training factors.** The preset with one thing changed: the target network copied as the authors' "
               "code copies it (every `target_update_interval` gradient steps counted from the first, `AuthorsTargetSync`, "
               "instead of SB3's count of env steps from the start), or the Q-network's initial weights drawn from another "
@@ -662,21 +672,16 @@ def factors(args: argparse.Namespace, output: Output) -> None:
               "| method | variant | seeds | whole curve | late mean per seed | stuck (tables' / authors' evaluation) | "
               "− the preset, whole curve |", "|---|---|---|---|---|---|---|"]
     for m in methods:
-        preset = {r["seed"]: r for r in loaded[(None, m)]}
         for name, v in variants.items():
-            done = loaded[(v, m)]
+            done = scores[(v, m)]
             if not done:
                 continue
-            whole = {r["seed"]: float(np.mean([y for _, y in r["curve"]])) for r in done}
-            late = {r["seed"]: window_means(*evaluation_curves(r, block)[EVALUATIONS[0]])[last] for r in done}
-            late_t = {r["seed"]: window_means(*evaluation_curves(r, block)[EVALUATIONS[2]])[last] for r in done}
-            versus = "—" if v is None else paired_test(whole, {sd: float(np.mean([y for _, y in r["curve"]]))
-                                                               for sd, r in preset.items()}, "{:.1f}")
+            whole, late = column(done, EVALUATIONS[0], 0), column(done, EVALUATIONS[0], 1)
+            versus = "—" if v is None else paired_test(whole, column(scores[(None, m)], EVALUATIONS[0], 0), "{:.1f}")
             lines.append(f"| {m} | {name} | {len(done)} | {_ms(list(whole.values()))} | {per_seed(late)} | "
-                         f"{sum(x < refs['random'] for x in late.values())} / {sum(x < refs['random'] for x in late_t.values())} "
-                         f"of {len(done)} | {versus} |")
-    missing = [f"{m}, {next(k for k, x in variants.items() if x == v)}, seed {j['seed']}"
-               for (v, m) in loaded for j in [job(v, m, sd) for sd in range(args.seeds)] if load(j) is None]
+                         f"{stuck(late)} / {stuck(column(done, EVALUATIONS[2], 1))} of {len(done)} | {versus} |")
+    missing = [f"{m}, {name}, seed {sd}" for name, v in variants.items() for m in methods for sd in range(args.seeds)
+               if sd not in scores[(v, m)]]
     if missing:
         lines += ["", f"Not finished (left out): {', '.join(missing)}."]
     title = "FairQCM's stuck seeds, one factor at a time"

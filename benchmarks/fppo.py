@@ -423,14 +423,13 @@ def per_seed_table(part: str, values: dict[str, dict[str, dict[int, float]]], tr
     return lines
 
 
-def claims_table(part: str, by_method: dict[str, list[dict[str, Any]]], training: dict[str, dict[int, float]],
+def claims_table(part: str, values: dict[str, dict[str, dict[int, float]]], training: dict[str, dict[int, float]],
                  fppo: str = "f_ppo") -> list[str]:
     """The paper's headline claims for the F-PPO method ``fppo`` (``"f_ppo"``, or on lending one with the authors'
     choices), each checked seed by seed (training seeds paired by their number) with paired tests
-    (:func:`reproduction.paired_test`)."""
+    (:func:`reproduction.paired_test`), from ``values`` (:func:`seed_values`) and the training Δs."""
     from reproduction import paired_test
 
-    values = seed_values(by_method)
     final, short, utility = values["long_term"], values["short_term"], values["utility"]
     fmt = FORMATS[part]
     name, massaged = LABELS[fppo], f"{fppo}_massaged"
@@ -605,12 +604,13 @@ def report(part: str, records: list[dict[str, Any]], args: argparse.Namespace, o
                   "| method | runs | iterations | Δs, second half | massaged share, second half | of them would default | "
                   "steps with Δs <= δ |", "|---|---|---|---|---|---|---|",
                   *training_rows]
-    claims = [row for m in ("f_ppo", "f_ppo_authors") if by_method.get(m) for row in claims_table(part, by_method, training, m)]
+    values = seed_values(by_method)  # what both the claims and the per-seed table read
+    claims = [row for m in ("f_ppo", "f_ppo_authors") if by_method.get(m) for row in claims_table(part, values, training, m)]
     if claims:
         lines += ["", "The paper's headline claims, checked seed by seed (seeds paired by number; mean ± std over seeds; "
                   "differences with their paired tests, two-sided):", "", "| claim | values | outcome |", "|---|---|---|",
                   *claims]
-    seed_rows = per_seed_table(part, seed_values(by_method), training)
+    seed_rows = per_seed_table(part, values, training)
     if seed_rows:
         lines += ["", "Per seed (the values the claims pair; the paper's statistics as in the first table):", "", *seed_rows]
     lines += ["", f"![{part}]({png.relative_to(output.root).as_posix() if args.quick else png.name})", ""]
