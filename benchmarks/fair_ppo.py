@@ -19,13 +19,22 @@ Every run is one :func:`~sb3_fair.experiment.run.train` of an
 from the shipped ``fair_ppo.yml`` entries ``@dp`` (DP, CSP) and ``@cf`` (the counterfactual pairs)
 with the run's penalty and (alpha, beta), PPO with the same settings (:data:`PPO_HYPERPARAMS`).
 
-Also measured in the same run: Allelopathic Harvest's random-action throughput at the paper's
-scale on one core (PettingZoo API and the array core), and FairPPO's steps/s against SB3's PPO on
-the same VecEnv.
+Each run's record is kept under ``<out>/out/fair_ppo/``; a later call trains only the runs that have
+no record (``--seeds 5`` after ``--seeds 3`` adds seeds 3 and 4), and ``--deadline-s`` stops
+starting runs after that many seconds, so that the seeds can be spread over several calls. The
+report pairs every setting with PPO of the same seed: per-seed unfairness, the paired t-test and
+exact Wilcoxon test of the difference (:func:`reproduction.paired_test`), the seeds on which the
+setting is fairer than PPO or at least 50 % fairer (the paper's "50-60 %" claim), and the gap
+between the two groups' prices of fairness (the paper's "comparable price" claim).
+
+Also measured when runs are trained: Allelopathic Harvest's random-action throughput at the
+paper's scale on one core (PettingZoo API and the array core), and FairPPO's steps/s against
+SB3's PPO on the same VecEnv.
 
 Usage::
 
     python benchmarks/fair_ppo.py                            # full run, into the repository's benchmarks/
+    python benchmarks/fair_ppo.py --seeds 5 --deadline-s 3600  # the runs still missing, for an hour
     python benchmarks/fair_ppo.py --quick --out /tmp/repro   # smoke run
 """
 
@@ -89,8 +98,38 @@ def evaluate(model: Any, episodes: int, seed: int) -> dict[str, Any]:
             "cf": pair["cf"], "cf_normalized": pair["cf_normalized"]}
 
 
-def run_job(job: dict[str, Any], runs: str) -> dict[str, Any]:
-    """Train one run through :func:`~sb3_fair.experiment.run.train`, evaluate it, and write its record to ``runs``."""
+def record_path(runs: Path, job: dict[str, Any]) -> Path:
+    """The record of ``job`` (its metric, alpha, beta and seed) in the runs' folder."""
+    return runs / f"{job['metric']}_{job['alpha']:g}_{job['beta']:g}_{job['seed']}.json"
+
+
+def missing_jobs(jobs: list[dict[str, Any]], runs: Path) -> list[dict[str, Any]]:
+    """The jobs that have no record in ``runs`` yet.
+
+    :raises SystemExit: a record of one of the jobs was trained with other ``--steps`` or
+        ``--eval-episodes``: it is never replaced, nor mixed into the same table.
+    """
+    todo = []
+    for job in jobs:
+        path = record_path(runs, job)
+        if not path.exists():
+            todo.append(job)
+            continue
+        record = json.loads(path.read_text())
+        if (record["steps"], record["eval_episodes"]) != (job["steps"], job["eval_episodes"]):
+            raise SystemExit(f"{path} was trained with --steps {record['steps']} --eval-episodes {record['eval_episodes']}, "
+                             f"not {job['steps']} and {job['eval_episodes']}: move it away or choose another --out")
+    return todo
+
+
+def run_job(job: dict[str, Any], runs: str, deadline: float | None = None) -> dict[str, Any] | None:
+    """Train one run through :func:`~sb3_fair.experiment.run.train`, evaluate it, and write its record to ``runs``.
+
+    :param deadline: a ``time.time()`` after which the run is not started (``None``: always started).
+    :return: the record, or ``None`` for a run left for a later call.
+    """
+    if deadline is not None and time.time() > deadline:
+        return None
     import torch as th
 
     th.set_num_threads(1)
@@ -102,7 +141,7 @@ def run_job(job: dict[str, Any], runs: str) -> dict[str, Any]:
     result = {**job, "seconds": seconds, "eval": evaluate(trained.model, job["eval_episodes"], 10_000 + 100 * job["seed"])}
     out = Path(runs)
     out.mkdir(parents=True, exist_ok=True)
-    (out / f"{job['metric']}_{alpha:g}_{beta:g}_{job['seed']}.json").write_text(json.dumps(result))
+    record_path(out, job).write_text(json.dumps(result))
     print(f"[done] {job['metric']} ({alpha:g}, {beta:g}) seed={job['seed']} {seconds:.0f}s", flush=True)
     return result
 
@@ -178,6 +217,45 @@ def plot(results: list[dict], path: Path) -> None:
     plt.close(fig)
 
 
+def claims_lines(results: list[dict[str, Any]]) -> list[str]:
+    """The paper's claims per setting, each setting paired by seed with PPO: per-seed unfairness, the
+    difference to PPO with its paired tests, the seeds on which the setting is fairer than PPO and at
+    least 50 % fairer, and the unimpaired group's price of fairness minus the impaired group's.
+
+    :param results: the run records (``metric``, ``alpha``, ``beta``, ``seed``, ``eval``).
+    """
+    from reproduction import paired_test
+
+    base = {r["seed"]: r for r in results if r["metric"] == "ppo"}
+    seeds = sorted({r["seed"] for r in results})
+
+    def pof(r: dict[str, Any], group: int) -> float:
+        mine, ppo = r["eval"]["table"][str(group)]["mean_return"], base[r["seed"]]["eval"]["table"][str(group)]["mean_return"]
+        return 100 * (mine - ppo) / abs(ppo)
+
+    lines = ["Per seed, and each setting against PPO of the same seed (seeds "
+             f"{', '.join(map(str, seeds))}; differences with their two-sided paired t-test and exact Wilcoxon test; "
+             "PoF gap: the unimpaired group's price of fairness minus the impaired group's, in percentage points, "
+             "0 when both groups pay alike, negative when the unimpaired give up more):", "",
+             "| metric | (alpha, beta) | unfairness per seed | setting − PPO | fairer than PPO | at least 50 % fairer | PoF gap (points) |",
+             "|---|---|---|---|---|---|---|"]
+    for metric in ("dp", "csp", "cf"):
+        ppo_u = {s: unfairness(r, metric) for s, r in base.items()}
+        lines.append(f"| {metric.upper()} | PPO (0, 0) | {' / '.join(f'{ppo_u[s]:.3f}' for s in sorted(ppo_u))} | — | — | — | — |")
+        for (a, b), *_ in PAPER[metric]:
+            runs = {r["seed"]: r for r in results if r["metric"] == metric and (r["alpha"], r["beta"]) == (a, b)}
+            if not runs:
+                continue
+            u = {s: unfairness(r, metric) for s, r in runs.items()}
+            paired = sorted(set(u) & set(ppo_u))
+            fairer = sum(u[s] < ppo_u[s] for s in paired)
+            half = sum(u[s] <= 0.5 * ppo_u[s] for s in paired)
+            gap = paired_test({s: pof(runs[s], 0) for s in paired}, {s: pof(runs[s], 1) for s in paired}, "{:.0f}")
+            lines.append(f"| {metric.upper()} | ({a:g}, {b:g}) | {' / '.join(f'{u[s]:.3f}' for s in sorted(u))} | "
+                         f"{paired_test(u, ppo_u)} | {fairer} of {len(paired)} | {half} of {len(paired)} | {gap} |")
+    return lines
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = reproduce_parser("fair_ppo", __doc__)
     parser.add_argument("--seeds", type=int_at_least(1), default=3)
@@ -185,6 +263,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--eval-episodes", type=int_at_least(1), default=10)
     parser.add_argument("--jobs", "--workers", dest="workers", metavar="N", type=int_at_least(1), default=os.cpu_count() or 1,
                         help="runs at a time, each in its own process with one torch thread (default: one per core)")
+    parser.add_argument("--deadline-s", type=float, default=None, metavar="S",
+                        help="start no run after this many seconds (the runs left are trained by a later call)")
     parser.add_argument("--throughput-steps", type=int_at_least(1), default=20_000)
     parser.add_argument("--quick", action="store_true",
                         help="smoke run: 1 seed, 4,800 agent-steps (one rollout), 2 evaluation games, each metric's first setting only")
@@ -195,34 +275,43 @@ def main(argv: list[str] | None = None) -> None:
     output = Output(args.out, RUNS_NAME)
     runs_dir = output.runs
 
-    t0 = time.perf_counter()
-    if not args.no_train:
+    jobs = [dict(metric="ppo", alpha=0.0, beta=0.0, seed=s, steps=args.steps, eval_episodes=args.eval_episodes) for s in range(args.seeds)]
+    jobs += [dict(metric=m, alpha=a, beta=b, seed=s, steps=args.steps, eval_episodes=args.eval_episodes)
+             for s in range(args.seeds) for m in PAPER for (a, b), *_ in PAPER[m][:1 if args.quick else None]]
+    todo = missing_jobs(jobs, runs_dir)
+    throughput = runs_dir / "throughput.json"
+    if not args.no_train and (todo or not throughput.exists()):
+        t0 = time.perf_counter()
         env_tp = env_throughput(1.0 if args.quick else 5.0)
-        jobs = [dict(metric="ppo", alpha=0.0, beta=0.0, seed=s, steps=args.steps, eval_episodes=args.eval_episodes) for s in range(args.seeds)]
-        jobs += [dict(metric=m, alpha=a, beta=b, seed=s, steps=args.steps, eval_episodes=args.eval_episodes)
-                 for s in range(args.seeds) for m in PAPER for (a, b), *_ in PAPER[m][:1 if args.quick else None]]
+        deadline = None if args.deadline_s is None else time.time() + args.deadline_s
         with mp.get_context("spawn").Pool(args.workers) as pool:
-            pool.starmap(run_job, [(job, str(runs_dir)) for job in jobs], chunksize=1)
+            done = pool.starmap(run_job, [(job, str(runs_dir), deadline) for job in todo], chunksize=1)
+        left = [job for job, record in zip(todo, done) if record is None]
+        if left:
+            print(f"[deadline] {len(left)} runs not started: call again to train them", flush=True)
         tp = {"env": env_tp, "ppo": ppo_throughput(args.throughput_steps), "wall_seconds": time.perf_counter() - t0}
         runs_dir.mkdir(parents=True, exist_ok=True)
-        (runs_dir / "throughput.json").write_text(json.dumps(tp))
-    tp = json.loads((runs_dir / "throughput.json").read_text())
-    results = [json.loads(p.read_text()) for p in sorted(runs_dir.glob("*_*_*_*.json"))]
-    results = [r for r in results if r["steps"] == args.steps and r["seed"] < args.seeds]
+        throughput.write_text(json.dumps(tp))
+    tp = json.loads(throughput.read_text()) if throughput.exists() else {}
+    wanted = {record_path(runs_dir, job) for job in jobs}
+    results = [json.loads(p.read_text()) for p in sorted(wanted) if p.exists()]
+    missing = [job for job in jobs if not record_path(runs_dir, job).exists()]
     png = output.png("fair_ppo_harvest.png")
     plot(results, png)
 
     base = {r["seed"]: r for r in results if r["metric"] == "ppo"}
+    n_seeds = len({r["seed"] for r in results})
+    minutes = [r["seconds"] / 60 for r in results]
     # the command of the repository's wrapper script: the heading is the RESULTS.md section's key
-    cmd = "python benchmarks/fair_ppo.py" + (" --quick" if args.quick else "")
+    cmd = "python benchmarks/fair_ppo.py" + (" --quick" if args.quick else f" --seeds {args.seeds}" if args.seeds != 3 else "")
     lines = [f"## FairPPO (La Malfa et al. 2025): `{cmd}`", "",
              f"Measured on this project's 2-core CPU machine: Allelopathic Harvest preset `{PRESET}` (8 agents, 10 x 8 grid, 14 bushes, "
              f"300-step games; paper: 40 agents, 25 x 15, 60 bushes, 3000 steps), one policy shared by all agents, {args.steps} agent-steps "
              f"per run on {INSTANCES} games side by side (CF: {INSTANCES // 2} counterfactual pairs), PPO n_steps 150, batch 600, 4 epochs, "
              f"lr 3e-4, entropy 0.01, lambda = 1; evaluated on {args.eval_episodes} fresh games (CF: {max(1, args.eval_episodes // 2)} "
              f"factual/counterfactual pairs). Unfairness in Table 1's normalised form (CSP: mean over the two berry preferences); PoF = "
-             f"price of fairness against PPO of the same seed (paper §6.2), per group; mean ± sd over {args.seeds} seeds. "
-             f"Wall time {tp.get('wall_seconds', 0) / 60:.0f} min.", "",
+             f"price of fairness against PPO of the same seed (paper §6.2), per group; mean ± sd over {n_seeds} seeds. "
+             + (f"Training and evaluation {np.mean(minutes):.1f} ± {np.std(minutes):.1f} min per run on one core." if minutes else ""), "",
              "| metric | (alpha, beta) | unfairness (ours) | vs PPO | PoF non-sensitive | PoF sensitive | paper: unfairness | paper: PoF non-sens. / sens. |",
              "|---|---|---|---|---|---|---|---|"]
 
@@ -244,14 +333,18 @@ def main(argv: list[str] | None = None) -> None:
                        / abs(base[r["seed"]]["eval"]["table"][str(g)]["mean_return"]) for r in runs if r["seed"] in base] for g in (0, 1)}
             lines.append(f"| {metric.upper()} | ({a:g}, {b:g}) | {cell(u)} | {cell(rel, '{:+.0f}')} % | {cell(pof[0], '{:+.0f}')} % | "
                          f"{cell(pof[1], '{:+.0f}')} % | {paper_u} | {pof_ns:+d} % / {pof_s:+d} % |")
-    env_tp, ptp = tp["env"], tp["ppo"]
-    lines += ["", f"![fair-ppo]({png.name})", "",
-              f"Allelopathic Harvest at the paper's scale (40 agents, 25 x 15), random actions, one core: "
-              f"{env_tp['pettingzoo']:,.0f} agent-steps/s through the PettingZoo API, {env_tp['array']:,.0f} through the array core "
-              f"`step_array` (target >= 300,000; the issue quotes about 57,000 for the authors' object-per-agent code on this machine, "
-              f"not re-measured here).", "",
-              f"Throughput ({ptp['steps']} steps, one core, median of 3 interleaved runs, same VecEnv): SB3 PPO "
-              f"{ptp['ppo_steps_per_s']:.0f} steps/s, FairPPO(dp, 0.5, 0.5) {ptp['fair_steps_per_s']:.0f} ({ptp['ratio']:.2f}x; target >= 0.9x).", ""]
+    lines += ["", *claims_lines(results), "", f"![fair-ppo]({png.name})", ""]
+    if missing:
+        lines += ["Not trained yet (left out of the tables): " + ", ".join(
+            f"{j['metric'].upper()} ({j['alpha']:g}, {j['beta']:g}) seed {j['seed']}" for j in missing) + ".", ""]
+    if tp:
+        env_tp, ptp = tp["env"], tp["ppo"]
+        lines += [f"Allelopathic Harvest at the paper's scale (40 agents, 25 x 15), random actions, one core: "
+                  f"{env_tp['pettingzoo']:,.0f} agent-steps/s through the PettingZoo API, {env_tp['array']:,.0f} through the array core "
+                  f"`step_array` (target >= 300,000; the issue quotes about 57,000 for the authors' object-per-agent code on this machine, "
+                  f"not re-measured here).", "",
+                  f"Throughput ({ptp['steps']} steps, one core, median of 3 interleaved runs, same VecEnv): SB3 PPO "
+                  f"{ptp['ppo_steps_per_s']:.0f} steps/s, FairPPO(dp, 0.5, 0.5) {ptp['fair_steps_per_s']:.0f} ({ptp['ratio']:.2f}x; target >= 0.9x).", ""]
     output.write_section(f"(La Malfa et al. 2025): `{cmd}`", "\n".join(lines))
     print("\n".join(lines))
 

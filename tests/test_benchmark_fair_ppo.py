@@ -36,6 +36,15 @@ def test_quick_run_writes_section_png_and_records(tmp_path, monkeypatch):
     for metric in ("DP", "CSP", "CF"):
         assert f"| {metric} | PPO (0, 0) |" in text
 
+    assert "| metric | (alpha, beta) | unfairness per seed | setting − PPO |" in text
+
+    # a second call trains nothing (every run has its record) and re-writes the same report
+    stamps = {p.name: p.stat().st_mtime_ns for p in runs.glob("*.json")}
+    (out / "RESULTS.md").unlink()
+    benchmark.main(["--quick", "--workers", "1", "--out", str(out)])
+    assert {p.name: p.stat().st_mtime_ns for p in runs.glob("*.json")} == stamps
+    assert (out / "RESULTS.md").read_text() == text
+
     # --no-train re-summarises the records without training again
     (out / "RESULTS.md").unlink()
     benchmark.main(["--quick", "--no-train", "--out", str(out)])
@@ -60,3 +69,40 @@ def test_job_configs_are_the_scripts_settings(metric):
         assert hp["n_envs"] == 2 and hp["env_kwargs"] == {"preset": "small", "counterfactual_pair": "flip"}
     else:
         assert hp["n_envs"] == 4 and hp["env_kwargs"] == {"preset": "small"}
+
+
+def _record(metric, alpha, beta, seed, dp, returns, steps=9600):
+    return {"metric": metric, "alpha": alpha, "beta": beta, "seed": seed, "steps": steps, "eval_episodes": 2, "seconds": 60.0,
+            "eval": {"dp_normalized": dp, "csp_0": dp, "csp_1": -dp, "cf_normalized": dp,
+                     "table": {"0": {"mean_return": returns[0]}, "1": {"mean_return": returns[1]}}}}
+
+
+def test_claims_pair_each_setting_with_ppo_of_the_same_seed():
+    """Known answers: DP (0.5, 0.5) fairer than PPO on all 3 seeds, at least 50 % fairer on 2 (0.2 <= 0.5 * 0.4,
+    0.1 <= 0.5 * 0.4, 0.3 > 0.5 * 0.4); PoF unimpaired -50 %, impaired -20 % on every seed: a gap of -30 points."""
+    results = [_record("ppo", 0.0, 0.0, s, 0.4, (100.0, 50.0)) for s in range(3)]
+    results += [_record("dp", 0.5, 0.5, s, u, (50.0, 40.0)) for s, u in enumerate((0.2, 0.1, 0.3))]
+    lines = benchmark.claims_lines(results)
+    ppo_row = next(line for line in lines if line.startswith("| DP | PPO"))
+    assert "0.400 / 0.400 / 0.400" in ppo_row
+    row = next(line for line in lines if line.startswith("| DP | (0.5, 0.5)"))
+    cells = [c.strip() for c in row.split("|")[1:-1]]
+    assert cells[2] == "0.200 / 0.100 / 0.300"
+    assert cells[3].startswith("-0.200 ± 0.100 (n = 3; paired t p = 0.074")
+    assert cells[4:6] == ["3 of 3", "2 of 3"]
+    assert cells[6].startswith("-30 ± 0 (n = 3; ")
+    # settings without runs get no row
+    assert not any(line.startswith("| DP | (1, 1)") for line in lines)
+
+
+def test_runs_with_a_record_are_not_trained_again_and_other_settings_are_refused(tmp_path):
+    job = dict(metric="dp", alpha=0.5, beta=0.5, seed=1, steps=9600, eval_episodes=2)
+    other = dict(job, seed=2)
+    assert benchmark.record_path(tmp_path, job).name == "dp_0.5_0.5_1.json"
+    benchmark.record_path(tmp_path, job).write_text(json.dumps(_record("dp", 0.5, 0.5, 1, 0.1, (1.0, 1.0))))
+    assert benchmark.missing_jobs([job, other], tmp_path) == [other]
+    with pytest.raises(SystemExit, match="--steps 9600 --eval-episodes 2, not 4800 and 2"):
+        benchmark.missing_jobs([dict(job, steps=4800)], tmp_path)
+    # past its deadline a run is not started (and writes nothing)
+    assert benchmark.run_job(other, str(tmp_path), deadline=0.0) is None
+    assert not benchmark.record_path(tmp_path, other).exists()
