@@ -39,7 +39,6 @@ import functools
 import json
 import multiprocessing as mp
 import os
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -55,6 +54,8 @@ RUNS_NAME = "fair_er"
 COMMAND = "python benchmarks/fair_er.py"
 ENV_ID = "sb3_fair/PursuitEvasion-v0"
 PAPER_CURRICULUM = (1.2, 0.4)
+#: the task's settings without ``--entry`` when not given (the paper's curriculum and torus)
+TASK_DEFAULTS: dict[str, Any] = {"steps": 50_000, "max_steps": 200, "curriculum": PAPER_CURRICULUM, "size": 6.0}
 SPEEDS = (1.2, 1.0, 0.8, 0.6, 0.4)
 VARIANTS = {
     "lambda=0": dict(policy="MlpPolicy", equivariance_coef=0.0),
@@ -214,16 +215,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seeds", type=int_at_least(1), default=3)
     parser.add_argument("--first-seed", type=int_at_least(0), default=0,
                         help="train seeds FIRST .. FIRST + SEEDS - 1 (e.g. two commands side by side); the report reads every run on disk")
-    parser.add_argument("--steps", type=int_at_least(1), default=50_000)
-    parser.add_argument("--max-steps", type=int_at_least(1), default=200)
+    # None: not given (--entry refuses these four and takes the entry's own; else TASK_DEFAULTS)
+    parser.add_argument("--steps", type=int_at_least(1), default=None, help=f"default: {TASK_DEFAULTS['steps']}")
+    parser.add_argument("--max-steps", type=int_at_least(1), default=None, help=f"default: {TASK_DEFAULTS['max_steps']}")
     parser.add_argument("--eval-episodes", type=int_at_least(1), default=30)
     parser.add_argument("--jobs", "--workers", dest="workers", metavar="N", type=int_at_least(1), default=os.cpu_count() or 1,
                         help="runs at a time, each in its own process with one torch thread (default: one per core)")
     parser.add_argument("--throughput-steps", type=int_at_least(1), default=3000)
-    parser.add_argument("--curriculum", type=number_in(0.0, strict=True), nargs=2, default=PAPER_CURRICULUM, metavar=("START", "END"),
-                        help="pursuer speed at the start and end of training (paper: 1.2 0.4)")
+    parser.add_argument("--curriculum", type=number_in(0.0, strict=True), nargs=2, default=None, metavar=("START", "END"),
+                        help="pursuer speed at the start and end of training (default: the paper's 1.2 0.4)")
     parser.add_argument("--speeds", type=number_in(0.0, strict=True), nargs="+", default=SPEEDS, help="pursuer speeds to evaluate at")
-    parser.add_argument("--size", type=number_in(0.0, strict=True), default=6.0, help="side of the torus (paper: 6)")
+    parser.add_argument("--size", type=number_in(0.0, strict=True), default=None, help="side of the torus (default: the paper's 6)")
     parser.add_argument("--variants", nargs="+", choices=list(VARIANTS), default=None,
                         help="train only these variants (the table shows every variant with results; default: all, "
                              f"with --entry {' '.join(ENTRY_VARIANTS)})")
@@ -233,13 +235,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--no-train", action="store_true", help=f"only re-summarise the runs under <out>/out/{RUNS_NAME}")
     args = parser.parse_args(argv)
+    given = [name for name in TASK_DEFAULTS if getattr(args, name) is not None]
     if args.entry:
-        given = [flag for flag in ("--steps", "--max-steps", "--curriculum", "--size") if any(
-            a == flag or a.startswith(flag + "=") for a in (argv if argv is not None else sys.argv[1:]))]
         if given:
-            parser.error(f"--entry takes the entry's own settings; leave out {' '.join(given)}")
+            parser.error(f"--entry takes the entry's own settings; leave out {' '.join('--' + g.replace('_', '-') for g in given)}")
         vars(args).update(entry_settings())
         args.speeds = list(ENTRY_SPEEDS) if tuple(args.speeds) == SPEEDS else args.speeds
+    else:
+        vars(args).update({name: value for name, value in TASK_DEFAULTS.items() if name not in given})
     args.variants = args.variants or list(ENTRY_VARIANTS if args.entry else VARIANTS)
     if args.quick:
         # smoke run: 200 updates per run after learning_starts, 100 per timed model

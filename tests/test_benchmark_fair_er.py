@@ -92,7 +92,7 @@ def test_entry_config_is_fair_td3s_entry_with_only_policy_and_lambda_changed() -
     assert benchmark.out_dir(Path("runs"), (2.0, 1.0), 4.0, entry=True) == Path("runs") / "td3_entry"
 
 
-@pytest.mark.parametrize("flag", [["--steps", "100"], ["--size", "6"], ["--curriculum", "1", "0.5"], ["--max-steps=20"]])
+@pytest.mark.parametrize("flag", [["--steps", "100"], ["--size", "6"], ["--curriculum", "1", "0.5"], ["--max-steps=20"], ["--max", "20"]])
 def test_entry_refuses_the_settings_it_takes_from_the_entry(flag, tmp_path, capsys) -> None:
     with pytest.raises(SystemExit):
         benchmark.main(["--entry", "--out", str(tmp_path), *flag])
