@@ -101,18 +101,18 @@ def entry_settings() -> dict[str, Any]:
             "curriculum": [float(curriculum["start"]), float(curriculum["end"])]}
 
 
-def out_dir(runs: Path, curriculum: tuple[float, float], size: float = 6.0, entry: bool = False) -> Path:
+def out_dir(runs: Path, curriculum: tuple[float, float], size: float = TASK_DEFAULTS["size"], entry: bool = False) -> Path:
     """Where the per-run JSON files of one setting live under ``runs`` (the paper's curriculum and arena keep the top
     folder; FairTD3's entry, ``td3_entry``)."""
     if entry:
         return runs / "td3_entry"
     name = ("" if tuple(curriculum) == PAPER_CURRICULUM else f"curriculum_{curriculum[0]:g}_{curriculum[1]:g}") + (
-        "" if size == 6.0 else f"_size_{size:g}")
+        "" if size == TASK_DEFAULTS["size"] else f"_size_{size:g}")
     return runs / name.lstrip("_") if name else runs
 
 
 def evaluate_speeds(policy: Any, max_steps: int, episodes: int, seed: int, speeds: tuple[float, ...] = SPEEDS,
-                    size: float = 6.0) -> dict[str, dict[str, float]]:
+                    size: float = TASK_DEFAULTS["size"]) -> dict[str, dict[str, float]]:
     """Greedy capture success, I(R;Z) and episode length of ``policy`` (a model, or a policy class built on
     each env) at each fixed pursuer speed."""
     import gymnasium as gym
@@ -275,20 +275,21 @@ def main(argv: list[str] | None = None) -> None:
     results = [json.loads(p.read_text()) for p in sorted(out.glob("*_*.json")) if p.name != "throughput.json"]
     results = [r for r in results if r["steps"] == args.steps and r["max_steps"] == args.max_steps
                and tuple(r.get("curriculum", PAPER_CURRICULUM)) == tuple(args.curriculum) and all(str(v) in r["eval"] for v in speeds)
-               and r.get("size", 6.0) == args.size and bool(r.get("entry")) == args.entry]
+               and r.get("size", TASK_DEFAULTS["size"]) == args.size and bool(r.get("entry")) == args.entry]
     greedy = evaluate_speeds(GreedyPursuitPolicy, args.max_steps, args.eval_episodes, 10_000, speeds, args.size)
     if args.entry:
         entry_report(results, greedy, args, output)
         return
     tp = json.loads((out / "throughput.json").read_text())
     default = tuple(args.curriculum) == PAPER_CURRICULUM
-    png = output.png("fair_er_pursuit.png" if default and args.size == 6.0 else f"fair_er_pursuit_{out.name}.png")
+    png = output.png("fair_er_pursuit.png" if default and args.size == TASK_DEFAULTS["size"] else f"fair_er_pursuit_{out.name}.png")
     plot(results, greedy, png, speeds)
 
     cmd = COMMAND + (" --quick" if args.quick else "") + (
         "" if default else f" --curriculum {args.curriculum[0]:g} {args.curriculum[1]:g}") + (
         "" if speeds == SPEEDS else " --speeds " + " ".join(f"{v:g}" for v in speeds)) + (
-        "" if args.steps == 50_000 or args.quick else f" --steps {args.steps}") + ("" if args.size == 6.0 else f" --size {args.size:g}")
+        "" if args.steps == TASK_DEFAULTS["steps"] or args.quick else f" --steps {args.steps}") + (
+        "" if args.size == TASK_DEFAULTS["size"] else f" --size {args.size:g}")
     head = "| variant | seeds | " + " | ".join(f"capture @ {v}" for v in speeds) + " | " + " | ".join(f"I(R;Z) @ {v}" for v in speeds) + " |"
     lines = [f"## Fair-ER / Fair-E (Grupen et al. 2022): `{cmd}`", "",
              f"Measured on this project's 2-core CPU machine: FairDDPG trained on a {args.size:g} x {args.size:g} torus (paper: 6 x 6), "

@@ -49,7 +49,7 @@ from typing import Any
 
 import numpy as np
 
-from sb3_fair.experiment.config import int_at_least
+from sb3_fair.experiment.config import int_at_least, number_in
 from reproduction import Output, median_steps_per_s, reproduce_parser
 
 #: the runs' folder under ``<out>/out/``
@@ -191,6 +191,13 @@ def unfairness(result: dict[str, Any], metric: str) -> float:
     return abs(e["cf_normalized"])
 
 
+def price_of_fairness(run: dict[str, Any], ppo: dict[str, Any], group: int) -> float:
+    """The price of fairness of ``group`` (La Malfa et al. 2025, §6.2), in percent: the change of the group's mean
+    return in ``run`` against ``ppo``, PPO's run of the same seed."""
+    mine, base = run["eval"]["table"][str(group)]["mean_return"], ppo["eval"]["table"][str(group)]["mean_return"]
+    return 100 * (mine - base) / abs(base)
+
+
 def plot(results: list[dict], path: Path) -> None:
     import matplotlib
 
@@ -229,10 +236,6 @@ def claims_lines(results: list[dict[str, Any]]) -> list[str]:
     base = {r["seed"]: r for r in results if r["metric"] == "ppo"}
     seeds = sorted({r["seed"] for r in results})
 
-    def pof(r: dict[str, Any], group: int) -> float:
-        mine, ppo = r["eval"]["table"][str(group)]["mean_return"], base[r["seed"]]["eval"]["table"][str(group)]["mean_return"]
-        return 100 * (mine - ppo) / abs(ppo)
-
     lines = ["Per seed, and each setting against PPO of the same seed (seeds "
              f"{', '.join(map(str, seeds))}; differences with their two-sided paired t-test and exact Wilcoxon test; "
              "PoF gap: the unimpaired group's price of fairness minus the impaired group's, in percentage points, "
@@ -250,7 +253,7 @@ def claims_lines(results: list[dict[str, Any]]) -> list[str]:
             paired = sorted(set(u) & set(ppo_u))
             fairer = sum(u[s] < ppo_u[s] for s in paired)
             half = sum(u[s] <= 0.5 * ppo_u[s] for s in paired)
-            gap = paired_test({s: pof(runs[s], 0) for s in paired}, {s: pof(runs[s], 1) for s in paired}, "{:.0f}")
+            gap = paired_test(*({s: price_of_fairness(runs[s], base[s], g) for s in paired} for g in (0, 1)), "{:.0f}")
             lines.append(f"| {metric.upper()} | ({a:g}, {b:g}) | {' / '.join(f'{u[s]:.3f}' for s in sorted(u))} | "
                          f"{paired_test(u, ppo_u)} | {fairer} of {len(paired)} | {half} of {len(paired)} | {gap} |")
     return lines
@@ -263,7 +266,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--eval-episodes", type=int_at_least(1), default=10)
     parser.add_argument("--jobs", "--workers", dest="workers", metavar="N", type=int_at_least(1), default=os.cpu_count() or 1,
                         help="runs at a time, each in its own process with one torch thread (default: one per core)")
-    parser.add_argument("--deadline-s", type=float, default=None, metavar="S",
+    parser.add_argument("--deadline-s", type=number_in(0.0, strict=True), default=None, metavar="S",
                         help="start no run after this many seconds (the runs left are trained by a later call)")
     parser.add_argument("--throughput-steps", type=int_at_least(1), default=20_000)
     parser.add_argument("--quick", action="store_true",
@@ -329,8 +332,7 @@ def main(argv: list[str] | None = None) -> None:
             u = [unfairness(r, metric) for r in runs]
             rel = [100 * (unfairness(r, metric) - unfairness(base[r["seed"]], metric)) / unfairness(base[r["seed"]], metric)
                    for r in runs if r["seed"] in base]
-            pof = {g: [100 * (r["eval"]["table"][str(g)]["mean_return"] - base[r["seed"]]["eval"]["table"][str(g)]["mean_return"])
-                       / abs(base[r["seed"]]["eval"]["table"][str(g)]["mean_return"]) for r in runs if r["seed"] in base] for g in (0, 1)}
+            pof = {g: [price_of_fairness(r, base[r["seed"]], g) for r in runs if r["seed"] in base] for g in (0, 1)}
             lines.append(f"| {metric.upper()} | ({a:g}, {b:g}) | {cell(u)} | {cell(rel, '{:+.0f}')} % | {cell(pof[0], '{:+.0f}')} % | "
                          f"{cell(pof[1], '{:+.0f}')} % | {paper_u} | {pof_ns:+d} % / {pof_s:+d} % |")
     lines += ["", *claims_lines(results), "", f"![fair-ppo]({png.name})", ""]
