@@ -4,7 +4,8 @@ La Malfa, Zhang, Luck, Black (2025), *Fairness Aware Reinforcement Learning via 
 Policy Optimization*, arXiv:2502.03953.
 
 FairPPO with the DP, CSP and CF penalties at the paper's four fairest (alpha, beta) settings per
-metric (Table 1) against PPO (alpha = beta = 0), on ``AllelopathicHarvestEnv.from_preset("small")``
+metric (Table 1), and CF also at three low ones (:data:`LOW_CF`, for the paper's claim that CF
+improves only for high alpha and beta), against PPO (alpha = beta = 0), on ``AllelopathicHarvestEnv.from_preset("small")``
 (8 agents, 10 x 8 grid, 14 bushes, 300 steps; the paper: 40 agents, 25 x 15, 60 bushes, 3000
 steps), one shared policy for all agents (the paper trains one policy per group). Each run trains
 ``--steps`` agent-steps (default 1,000,000 = 417 games of 8 agents; the paper: 1000 games of 40) on 4
@@ -63,6 +64,9 @@ PAPER = {
             ((1.0, 1.0), -47, -46, "0.17, 0.19")],
     "cf": [((1.0, 1.0), -38, -42, "0.25"), ((0.75, 0.5), -33, -39, "0.28"), ((0.0, 0.75), 5, 18, "0.41"), ((0.25, 0.75), 1, 5, "0.44")],
 }
+#: settings beyond Table 1 that a claim needs: §6.1 says CF improves on PPO "only for high levels of alpha and beta",
+#: so three low ones (alpha + beta <= 0.5) run beside the paper's four fairest, which all have alpha + beta >= 0.75
+LOW_CF = [(0.25, 0.0), (0.0, 0.25), (0.25, 0.25)]
 PRESET = "small"
 INSTANCES = 4
 #: SB3's PPO at the settings of FairPPO's shipped ``@dp`` entry, without the penalty (the paper's alpha = beta = 0)
@@ -182,6 +186,16 @@ def ppo_throughput(steps: int) -> dict[str, float]:
     return {"steps": steps, "ppo_steps_per_s": med["ppo"], "fair_steps_per_s": med["fair"], "ratio": med["fair"] / med["ppo"]}
 
 
+def settings(metric: str, quick: bool = False) -> list[tuple[float, float]]:
+    """The (alpha, beta) run for ``metric``: the paper's four fairest (Table 1), then, for CF, :data:`LOW_CF`.
+
+    :param metric: ``"dp"``, ``"csp"`` or ``"cf"``
+    :param quick: only the first of the paper's settings (the smoke run)
+    """
+    paper = [ab for ab, *_ in PAPER[metric]]
+    return paper[:1] if quick else paper + (LOW_CF if metric == "cf" else [])
+
+
 def unfairness(result: dict[str, Any], metric: str) -> float:
     e = result["eval"]
     if metric == "dp":
@@ -208,7 +222,7 @@ def plot(results: list[dict], path: Path) -> None:
     base = [r for r in results if r["metric"] == "ppo"]
     for ax, metric in zip(axes, ("dp", "csp", "cf")):
         labels, data = ["PPO\n(0, 0)"], [[unfairness(r, metric) for r in base]]
-        for (a, b), *_ in PAPER[metric]:
+        for a, b in settings(metric):
             runs = [r for r in results if r["metric"] == metric and (r["alpha"], r["beta"]) == (a, b)]
             labels.append(f"({a:g}, {b:g})")
             data.append([unfairness(r, metric) for r in runs])
@@ -245,7 +259,7 @@ def claims_lines(results: list[dict[str, Any]]) -> list[str]:
     for metric in ("dp", "csp", "cf"):
         ppo_u = {s: unfairness(r, metric) for s, r in base.items()}
         lines.append(f"| {metric.upper()} | PPO (0, 0) | {' / '.join(f'{ppo_u[s]:.3f}' for s in sorted(ppo_u))} | — | — | — | — |")
-        for (a, b), *_ in PAPER[metric]:
+        for a, b in settings(metric):
             runs = {r["seed"]: r for r in results if r["metric"] == metric and (r["alpha"], r["beta"]) == (a, b)}
             if not runs:
                 continue
@@ -280,7 +294,7 @@ def main(argv: list[str] | None = None) -> None:
 
     jobs = [dict(metric="ppo", alpha=0.0, beta=0.0, seed=s, steps=args.steps, eval_episodes=args.eval_episodes) for s in range(args.seeds)]
     jobs += [dict(metric=m, alpha=a, beta=b, seed=s, steps=args.steps, eval_episodes=args.eval_episodes)
-             for s in range(args.seeds) for m in PAPER for (a, b), *_ in PAPER[m][:1 if args.quick else None]]
+             for s in range(args.seeds) for m in PAPER for a, b in settings(m, args.quick)]
     todo = missing_jobs(jobs, runs_dir)
     throughput = runs_dir / "throughput.json"
     if not args.no_train and (todo or not throughput.exists()):
@@ -325,16 +339,18 @@ def main(argv: list[str] | None = None) -> None:
     for metric in ("dp", "csp", "cf"):
         ppo_u = [unfairness(r, metric) for r in base.values()]
         lines.append(f"| {metric.upper()} | PPO (0, 0) | {cell(ppo_u)} | — | — | — | (Fig. 1 only) | — |")
-        for (a, b), pof_ns, pof_s, paper_u in PAPER[metric]:
+        paper = {ab: rest for ab, *rest in PAPER[metric]}
+        for a, b in settings(metric):
             runs = [r for r in results if r["metric"] == metric and (r["alpha"], r["beta"]) == (a, b)]
             if not runs:
                 continue
+            pof_ns, pof_s, paper_u = paper.get((a, b), (None, None, "(Fig. 1 only)"))
             u = [unfairness(r, metric) for r in runs]
             rel = [100 * (unfairness(r, metric) - unfairness(base[r["seed"]], metric)) / unfairness(base[r["seed"]], metric)
                    for r in runs if r["seed"] in base]
             pof = {g: [price_of_fairness(r, base[r["seed"]], g) for r in runs if r["seed"] in base] for g in (0, 1)}
             lines.append(f"| {metric.upper()} | ({a:g}, {b:g}) | {cell(u)} | {cell(rel, '{:+.0f}')} % | {cell(pof[0], '{:+.0f}')} % | "
-                         f"{cell(pof[1], '{:+.0f}')} % | {paper_u} | {pof_ns:+d} % / {pof_s:+d} % |")
+                         f"{cell(pof[1], '{:+.0f}')} % | {paper_u} | {'—' if pof_ns is None else f'{pof_ns:+d} % / {pof_s:+d} %'} |")
     lines += ["", *claims_lines(results), "", f"![fair-ppo]({png.name})", ""]
     if missing:
         lines += ["Not trained yet (left out of the tables): " + ", ".join(

@@ -106,3 +106,25 @@ def test_runs_with_a_record_are_not_trained_again_and_other_settings_are_refused
     # past its deadline a run is not started (and writes nothing)
     assert benchmark.run_job(other, str(tmp_path), deadline=0.0) is None
     assert not benchmark.record_path(tmp_path, other).exists()
+
+
+def test_cf_also_runs_low_settings_for_the_papers_high_alpha_beta_claim(tmp_path):
+    """§6.1: CF improves only for high alpha and beta. The paper's four fairest CF settings all have alpha + beta >=
+    0.75, so CF also runs three with alpha + beta <= 0.5; DP and CSP run only Table 1's four; --quick the first."""
+    assert benchmark.settings("cf") == [(1.0, 1.0), (0.75, 0.5), (0.0, 0.75), (0.25, 0.75),
+                                        (0.25, 0.0), (0.0, 0.25), (0.25, 0.25)]
+    assert all(a + b >= 0.75 for a, b in benchmark.settings("cf")[:4])
+    assert all(a + b <= 0.5 for a, b in benchmark.LOW_CF)
+    assert benchmark.settings("dp") == [ab for ab, *_ in benchmark.PAPER["dp"]]
+    assert benchmark.settings("csp", quick=True) == [(0.75, 0.25)] and benchmark.settings("cf", quick=True) == [(1.0, 1.0)]
+    # a low setting's row: the paper has no Table 1 entry for it
+    runs = tmp_path / "out" / "fair_ppo"
+    runs.mkdir(parents=True)
+    for seed in (0, 1):
+        for record in (_record("ppo", 0.0, 0.0, seed, 0.4, (100.0, 50.0)), _record("cf", 0.25, 0.0, seed, 0.3, (90.0, 45.0))):
+            (runs / f"{record['metric']}_{record['alpha']:g}_{record['beta']:g}_{seed}.json").write_text(json.dumps(record))
+    benchmark.main(["--seeds", "2", "--steps", "9600", "--eval-episodes", "2", "--no-train", "--out", str(tmp_path)])
+    text = (tmp_path / "RESULTS.md").read_text()
+    assert "| CF | (0.25, 0) | 0.300 ± 0.000 | -25 ± 0 % | -10 ± 0 % | -10 ± 0 % | (Fig. 1 only) | — |" in text
+    assert "| CF | (0.25, 0) | 0.300 / 0.300 | " in text
+    assert "CF (0.25, 0.25) seed 1" in text  # listed as not trained yet
