@@ -227,7 +227,7 @@ def plot(results: list[dict], path: Path) -> None:
             labels.append(f"({a:g}, {b:g})")
             data.append([unfairness(r, metric) for r in runs])
         ax.boxplot([d if d else [np.nan] for d in data])
-        ax.set_xticks(range(1, len(labels) + 1), labels, fontsize=7)
+        ax.set_xticks(range(1, len(labels) + 1), labels, fontsize=7, rotation=30 if len(labels) > 5 else 0)
         ax.set_title({"dp": "demographic parity", "csp": "conditional statistical parity (mean of G1, G2)",
                       "cf": "counterfactual fairness"}[metric], fontsize=9)
         ax.set_xlabel("(alpha, beta)")
