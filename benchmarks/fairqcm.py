@@ -624,7 +624,9 @@ def factors(args: argparse.Namespace, output: Output) -> None:
     block, last = args.eval_every, len(WINDOWS) - 1
     cmd = ("python benchmarks/fairqcm.py --factors" + (" --quick" if args.quick else f" --seeds {args.seeds}")
            + ("" if methods == ["DQN-Full"] else " --methods " + " ".join(methods)))
-    lines = [f"## FairQCM's stuck seeds, one factor at a time{', smoke run' if args.quick else ''}: `{cmd}`", "",
+    # the heading, command included, is the section's key: another --methods or --seeds is another section
+    heading = f"FairQCM's stuck seeds, one factor at a time{', smoke run' if args.quick else ''}: `{cmd}`"
+    lines = [f"## {heading}", "",
              f"The doughnut preset (`FairDQN.from_preset`, the paper's settings, {args.task_episodes['donut']} episodes per run). "
              f"A seed is stuck when its mean score over episodes {WINDOWS[last][0] + 1}–{WINDOWS[last][1]} is below the "
              f"random policy's {refs['random']:.1f}. Per-seed values are those means, seeds 0, 1, ... in order ('-': not finished); paired "
@@ -684,8 +686,7 @@ def factors(args: argparse.Namespace, output: Output) -> None:
                if sd not in scores[(v, m)]]
     if missing:
         lines += ["", f"Not finished (left out): {', '.join(missing)}."]
-    title = "FairQCM's stuck seeds, one factor at a time"
-    output.write_section(f"{title}, smoke run" if args.quick else title, "\n".join(lines) + "\n")
+    output.write_section(heading, "\n".join(lines) + "\n")
     print("\n".join(lines))
 
 

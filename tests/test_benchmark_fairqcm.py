@@ -176,3 +176,17 @@ def test_ablation_leaves_out_the_factor_only_row_and_factors_refuse_other_record
                                                                      "per_episode": {}}))
     with pytest.raises(SystemExit, match="trained with other settings"):
         benchmark.main(["--factors", "--seeds", "1", "--no-train", "--out", str(tmp_path)])
+
+
+def test_factors_with_other_methods_write_their_own_section(tmp_path):
+    """--factors --methods FairQCM once replaced the DQN-Full section (the key was the title alone): each command's
+    section is now kept, and a second call replaces only its own."""
+    results = tmp_path / "RESULTS.md"
+    default = "## FairQCM's stuck seeds, one factor at a time: `python benchmarks/fairqcm.py --factors --seeds 1`"
+    results.write_text(f"# Benchmark results\n\n{default}\n\nDQN-Full's tables.\n")
+    for _ in range(2):
+        benchmark.main(["--factors", "--seeds", "1", "--methods", "FairQCM", "--no-train", "--out", str(tmp_path)])
+    text = results.read_text()
+    assert f"{default}\n\nDQN-Full's tables." in text
+    mine = "## FairQCM's stuck seeds, one factor at a time: `python benchmarks/fairqcm.py --factors --seeds 1 --methods FairQCM`"
+    assert text.count(mine) == 1 and text.index(default) < text.index(mine)
