@@ -430,8 +430,6 @@ def summarise(task: str, results: list[dict], refs: dict[str, float], last_k: in
         reach_s = ", ".join("—" if e is None else str(e) for e in reach) if reach else "n/a"
         lines.append(f"| {method} | {len(runs)} | {_ms(finals)} | {_ms(areas)} | " + " | ".join(_ms(wins[:, k]) for k in range(len(WINDOWS)))
                      + f" | {reach_s} | {np.mean([r['seconds'] for r in runs]):.0f} |")
-    for baseline in sorted({r["method"] for r in results} - {"FairQCM"}):
-        lines += paired(results, "FairQCM", baseline)
     lines.append(f"| random policy | — | {refs['random']:.1f} ± {refs['random_std']:.1f} (per episode) | — |" + " — |" * len(WINDOWS) + " — | — |")
     lines.append(f"| greedy reference | — | {refs['greedy']:.1f} ± {refs['greedy_std']:.1f} (per episode) | — |" + " — |" * len(WINDOWS) + " — | — |")
     return lines
@@ -506,19 +504,26 @@ def protocols(results: list[dict], authors: dict[str, list[list[float]]], refs: 
     return lines
 
 
-def paired(results: list[dict], a: str, b: str) -> list[str]:
-    """A table row comparing methods ``a`` and ``b`` seed by seed (same seed = same env draws at the start)."""
-    area = {(r["method"], r["seed"]): np.mean([p[1] for p in r["curve"]]) for r in results}
-    early = {(r["method"], r["seed"]): np.mean([p[1] for p in r["curve"][: max(1, len(r["curve"]) // 5)]]) for r in results}
-    seeds = sorted({s for (m, s) in area if m == a} & {s for (m, s) in area if m == b})
-    if not seeds:
-        return []
-    wins = sum(area[(a, s)] > area[(b, s)] for s in seeds)
-    wins_early = sum(early[(a, s)] > early[(b, s)] for s in seeds)
-    diff = np.mean([area[(a, s)] - area[(b, s)] for s in seeds])
-    diff_early = np.mean([early[(a, s)] - early[(b, s)] for s in seeds])
-    return [f"| {a} − {b}, seed by seed | {len(seeds)} | — | whole curve: {a} higher in {wins}/{len(seeds)} seeds, mean difference {diff:+.1f} "
-            f"| first fifth of training: higher in {wins_early}/{len(seeds)} seeds, mean difference {diff_early:+.1f} |" + " — |" * (len(WINDOWS) - 1) + " — | — |"]
+def paired(results: list[dict], a: str, baselines: list[str]) -> list[str]:
+    """A table of ``a`` minus each of ``baselines``, seed by seed (same seed = same env draws at the start), over the
+    whole curve and each of :data:`WINDOWS`: in how many seeds ``a`` is higher, and :func:`reproduction.paired_test`."""
+    from reproduction import paired_test
+
+    scores = {(r["method"], r["seed"]): [np.mean([p[1] for p in r["curve"]]),
+                                         *window_means([p[0] for p in r["curve"]], [p[1] for p in r["curve"]])]
+              for r in results}
+    cols = ["whole curve", *[f"episodes {lo + 1}–{hi}" for lo, hi in WINDOWS]]
+    lines = [f"| {a} − | seeds | " + " | ".join(cols) + " |", "|---|---|" + "---|" * len(cols)]
+    for b in baselines:
+        seeds = sorted({s for (m, s) in scores if m == a} & {s for (m, s) in scores if m == b})
+        if not seeds:
+            continue
+        cells = []
+        for k in range(len(cols)):
+            x, y = ({s: scores[(m, s)][k] for s in seeds} for m in (a, b))
+            cells.append(f"higher in {sum(x[s] > y[s] for s in seeds)}/{len(seeds)}; {paired_test(x, y, '{:.1f}')}")
+        lines.append(f"| {b} | {len(seeds)} | " + " | ".join(cells) + " |")
+    return lines if len(lines) > 2 else []
 
 
 def _run_jobs(jobs: list[dict[str, Any]], workers: int) -> None:
@@ -781,6 +786,10 @@ def main(argv: list[str] | None = None) -> None:
             "Simulated lending (Fig. 3): accumulated relaxed DP score (with penalties) per episode"
         section += [f"### {title}", "", "Mean ± sd over seeds of each run's mean greedy score in the column's span.", "",
                     *summarise(task, results, refs, last_k=5), "",
+                    *(["FairQCM against each baseline, seed by seed (seeds paired by number: the same env draws at the "
+                       "start); mean difference ± sd, two-sided paired t-test and exact Wilcoxon signed-rank test:", "",
+                       *table, ""] if (table := paired(results, "FairQCM", sorted({r["method"] for r in results} - {"FairQCM"})))
+                      else []),
                     f"sb3-fair beside the authors' code (`{AUTHORS.name}`; p: two-sided Mann–Whitney U over seeds):", "",
                     *versus_authors(results, authors, args.eval_every), "",
                     "The three evaluations each run records, and the stuck seeds (mean score over episodes 601–1000 below the "

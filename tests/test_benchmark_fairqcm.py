@@ -49,6 +49,25 @@ def test_ablation_configs():
     assert dones[0] and not infos[0]["TimeLimit.truncated"]  # the horizon reported as terminated, as in 0.1.0
 
 
+def test_paired_table_pairs_seeds_by_number():
+    """FairQCM − each baseline per seed: known differences give the count, the mean and the sd; a seed only one
+    method has is left out."""
+    def record(method, seed, score):
+        return {"method": method, "seed": seed, "curve": [[e, score] for e in range(20, 1001, 20)]}
+
+    results = [record("FairQCM", 0, 10.0), record("FairQCM", 1, 20.0), record("FairQCM", 2, 30.0), record("FairQCM", 3, 0.0),
+               record("DQN-Min", 0, 9.0), record("DQN-Min", 1, 17.0), record("DQN-Min", 2, 35.0)]
+    lines = benchmark.paired(results, "FairQCM", ["DQN-Full", "DQN-Min"])
+    assert lines[0].startswith("| FairQCM − | seeds | whole curve | episodes 1–")
+    assert len(lines) == 3  # DQN-Full has no runs: no row
+    cells = [c.strip() for c in lines[2].strip("|").split("|")]
+    assert cells[:2] == ["DQN-Min", "3"]
+    # differences +1, +3, -5 in every window: mean -0.3, sd 4.2
+    assert all(c.startswith("higher in 2/3; -0.3 ± 4.2 (n = 3; paired t p = ") for c in cells[2:])
+    assert len(cells) == 2 + 1 + len(benchmark.WINDOWS)
+    assert benchmark.paired(results, "FairQCM", ["DQN-Full"]) == []
+
+
 @pytest.mark.slow
 def test_quick_run_writes_the_section_pngs_and_records(tmp_path, monkeypatch):
     out, cwd = tmp_path / "out_dir", tmp_path / "cwd"
@@ -62,6 +81,7 @@ def test_quick_run_writes_the_section_pngs_and_records(tmp_path, monkeypatch):
     for heading in ("### Doughnut allocation (Fig. 2)", "### Simulated lending (Fig. 3)", "### Throughput"):
         assert heading in text
     assert text.count("| 1 target-network episode after each (the authors' protocol) |") == 2  # one table per task
+    assert text.count("| FairQCM − | seeds | whole curve |") == 2  # the paired tests, one table per task
     runs = out / "out" / "fairqcm" / "quick"
     for task in ("donut", "lending"):
         png = runs / f"fairqcm_{task}.png"
