@@ -47,7 +47,7 @@ starts (SB3 starts a few env steps after the authors' code: DQN-Full 1, FairQCM 
 Writes ``<out>/out/fairqcm/*.json``, the PNG curves beside ``<out>/RESULTS.md``, and the results
 section of ``<out>/RESULTS.md`` (``--out``, default: the repository's ``benchmarks/``). A ``--quick`` run keeps its
 records and PNGs under ``<out>/out/fairqcm/quick/`` and writes a section of its own ("smoke run"),
-so that it never replaces a real run's (a real run's section replaces it).
+so that it never replaces a real run's (a real run's section takes its place when there is no real one yet).
 """
 
 from __future__ import annotations

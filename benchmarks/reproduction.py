@@ -95,19 +95,32 @@ def median_steps_per_s(makers: dict[str, Callable[[], Any]], steps: int, repeats
 def write_section(path: Path, key: str, text: str) -> None:
     """Replace the section whose heading contains ``key`` in RESULTS.md, where it stands (or append it).
 
-    A hand-written section (its heading says "written by hand") is never replaced, even when it
-    names the generated section it reads.
+    Only one section is ever replaced and none is removed. A hand-written section (its heading says
+    "written by hand") is never replaced, even when it names the generated section it reads. When several
+    headings contain ``key`` (e.g. a smoke run's beside the real run's), the one equal to ``text``'s own
+    heading is replaced; when none of them is, ``text`` is appended with a warning naming them, so that a
+    key shorter than its heading never overwrites another run's section.
+
+    :param path: the ``RESULTS.md`` file (created with its title when missing).
+    :param key: a part of the heading (after ``## ``) of the section to replace.
+    :param text: the new section, its ``## `` heading first.
     """
+    import warnings
+
     head = "# Benchmark results\n\nEvery figure below was measured by the command in its heading.\n\n"
     old = path.read_text() if path.exists() else head
     parts = [p.rstrip() + "\n" for p in old.split("\n## ")]
     body = text.strip().removeprefix("## ") + "\n"
     headings = [p.splitlines()[0] for p in parts]
     hits = [i for i, h in enumerate(headings) if i > 0 and key in h and "written by hand" not in h]
-    if hits:
-        parts[hits[0]] = body
-        parts = [p for i, p in enumerate(parts) if i not in hits[1:]]
+    own = [i for i in hits if headings[i] == body.splitlines()[0]]
+    if own or len(hits) == 1:
+        parts[(own or hits)[0]] = body
     else:
+        if hits:
+            warnings.warn(f"{path}: {len(hits)} sections' headings contain {key!r} and none is {body.splitlines()[0]!r}; "
+                          "the new section is appended and every old one kept: "
+                          + "; ".join(repr(headings[i]) for i in hits), stacklevel=2)
         parts.append(body)
     path.write_text("\n## ".join(parts))
 

@@ -223,3 +223,29 @@ def test_authors_geomloss_variant_builds() -> None:
     model = fppo_ties.make_model("f_ppo_authors_geomloss", seed=0)
     env = model.get_env().envs[0].unwrapped
     assert (env.long_term, env.horizon_terminates, model.massaging_ties) == ("counts_geomloss", True, "flip")
+
+
+def test_write_section_replaces_one_section_and_removes_none(tmp_path: Path) -> None:
+    from reproduction import write_section
+
+    results = tmp_path / "RESULTS.md"
+    write_section(results, "Run (x), smoke run", "## Run (x), smoke run: `x --quick`\n\nsmoke\n")
+    write_section(results, "Other", "## Other: `y`\n\nother\n")
+    # one heading contains the key: a real run's section replaces the smoke run's, where it stood
+    write_section(results, "Run (x)", "## Run (x): `x`\n\nfirst\n")
+    text = results.read_text()
+    assert "smoke" not in text and text.index("first") < text.index("other")
+    write_section(results, "Run (x), smoke run", "## Run (x), smoke run: `x --quick`\n\nsmoke again\n")  # appended
+    # two headings contain the key: the one equal to the new heading is replaced, the other kept
+    write_section(results, "Run (x)", "## Run (x): `x`\n\nsecond\n")
+    text = results.read_text()
+    assert "first" not in text and "second" in text and "smoke again" in text and "other" in text
+    # two contain it and neither is the new heading: appended with a warning, nothing lost
+    with pytest.warns(UserWarning, match="2 sections' headings contain 'Run \\(x\\)'"):
+        write_section(results, "Run (x)", "## Run (x): `x --seeds 5`\n\nthird\n")
+    text = results.read_text()
+    assert all(word in text for word in ("second", "smoke again", "third", "other"))
+    # a hand-written section is never replaced
+    write_section(results, "Notes", "## Notes on Run (x) (written by hand)\n\nmine\n")
+    write_section(results, "Notes on Run (x)", "## Notes on Run (x): `z`\n\ngenerated\n")
+    assert "mine" in results.read_text() and "generated" in results.read_text()
