@@ -149,4 +149,9 @@ def paired_test(a: dict[int, float], b: dict[int, float], fmt: str = "{:.3f}") -
     nonzero = diff[diff != 0]  # the exact test needs no zero difference: Wilcoxon's own rule drops them
     w = wilcoxon(nonzero, method="exact").pvalue
     over = "" if len(nonzero) == len(diff) else f" over the {len(nonzero)} non-zero differences"
-    return text + f"; paired t p = {t:.3f}, Wilcoxon p = {w:.3f}{over})"
+    return text + f"; paired t p {_p(t)}, Wilcoxon p {_p(w)}{over})"
+
+
+def _p(p: float) -> str:
+    """A p-value as the reports write it: ``= 0.013``, or ``< 0.001`` where three decimals would show 0.000."""
+    return f"= {p:.3f}" if p >= 0.0005 else "< 0.001"

@@ -135,6 +135,8 @@ def test_paired_test_known_answer() -> None:
     # Wilcoxon p of 5 positive differences is 2 / 2^5
     assert paired_test(a, b) == "3.000 ± 1.581 (n = 5; paired t p = 0.013, Wilcoxon p = 0.062)"
     assert paired_test({0: 1.0}, {0: 0.5}) == "n = 1, no test (difference 0.500)"
+    # differences 10.0, 10.1, ..., 10.9: t far beyond 4 sd, written "< 0.001" and never "= 0.000"
+    assert "paired t p < 0.001, Wilcoxon p = 0.002)" in paired_test({s: 10 + s / 10 for s in range(10)}, {s: 0.0 for s in range(10)})
     assert paired_test({0: 1.0, 1: 2.0}, {0: 1.0, 1: 2.0}).endswith("all differences 0)")
     # a zero difference is left out of the Wilcoxon test: 3 positive differences, exact two-sided p = 2 / 2^3
     text = paired_test({s: float(s) for s in range(4)}, {s: 0.0 for s in range(4)})
