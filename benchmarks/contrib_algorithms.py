@@ -216,6 +216,23 @@ def collect_runs(part: str, fn: Any, jobs: list[dict[str, Any]], args: argparse.
         return done + pool.map(fn, todo, chunksize=1)
 
 
+def donut_pairs(results: list[dict[str, Any]]) -> str:
+    """The doughnut methods against each other, paired by seed (:func:`reproduction.paired_test`): each memory-aware
+    method minus the recurrent one, and FairQCM minus PPO; empty when fewer than two seeds pair."""
+    from reproduction import paired_test
+
+    score = {m: {r["seed"]: r["score"] for r in results if r["method"] == m} for m in DONUT_METHODS}
+    recurrent, ppo, fairqcm = DONUT_METHODS
+    pairs = [(ppo, recurrent), (fairqcm, recurrent), (fairqcm, ppo)]
+    rows = [f"| {a} − {b} | {sum(score[a][s] > score[b][s] for s in set(score[a]) & set(score[b]))} of "
+            f"{len(set(score[a]) & set(score[b]))} | {paired_test(score[a], score[b], '{:.1f}')} |"
+            for a, b in pairs if len(set(score[a]) & set(score[b])) >= 2]
+    if not rows:
+        return ""
+    return ("\nPaired by seed (same seed number; mean ± sd of the differences, two-sided paired t-test and exact Wilcoxon "
+            "signed-rank test):\n\n| difference | seeds higher | score |\n|---|---|---|\n" + "\n".join(rows) + "\n")
+
+
 def mean_sd(values: list[float], fmt: str = "{:.1f}") -> str:
     return f"{fmt.format(np.mean(values))} ± {fmt.format(np.std(values))}"
 
@@ -332,6 +349,7 @@ def main(argv: list[str] | None = None) -> None:
             f"A random policy scores {rand:.1f}. The runs took {sum(r['seconds'] for r in results) / 60:.0f} min of training in all, "
             f"{args.workers} at a time on the 2 cores.\n\n"
             "| method | score | per seed | env steps | minutes per run |\n|---|---|---|---|---|\n" + "\n".join(rows) + "\n"
+            + donut_pairs(results)
         )
         if not args.quick:
             write_section(HERE / "RESULTS.md", "Explicit memory or a recurrent network", text)
