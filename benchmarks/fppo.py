@@ -186,6 +186,14 @@ def fresh_streams(seed: int) -> Any:
     return FreshStreams()
 
 
+def massaged_defaulters(model: Any, infos: list[dict[str, Any]]) -> tuple[int, int]:
+    """This step's massaged actions on lending applicants, and how many of them would have defaulted: the rows of
+    ``model.massaged_rows`` whose info carries lending's ``would_repay`` (``(0, 0)`` on another env or without
+    massaging)."""
+    rows = [i for i in getattr(model, "massaged_rows", ()) if "would_repay" in infos[i]]
+    return len(rows), sum(not infos[i]["would_repay"] for i in rows)
+
+
 class RolloutSignals:
     """Each training iteration's Δs (mean, std over the rollout's steps), share of massaged actions, share of the
     massaged actions whose applicant would have defaulted (lending's ``info["would_repay"]``; ``None`` where none was
@@ -205,10 +213,9 @@ class RolloutSignals:
             def _on_step(self) -> bool:
                 infos = self.locals["infos"]
                 record.current.extend(get_fairness_signals(infos)[0].tolist())
-                for i in getattr(self.model, "massaged_rows", ()):
-                    if "would_repay" in infos[i]:
-                        record.massaged += 1
-                        record.defaulters += not infos[i]["would_repay"]
+                massaged, defaulters = massaged_defaulters(self.model, infos)
+                record.massaged += massaged
+                record.defaulters += defaulters
                 return True
 
             def _on_rollout_end(self) -> None:

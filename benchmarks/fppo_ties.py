@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from fppo import AUTHORS_CHOICES
+from fppo import AUTHORS_CHOICES, massaged_defaulters
 
 #: run name -> (preset variant, what it changes): the paper's reading, the authors' three choices (``f_ppo_authors``)
 #: and each of them alone (``f_ppo_flip``, ``f_ppo_dl``, ``f_ppo_horizon``: :data:`fppo.AUTHORS_CHOICES`)
@@ -66,9 +66,9 @@ def train(variant: str, seed: int, timesteps: int, out: Path) -> None:
 
         def _on_step(self) -> bool:
             infos = self.locals["infos"]
-            for i in self.model.massaged_rows:
-                self.massaged += 1
-                self.defaulters += not infos[i]["would_repay"]
+            massaged, defaulters = massaged_defaulters(self.model, infos)
+            self.massaged += massaged
+            self.defaulters += defaulters
             self.accepted += sum(bool(info["accepted"]) for info in infos)
             self.steps += len(infos)
             self.reward += float(sum(self.locals["rewards"]))

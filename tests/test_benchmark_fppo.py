@@ -251,3 +251,13 @@ def test_write_section_replaces_one_section_and_removes_none(tmp_path: Path) -> 
     write_section(results, "Notes", "## Notes on Run (x) (written by hand)\n\nmine\n")
     write_section(results, "Notes on Run (x)", "## Notes on Run (x): `z`\n\ngenerated\n")
     assert "mine" in results.read_text() and "generated" in results.read_text()
+
+
+def test_massaged_defaulters_counts_lending_rows_only() -> None:
+    """The one count behind fppo's RolloutSignals and fppo_ties' MassagedDefaulters."""
+    from types import SimpleNamespace
+
+    infos = [{"would_repay": False}, {"would_repay": True}, {}, {"would_repay": False}]
+    assert benchmark.massaged_defaulters(SimpleNamespace(massaged_rows=[0, 1, 2, 3]), infos) == (3, 2)
+    assert benchmark.massaged_defaulters(SimpleNamespace(massaged_rows=[1]), infos) == (1, 0)
+    assert benchmark.massaged_defaulters(SimpleNamespace(), infos) == (0, 0)  # no massaging
