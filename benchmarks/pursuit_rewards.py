@@ -1,0 +1,237 @@
+"""Mutual or individual reward: does coordination need the shared reward? (Grupen et al. 2022, §5.1, Fig. 2.)
+
+Grupen, Selman, Lee (2022), *Cooperative Multi-Agent Fairness and Equivariant Policies*, AAAI 2022,
+arXiv:2106.05727, §5.1: pursuers trained with the mutual reward (each gets the team's reward) keep capturing as
+their speed falls below the evader's; pursuers trained with individual rewards (only the capturer is paid) fall off
+from |v_p| = 1.0. The paper trains one DDPG per pursuer.
+
+sb3-fair's :class:`~sb3_fair.envs.PursuitEvasionEnv` is one joint env with one team reward. Here each pursuer is an
+agent of a PettingZoo game (:class:`PursuerTeam`): it sees its own egocentric view (the env's relative observation
+block) and, by default, a one-hot of its index, so that one network shared by the pursuers (SB3's TD3 through
+:func:`sb3_fair.wrappers.make_multiagent_vec_env`) can still give each pursuer its own behaviour, as separate networks
+would; ``reward="mutual"`` pays every pursuer the team reward (-0.1 per step, +50 on a capture), ``"individual"``
+pays the +50 only to the capturing pursuer(s). Trained with FairTD3's tuned pursuit entry (4 x 4 torus, 200-step
+episodes, speed curriculum 2 -> 1, lr 1e-3, batch 256, Gaussian noise 0.2; ``--size`` changes the torus), for as
+many env steps as the entry (each env step is one transition per pursuer), then played greedily by
+:class:`SharedPursuers` on the joint env at each pursuer speed (capture success and I(R;Z),
+:func:`sb3_fair.common.evaluation.evaluate_team_fairness`), and the two rewards are compared seed by seed.
+
+Usage::
+
+    python benchmarks/pursuit_rewards.py --seeds 10              # both rewards, 4 x 4 torus
+    python benchmarks/pursuit_rewards.py --seeds 10 --size 2     # the 2 x 2 torus, where a scripted team captures at |v_p| < 1
+    python benchmarks/pursuit_rewards.py --quick                 # smoke run
+
+Writes ``<out>/out/pursuit_rewards/*.json`` (one record per run; a later call trains only the missing runs) and its
+section of ``<out>/RESULTS.md``.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing as mp
+import time
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+from fair_er import evaluate_speeds
+from gymnasium import spaces
+from pettingzoo import ParallelEnv
+from reproduction import Output, paired_test, reproduce_parser
+
+from sb3_fair.experiment.config import int_at_least, number_in
+
+REWARDS = ("mutual", "individual")
+SPEEDS = (2.0, 1.5, 1.2, 1.0, 0.8, 0.6)
+#: FairTD3's tuned pursuit entry (``sb3_fair/hyperparams/fair_td3.yml``), Fair-ER off
+ENTRY = dict(learning_rate=1e-3, batch_size=256, buffer_size=200_000, learning_starts=1000, gamma=0.99, tau=0.005,
+             policy_kwargs={"net_arch": [128, 128]})
+ENV_STEPS, MAX_STEPS, CURRICULUM, NOISE = 50_000, 200, (2.0, 1.0), 0.2
+QUICK = dict(env_steps=600, speeds=(2.0, 0.8), episodes=2)
+
+
+class PursuerTeam(ParallelEnv):
+    """The pursuers of a :class:`~sb3_fair.envs.PursuitEvasionEnv` as agents of a PettingZoo parallel game.
+
+    Agent ``pursuer_i`` observes block i of the env's relative observation (its displacement to the evader, then to
+    the other pursuers, nearest first), followed by a one-hot of i when ``agent_id``; it acts with its own 2-D
+    heading. Reward: ``"mutual"`` gives every pursuer the env's team reward; ``"individual"`` gives each -0.1 per
+    step and the +50 of a capture only to a pursuer that captures (the env's ``info["benefits"]``). Setting
+    ``pursuer_speed`` (:class:`~sb3_fair.envs.SpeedCurriculum` through ``set_wrapper_attr``) reaches the env.
+
+    :param reward: ``"mutual"`` or ``"individual"``.
+    :param agent_id: append the pursuer's one-hot index to its observation.
+    :param env_kwargs: for :class:`~sb3_fair.envs.PursuitEvasionEnv` (relative observations only).
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {"name": "pursuer_team_v0", "is_parallelizable": True}
+
+    def __init__(self, reward: str = "mutual", agent_id: bool = True, **env_kwargs: Any) -> None:
+        from sb3_fair.envs import PursuitEvasionEnv
+
+        if reward not in REWARDS:
+            raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
+        if env_kwargs.get("observation", "relative") != "relative":
+            raise ValueError(f"env_kwargs: PursuerTeam needs observation='relative', got {env_kwargs['observation']!r}")
+        self.env = PursuitEvasionEnv(**env_kwargs)
+        self.reward, self.agent_id = reward, bool(agent_id)
+        self.render_mode = None
+        self.n = self.env.n
+        self.possible_agents = [f"pursuer_{i}" for i in range(self.n)]
+        self.agents: list[str] = []
+        width = 2 * self.n + (self.n if self.agent_id else 0)
+        self._obs_space = spaces.Box(-1.0, 1.0, (width,), np.float32)
+        self._act_space = spaces.Box(-1.0, 1.0, (2,), np.float32)
+
+    def observation_space(self, agent: str) -> spaces.Box:
+        return self._obs_space
+
+    def action_space(self, agent: str) -> spaces.Box:
+        return self._act_space
+
+    def set_wrapper_attr(self, name: str, value: Any) -> None:
+        """Set an attribute of the pursuit env (the speed curriculum's hook)."""
+        setattr(self.env, name, value)
+
+    def _views(self, joint: np.ndarray) -> dict[str, np.ndarray]:
+        return dict(zip(self.possible_agents, views(joint, self.n, self.agent_id)))
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
+        joint, _ = self.env.reset(seed=seed, options=options)
+        self.agents = list(self.possible_agents)
+        return self._views(joint), {a: {} for a in self.agents}
+
+    def step(self, actions: dict[str, np.ndarray]) -> tuple[dict, dict, dict, dict, dict]:
+        joint_action = np.concatenate([np.asarray(actions[a], dtype=np.float32).ravel() for a in self.possible_agents])
+        joint, team, terminated, truncated, info = self.env.step(joint_action)
+        credit = np.asarray(info["benefits"], dtype=np.float64)
+        paid = np.full(self.n, team) if self.reward == "mutual" else -0.1 + 50.0 * credit
+        agents = self.possible_agents
+        out = (self._views(joint), {a: float(paid[i]) for i, a in enumerate(agents)},
+               {a: bool(terminated) for a in agents}, {a: bool(truncated) for a in agents},
+               {a: {"captured": bool(info["captured"]), "capturer": bool(credit[i])} for i, a in enumerate(agents)})
+        if terminated or truncated:
+            self.agents = []
+        return out
+
+
+def views(joint: np.ndarray, n: int, agent_id: bool) -> np.ndarray:
+    """Each pursuer's observation (``(n, width)``) from the joint relative observation: its block, then its one-hot."""
+    blocks = np.asarray(joint, dtype=np.float32).reshape(n, 2 * n)
+    return np.concatenate([blocks, np.eye(n, dtype=np.float32)], axis=1) if agent_id else blocks
+
+
+class SharedPursuers:
+    """A policy trained on :class:`PursuerTeam` as a joint policy of :class:`~sb3_fair.envs.PursuitEvasionEnv`: each
+    pursuer's view goes through the shared network, the headings are concatenated. ``predict`` follows SB3's
+    signature, so :func:`~sb3_fair.common.evaluation.evaluate_team_fairness` plays it.
+
+    :param model: the trained SB3 model.
+    :param n: the number of pursuers.
+    :param agent_id: whether the model saw the pursuer's one-hot index.
+    """
+
+    def __init__(self, model: Any, n: int, agent_id: bool = True) -> None:
+        self.model, self.n, self.agent_id = model, n, agent_id
+
+    def predict(self, observation: np.ndarray, state: Any = None, episode_start: Any = None,
+                deterministic: bool = True) -> tuple[np.ndarray, None]:
+        obs = np.asarray(observation)
+        batch = obs.reshape(-1, obs.shape[-1])
+        actions = [self.model.predict(views(o, self.n, self.agent_id), deterministic=deterministic)[0].ravel()
+                   for o in batch]
+        return (actions[0] if obs.ndim == 1 else np.stack(actions)), None
+
+
+def job_file(job: dict[str, Any]) -> str:
+    return f"{job['reward']}_size{job['size']:g}_{job['seed']}.json"
+
+
+def run_job(job: dict[str, Any]) -> dict[str, Any]:
+    """Train one run (SB3's TD3, one network shared by the pursuers), evaluate it at each speed, write its record."""
+    import torch
+    from stable_baselines3 import TD3
+    from stable_baselines3.common.noise import NormalActionNoise
+
+    from sb3_fair.envs.pursuit import SpeedCurriculum
+    from sb3_fair.wrappers import make_multiagent_vec_env
+
+    torch.set_num_threads(1)
+    t0 = time.perf_counter()
+    game = PursuerTeam(job["reward"], max_steps=MAX_STEPS, size=job["size"])
+    venv = make_multiagent_vec_env(game)
+    model = TD3("MlpPolicy", venv, seed=job["seed"], verbose=0, action_noise=NormalActionNoise(np.zeros(2), NOISE * np.ones(2)),
+                **ENTRY)
+    model.learn(job["env_steps"] * game.n, callback=SpeedCurriculum(*CURRICULUM))
+    seconds = time.perf_counter() - t0
+    scores = evaluate_speeds(SharedPursuers(model, game.n), MAX_STEPS, job["episodes"], 10_000 + job["seed"],
+                             tuple(job["speeds"]), job["size"])
+    record = {**job, "seconds": seconds, "eval": scores}
+    out = Path(job["out"])
+    out.mkdir(parents=True, exist_ok=True)
+    (out / job_file(job)).write_text(json.dumps(record))
+    print(f"[done] {job['reward']} size {job['size']:g} seed {job['seed']}: {seconds:.0f} s", flush=True)
+    return record
+
+
+def report(records: list[dict[str, Any]], speeds: tuple[float, ...], cmd: str, quick: bool) -> str:
+    """The section: per reward, capture success and I(R;Z) at each speed (mean ± sd over seeds); mutual minus
+    individual paired by seed."""
+    by = {r: {rec["seed"]: rec for rec in records if rec["reward"] == r} for r in REWARDS}
+    cols = [f"capture @ {v:g}" for v in speeds] + [f"I(R;Z) @ {v:g}" for v in speeds]
+    lines = [f"## Mutual or individual reward (Grupen et al. 2022, §5.1){', smoke run' if quick else ''}: `{cmd}`", "",
+             "SB3's TD3, one network shared by the pursuers, each seeing its own view and its one-hot index "
+             "(`PursuerTeam`), FairTD3's tuned pursuit entry otherwise; greedy evaluation on the joint env. Mean ± sd over "
+             "seeds; I(R;Z) in bits (0: fair; log2 3 = 1.585: one pursuer makes every capture).", "",
+             "| reward | seeds | " + " | ".join(cols) + " |", "|---|---|" + "---|" * len(cols)]
+    for r in REWARDS:
+        runs = list(by[r].values())
+        if not runs:
+            continue
+        cells = [f"{np.mean(x):.2f} ± {np.std(x):.2f}" for key in ("capture_success", "team_fairness") for v in speeds
+                 for x in [[run["eval"][str(v)][key] for run in runs]]]
+        lines.append(f"| {r} | {len(runs)} | " + " | ".join(cells) + " |")
+    lines += ["", "Mutual minus individual, paired by seed (mean ± sd; two-sided paired t and Wilcoxon):", "",
+              "| speed | capture success | I(R;Z) |", "|---|---|---|"]
+    for v in speeds:
+        cells = [paired_test({s: rec["eval"][str(v)][key] for s, rec in by["mutual"].items()},
+                             {s: rec["eval"][str(v)][key] for s, rec in by["individual"].items()})
+                 for key in ("capture_success", "team_fairness")]
+        lines.append(f"| {v:g} | " + " | ".join(cells) + " |")
+    seconds = [rec["seconds"] for rec in records]
+    lines += ["", f"Training time per run: median {np.median(seconds):.0f} s (one torch thread)."]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = reproduce_parser("pursuit_rewards", __doc__)
+    parser.add_argument("--seeds", type=int_at_least(1), default=10)
+    parser.add_argument("--size", type=number_in(1.0), default=4.0, help="torus side (the entry's 4)")
+    parser.add_argument("--env-steps", type=int_at_least(1), default=ENV_STEPS, help="joint env steps per run")
+    parser.add_argument("--episodes", type=int_at_least(1), default=30, help="evaluation episodes per speed")
+    parser.add_argument("--jobs", type=int_at_least(1), default=2, help="runs at a time, one process each")
+    parser.add_argument("--quick", action="store_true", help="a smoke run (a few hundred steps, 2 speeds)")
+    args = parser.parse_args(argv)
+    speeds = QUICK["speeds"] if args.quick else SPEEDS
+    steps, episodes = (QUICK["env_steps"], QUICK["episodes"]) if args.quick else (args.env_steps, args.episodes)
+    output = Output(args.out, "pursuit_rewards")
+    runs = output.runs / "quick" if args.quick else output.runs
+    jobs = [dict(reward=r, seed=s, size=args.size, env_steps=steps, episodes=episodes, speeds=list(speeds), out=str(runs))
+            for s in range(args.seeds) for r in REWARDS]
+    todo = [j for j in jobs if args.quick or not (runs / job_file(j)).exists()]
+    if todo:
+        with mp.get_context("spawn").Pool(min(args.jobs, len(todo))) as pool:
+            pool.map(run_job, todo, chunksize=1)
+    keys = ("env_steps", "episodes", "speeds")
+    records = [rec for j in jobs if (runs / job_file(j)).exists()
+               for rec in [json.loads((runs / job_file(j)).read_text())] if all(rec[k] == j[k] for k in keys)]
+    cmd = ("python benchmarks/pursuit_rewards.py" + (" --quick" if args.quick else f" --seeds {args.seeds}")
+           + ("" if args.size == 4.0 else f" --size {args.size:g}"))
+    text = report(records, tuple(speeds), cmd, args.quick)
+    output.write_section(text.splitlines()[0].removeprefix("## "), text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()

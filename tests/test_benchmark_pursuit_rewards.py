@@ -1,0 +1,74 @@
+"""``python benchmarks/pursuit_rewards.py`` (mutual or individual reward, Grupen et al. 2022 §5.1): the pursuers as
+agents of a PettingZoo game, who is paid, the joint policy the evaluation plays, and the smoke run."""
+
+from __future__ import annotations
+
+import numpy as np
+import pursuit_rewards as benchmark
+import pytest
+
+from sb3_fair.wrappers import make_multiagent_vec_env
+
+
+def _capture_by_pursuer_1(reward: str) -> tuple[dict, dict]:
+    game = benchmark.PursuerTeam(reward, size=6.0, pursuer_speed=0.0, evader_speed=0.0)
+    game.reset(seed=0)
+    game.env.evader = np.array([3.0, 3.0])
+    game.env.pursuers = np.array([[1.0, 1.0], [3.05, 3.0], [5.0, 1.0]])  # pursuer 1 within the capture radius
+    _, rewards, terms, _, infos = game.step({a: np.zeros(2, np.float32) for a in game.possible_agents})
+    assert all(terms.values()) and game.agents == []
+    return rewards, infos
+
+
+def test_individual_reward_pays_the_capturer_only() -> None:
+    rewards, infos = _capture_by_pursuer_1("individual")
+    assert rewards == pytest.approx({"pursuer_0": -0.1, "pursuer_1": 49.9, "pursuer_2": -0.1})
+    assert [infos[a]["capturer"] for a in sorted(infos)] == [False, True, False]
+    rewards, _ = _capture_by_pursuer_1("mutual")
+    assert rewards == pytest.approx({a: 49.9 for a in rewards})
+
+
+def test_views_and_the_joint_policy() -> None:
+    """Each pursuer sees its block of the joint observation and its one-hot; the joint policy concatenates the shared
+    network's headings in pursuer order."""
+    game = benchmark.PursuerTeam("mutual")
+    obs, _ = game.reset(seed=1)
+    joint = game.env._obs()
+    for i, agent in enumerate(game.possible_agents):
+        np.testing.assert_allclose(obs[agent][:6], joint[6 * i: 6 * i + 6])
+        np.testing.assert_array_equal(obs[agent][6:], np.eye(3)[i])
+
+    class Chase:  # heads straight at the evader: the view's first two entries
+        def predict(self, views, deterministic=True):
+            return views[:, :2], None
+
+    action, _ = benchmark.SharedPursuers(Chase(), 3).predict(joint)
+    np.testing.assert_allclose(action, joint.reshape(3, 6)[:, :2].ravel())
+    batch, _ = benchmark.SharedPursuers(Chase(), 3).predict(np.stack([joint, joint]))
+    assert batch.shape == (2, 6)
+
+
+def test_speed_curriculum_reaches_the_game() -> None:
+    venv = make_multiagent_vec_env(benchmark.PursuerTeam("individual", size=4.0))
+    venv.env_method("set_wrapper_attr", "pursuer_speed", 0.7)
+    assert [p.unwrapped.env.pursuer_speed for p in venv.par_envs] == [0.7]
+
+
+def test_bad_arguments_are_refused() -> None:
+    with pytest.raises(ValueError, match="reward must be one of"):
+        benchmark.PursuerTeam("shared")
+    with pytest.raises(ValueError, match="observation='relative'"):
+        benchmark.PursuerTeam(observation="absolute")
+
+
+def test_quick_run_writes_records_and_section_under_out(tmp_path, monkeypatch) -> None:
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    monkeypatch.chdir(cwd)
+    benchmark.main(["--quick", "--seeds", "1", "--jobs", "1", "--out", str(tmp_path / "out")])
+    assert not any(cwd.iterdir())
+    text = (tmp_path / "out" / "RESULTS.md").read_text()
+    assert "## Mutual or individual reward (Grupen et al. 2022, §5.1), smoke run: `python benchmarks/pursuit_rewards.py --quick`" in text
+    assert "| mutual | 1 | " in text and "| individual | 1 | " in text
+    records = sorted(p.name for p in (tmp_path / "out" / "out" / "pursuit_rewards" / "quick").glob("*.json"))
+    assert records == ["individual_size4_0.json", "mutual_size4_0.json"]
