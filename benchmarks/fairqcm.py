@@ -435,6 +435,12 @@ def summarise(task: str, results: list[dict], refs: dict[str, float], last_k: in
     return lines
 
 
+def curve_scores(record: dict[str, Any]) -> list[float]:
+    """A run's mean greedy score over its whole curve, then over each of :data:`WINDOWS`."""
+    xs, ys = [p[0] for p in record["curve"]], [p[1] for p in record["curve"]]
+    return [float(np.mean(ys)), *window_means(xs, ys)]
+
+
 def versus_authors(results: list[dict], authors: dict[str, list[list[float]]], block: int) -> list[str]:
     """sb3-fair against the authors' code, per method: whole curve and each window, Mann-Whitney U over seeds."""
     from scipy.stats import mannwhitneyu
@@ -447,7 +453,7 @@ def versus_authors(results: list[dict], authors: dict[str, list[list[float]]], b
     for method in sorted(set(authors) & {r["method"] for r in results}):
         ours = [r for r in results if r["method"] == method]
         theirs = authors_curves(authors, method, block)
-        o = np.array([[np.mean([p[1] for p in r["curve"]]), *window_means([p[0] for p in r["curve"]], [p[1] for p in r["curve"]])] for r in ours])
+        o = np.array([curve_scores(r) for r in ours])
         t = np.array([[np.mean(ys), *window_means(xs, ys)] for xs, ys in theirs])
         cells = []
         for k in range(len(cols)):
@@ -509,9 +515,7 @@ def paired(results: list[dict], a: str, baselines: list[str]) -> list[str]:
     whole curve and each of :data:`WINDOWS`: in how many seeds ``a`` is higher, and :func:`reproduction.paired_test`."""
     from reproduction import paired_test
 
-    scores = {(r["method"], r["seed"]): [np.mean([p[1] for p in r["curve"]]),
-                                         *window_means([p[0] for p in r["curve"]], [p[1] for p in r["curve"]])]
-              for r in results}
+    scores = {(r["method"], r["seed"]): curve_scores(r) for r in results}
     cols = ["whole curve", *[f"episodes {lo + 1}–{hi}" for lo, hi in WINDOWS]]
     lines = [f"| {a} − | seeds | " + " | ".join(cols) + " |", "|---|---|" + "---|" * len(cols)]
     for b in baselines:
