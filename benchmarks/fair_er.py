@@ -18,7 +18,9 @@ entry: 4 x 4 torus, curriculum 2 -> 1, 50,000 steps, episodes of 200 steps), wit
 entry), 0.9 and Fair-E (``policy="FairEPolicy"``), each seed's runs paired by seed: per-seed tables and a
 paired t-test and exact Wilcoxon test (:func:`reproduction.paired_test`) of each variant against TD3, for
 capture success and I(R;Z) at each evaluation speed (default 2, 1.5, 1.2, 1, 0.8: the paper's collapse
-below |v_p| ~ 0.8). Its records live under ``<out>/out/fair_er/td3_entry/``; no throughput run.
+below |v_p| ~ 0.8). Its records live under ``<out>/out/fair_er/td3_entry/``; no throughput run. ``--entry --size S``
+changes the entry's torus alone (records under ``td3_entry_size_S/``): on the 2 x 2 torus learners capture below the
+evader's speed, so the paper's low-skill claims can be compared there.
 
 Every run goes through :func:`sb3_fair.experiment.train` (no evaluation there: the runs are
 evaluated afterwards at each fixed speed with
@@ -31,6 +33,7 @@ Usage::
     python benchmarks/fair_er.py            # about 25 min on 2 cores (measured: see RESULTS.md)
     python benchmarks/fair_er.py --quick    # smoke run
     python benchmarks/fair_er.py --entry --seeds 10 --workers 2   # FairTD3's tuned entry, 10 seeds
+    python benchmarks/fair_er.py --entry --size 2 --speeds 2 1.5 1.2 1 0.8 0.6 --seeds 10   # the entry on a 2 x 2 torus
 """
 
 from __future__ import annotations
@@ -78,9 +81,12 @@ def experiment_config(job: dict[str, Any]) -> Any:
     from sb3_fair.experiment import ExperimentConfig
 
     spec = VARIANTS[job["variant"]]
-    if job.get("entry"):  # FairTD3's tuned entry with only the policy and lambda changed
+    if job.get("entry"):  # FairTD3's tuned entry with only the policy and lambda changed (and the torus, if asked)
+        overrides = {"policy": spec["policy"].rsplit(":", 1)[-1], "equivariance_coef": spec["equivariance_coef"]}
+        if job["size"] != entry_settings()["size"]:
+            overrides["env_kwargs.size"] = job["size"]
         return ExperimentConfig.from_hyperparams(
-            "fair_td3", ENV_ID, overrides={"policy": spec["policy"].rsplit(":", 1)[-1], "equivariance_coef": spec["equivariance_coef"]},
+            "fair_td3", ENV_ID, overrides=overrides,
             seed=job["seed"], n_timesteps=job["steps"], eval_episodes=0, name=f"fair_er-td3-{job['variant']}-seed{job['seed']}",
             group="fair_er_td3")
     start, end = job["curriculum"]
@@ -103,9 +109,9 @@ def entry_settings() -> dict[str, Any]:
 
 def out_dir(runs: Path, curriculum: tuple[float, float], size: float = TASK_DEFAULTS["size"], entry: bool = False) -> Path:
     """Where the per-run JSON files of one setting live under ``runs`` (the paper's curriculum and arena keep the top
-    folder; FairTD3's entry, ``td3_entry``)."""
+    folder; FairTD3's entry, ``td3_entry``, or ``td3_entry_size_<size>`` on another torus)."""
     if entry:
-        return runs / "td3_entry"
+        return runs / ("td3_entry" if size == entry_settings()["size"] else f"td3_entry_size_{size:g}")
     name = ("" if tuple(curriculum) == PAPER_CURRICULUM else f"curriculum_{curriculum[0]:g}_{curriculum[1]:g}") + (
         "" if size == TASK_DEFAULTS["size"] else f"_size_{size:g}")
     return runs / name.lstrip("_") if name else runs
@@ -215,7 +221,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seeds", type=int_at_least(1), default=3)
     parser.add_argument("--first-seed", type=int_at_least(0), default=0,
                         help="train seeds FIRST .. FIRST + SEEDS - 1 (e.g. two commands side by side); the report reads every run on disk")
-    # None: not given (--entry refuses these four and takes the entry's own; else TASK_DEFAULTS)
+    # None: not given (--entry refuses the first three and takes the entry's own; else TASK_DEFAULTS)
     parser.add_argument("--steps", type=int_at_least(1), default=None, help=f"default: {TASK_DEFAULTS['steps']}")
     parser.add_argument("--max-steps", type=int_at_least(1), default=None, help=f"default: {TASK_DEFAULTS['max_steps']}")
     parser.add_argument("--eval-episodes", type=int_at_least(1), default=30)
@@ -225,21 +231,24 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--curriculum", type=number_in(0.0, strict=True), nargs=2, default=None, metavar=("START", "END"),
                         help="pursuer speed at the start and end of training (default: the paper's 1.2 0.4)")
     parser.add_argument("--speeds", type=number_in(0.0, strict=True), nargs="+", default=SPEEDS, help="pursuer speeds to evaluate at")
-    parser.add_argument("--size", type=number_in(0.0, strict=True), default=None, help="side of the torus (default: the paper's 6)")
+    parser.add_argument("--size", type=number_in(0.0, strict=True), default=None,
+                        help="side of the torus (default: the paper's 6; with --entry, the entry's 4)")
     parser.add_argument("--variants", nargs="+", choices=list(VARIANTS), default=None,
                         help="train only these variants (the table shows every variant with results; default: all, "
                              f"with --entry {' '.join(ENTRY_VARIANTS)})")
     parser.add_argument("--entry", action="store_true",
                         help="FairTD3 at sb3-fair's tuned pursuit entry (its steps, episode cap, arena and curriculum; "
-                             "--steps, --max-steps, --curriculum and --size are refused) with paired tests against TD3")
+                             "--steps, --max-steps and --curriculum are refused, --size changes the torus alone) "
+                             "with paired tests against TD3")
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--no-train", action="store_true", help=f"only re-summarise the runs under <out>/out/{RUNS_NAME}")
     args = parser.parse_args(argv)
     given = [name for name in TASK_DEFAULTS if getattr(args, name) is not None]
     if args.entry:
-        if given:
-            parser.error(f"--entry takes the entry's own settings; leave out {' '.join('--' + g.replace('_', '-') for g in given)}")
-        vars(args).update(entry_settings())
+        refused = [name for name in given if name != "size"]
+        if refused:
+            parser.error(f"--entry takes the entry's own settings; leave out {' '.join('--' + g.replace('_', '-') for g in refused)}")
+        vars(args).update({name: value for name, value in entry_settings().items() if name not in given})
         args.speeds = list(ENTRY_SPEEDS) if tuple(args.speeds) == SPEEDS else args.speeds
     else:
         vars(args).update({name: value for name, value in TASK_DEFAULTS.items() if name not in given})
@@ -329,15 +338,18 @@ def entry_report(results: list[dict], greedy: dict, args: Any, output: Output) -
     from reproduction import paired_test
 
     speeds = tuple(args.speeds)
-    png = output.png("fair_er_pursuit_td3_entry.png")
+    entry_size = entry_settings()["size"]
+    png = output.png("fair_er_pursuit_td3_entry.png" if args.size == entry_size else f"fair_er_pursuit_td3_entry_size_{args.size:g}.png")
     plot(results, greedy, png, speeds)
     cmd = COMMAND + " --entry" + (" --quick" if args.quick else "") + (
+        "" if args.size == entry_size else f" --size {args.size:g}") + (
         "" if speeds == ENTRY_SPEEDS else " --speeds " + " ".join(f"{v:g}" for v in speeds))
     by = {v: {r["seed"]: r for r in results if r["variant"] == v} for v in VARIANTS}
     secs = [r["seconds"] for r in results] or [0.0]
     seeds = sorted({r["seed"] for r in results})
     lines = [f"## Fair-ER / Fair-E at FairTD3's tuned entry (Grupen et al. 2022): `{cmd} --seeds {args.seeds}`", "",
-             f"FairTD3 with `sb3_fair/hyperparams/fair_td3.yml`'s pursuit entry ({args.size:g} x {args.size:g} torus, "
+             f"FairTD3 with `sb3_fair/hyperparams/fair_td3.yml`'s pursuit entry ({args.size:g} x {args.size:g} torus"
+             + ("" if args.size == entry_size else f" instead of the entry's {entry_size:g} x {entry_size:g}") + ", "
              f"{args.steps:,} steps, curriculum {args.curriculum[0]:g} -> {args.curriculum[1]:g}, episodes capped at {args.max_steps} "
              f"steps), only the policy and lambda changed; evaluated greedily on {args.eval_episodes} episodes per pursuer speed "
              f"(seeded 10,000 + seed). One torch thread per run; training time per run (each record's `seconds`) median "
@@ -347,7 +359,9 @@ def entry_report(results: list[dict], greedy: dict, args: Any, output: Output) -
              "| variant | seeds | " + " | ".join(f"capture @ {v:g}" for v in speeds) + " | "
              + " | ".join(f"I(R;Z) @ {v:g}" for v in speeds) + " |", "|" + "---|" * (2 + 2 * len(speeds))]
     lines += [*summary_rows(results, greedy, speeds), "", f"![fair-er td3 entry]({png.name})", ""]
-    for v0 in speeds[:2]:
+    # the first two speeds, and the evader's own speed (1.0) where some run captures there (the low-skill boundary)
+    shown = [*speeds[:2], *[v for v in speeds[2:] if v == 1.0 and any(r["eval"][str(v)]["capture_success"] > 0 for r in results)]]
+    for v0 in shown:
         lines += [f"Per seed at |v_p| = {v0:g} (capture success / I(R;Z)):", "",
                   "| variant | " + " | ".join(f"seed {s}" for s in seeds) + " |", "|" + "---|" * (1 + len(seeds))]
         for variant, runs in by.items():

@@ -90,9 +90,14 @@ def test_entry_config_is_fair_td3s_entry_with_only_policy_and_lambda_changed() -
     td3 = benchmark.experiment_config({**job, "variant": "lambda=0"})
     assert td3.hyperparams == {**entry, "equivariance_coef": 0.0}
     assert benchmark.out_dir(Path("runs"), (2.0, 1.0), 4.0, entry=True) == Path("runs") / "td3_entry"
+    # --entry --size: the entry with its torus alone changed, in a folder of its own
+    small = benchmark.experiment_config({**job, "size": 2.0})
+    assert small.hyperparams == {**entry, "policy": "FairEPolicy", "equivariance_coef": 0.0,
+                                 "env_kwargs": {**entry["env_kwargs"], "size": 2.0}}
+    assert benchmark.out_dir(Path("runs"), (2.0, 1.0), 2.0, entry=True) == Path("runs") / "td3_entry_size_2"
 
 
-@pytest.mark.parametrize("flag", [["--steps", "100"], ["--size", "6"], ["--curriculum", "1", "0.5"], ["--max-steps=20"], ["--max", "20"]])
+@pytest.mark.parametrize("flag", [["--steps", "100"], ["--curriculum", "1", "0.5"], ["--max-steps=20"], ["--max", "20"]])
 def test_entry_refuses_the_settings_it_takes_from_the_entry(flag, tmp_path, capsys) -> None:
     with pytest.raises(SystemExit):
         benchmark.main(["--entry", "--out", str(tmp_path), *flag])
@@ -118,3 +123,16 @@ def test_entry_quick_writes_paired_tests_against_td3(tmp_path) -> None:
     assert "Per seed at |v_p| = 2 (capture success / I(R;Z)):" in section
     assert (out / "fair_er_pursuit_td3_entry.png").stat().st_size > 0
     assert not (out / "out" / "fair_er" / "throughput.json").exists()
+
+    # the entry on another torus: its own records, figure and section; the 4 x 4 section stays, and rewriting it
+    # replaces only itself
+    benchmark.main(["--entry", "--quick", "--size", "2", "--speeds", "1", "0.8", "--workers", "1", "--variants", "lambda=0",
+                    "--out", str(out)])
+    small = json.loads((out / "out" / "fair_er" / "td3_entry_size_2" / "lambda=0_0.json").read_text())
+    assert small["size"] == 2.0 and small["config"]["hyperparams"]["env_kwargs"]["size"] == 2.0 and set(small["eval"]) == {"1.0", "0.8"}
+    assert (out / "fair_er_pursuit_td3_entry_size_2.png").stat().st_size > 0
+    benchmark.main(["--entry", "--quick", "--no-train", "--out", str(out)])
+    text = (out / "RESULTS.md").read_text()
+    assert text.count(heading + " --seeds 1`") == 1
+    assert text.count(heading + " --size 2 --speeds 1 0.8 --seeds 1`") == 1
+    assert "(2 x 2 torus instead of the entry's 4 x 4, " in text
