@@ -13,13 +13,18 @@ would; ``reward="mutual"`` pays every pursuer the team reward (-0.1 per step, +5
 pays the +50 only to the capturing pursuer(s). Trained with FairTD3's tuned pursuit entry (4 x 4 torus, 200-step
 episodes, speed curriculum 2 -> 1, lr 1e-3, batch 256, Gaussian noise 0.2; ``--size`` changes the torus), for as
 many env steps as the entry (each env step is one transition per pursuer), then played greedily by
-:class:`SharedPursuers` on the joint env at each pursuer speed (capture success and I(R;Z),
+:class:`TeamPolicy` on the joint env at each pursuer speed (capture success and I(R;Z),
 :func:`sb3_fair.common.evaluation.evaluate_team_fairness`), and the two rewards are compared seed by seed.
+
+``--learners separate`` trains one TD3 per pursuer instead, as the paper does (each on its own view, no index): the
+pursuers' learners run in threads and the game advances when all of them have acted (:class:`Lockstep`), so each
+learner is SB3's own ``learn`` loop on a single-agent env (:class:`Seat`) and makes one update per env step.
 
 Usage::
 
     python benchmarks/pursuit_rewards.py --seeds 10              # both rewards, 4 x 4 torus
     python benchmarks/pursuit_rewards.py --seeds 10 --size 2     # the 2 x 2 torus, where a scripted team captures at |v_p| < 1
+    python benchmarks/pursuit_rewards.py --seeds 10 --size 2 --learners separate   # one TD3 per pursuer, as the paper
     python benchmarks/pursuit_rewards.py --quick                 # smoke run
 
 Writes ``<out>/out/pursuit_rewards/*.json`` (one record per run; a later call trains only the missing runs) and its
@@ -30,10 +35,13 @@ from __future__ import annotations
 
 import json
 import multiprocessing as mp
+import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
+import gymnasium as gym
 import numpy as np
 from fair_er import evaluate_speeds
 from gymnasium import spaces
@@ -43,6 +51,8 @@ from reproduction import Output, paired_test, reproduce_parser
 from sb3_fair.experiment.config import int_at_least, number_in
 
 REWARDS = ("mutual", "individual")
+#: one network shared by the pursuers (with their one-hot index), or one learner per pursuer (the paper's)
+LEARNERS = ("shared", "separate")
 SPEEDS = (2.0, 1.5, 1.2, 1.0, 0.8, 0.6)
 #: FairTD3's tuned pursuit entry (``sb3_fair/hyperparams/fair_td3.yml``), Fair-ER off
 ENTRY = dict(learning_rate=1e-3, batch_size=256, buffer_size=200_000, learning_starts=1000, gamma=0.99, tau=0.005,
@@ -122,34 +132,142 @@ def views(joint: np.ndarray, n: int, agent_id: bool) -> np.ndarray:
     return np.concatenate([blocks, np.eye(n, dtype=np.float32)], axis=1) if agent_id else blocks
 
 
-class SharedPursuers:
-    """A policy trained on :class:`PursuerTeam` as a joint policy of :class:`~sb3_fair.envs.PursuitEvasionEnv`: each
-    pursuer's view goes through the shared network, the headings are concatenated. ``predict`` follows SB3's
-    signature, so :func:`~sb3_fair.common.evaluation.evaluate_team_fairness` plays it.
+class TeamPolicy:
+    """Models trained on :class:`PursuerTeam` played as one joint policy of :class:`~sb3_fair.envs.PursuitEvasionEnv`:
+    pursuer i's view goes through ``models[i]`` (one model per pursuer) or through the one shared model, and the
+    headings are concatenated in pursuer order. ``predict`` follows SB3's signature, so
+    :func:`~sb3_fair.common.evaluation.evaluate_team_fairness` plays it.
 
-    :param model: the trained SB3 model.
+    :param models: one SB3 model shared by the pursuers, or a sequence of one model per pursuer.
     :param n: the number of pursuers.
-    :param agent_id: whether the model saw the pursuer's one-hot index.
+    :param agent_id: whether the models saw the pursuer's one-hot index.
     """
 
-    def __init__(self, model: Any, n: int, agent_id: bool = True) -> None:
-        self.model, self.n, self.agent_id = model, n, agent_id
+    def __init__(self, models: Any, n: int, agent_id: bool = True) -> None:
+        self.shared = not isinstance(models, Sequence)
+        self.models = [models] * n if self.shared else list(models)
+        if len(self.models) != n:
+            raise ValueError(f"models: one shared model or one per pursuer ({n}), got {len(self.models)}")
+        self.n, self.agent_id = n, agent_id
+
+    def _joint(self, observation: np.ndarray, deterministic: bool) -> np.ndarray:
+        v = views(observation, self.n, self.agent_id)
+        if self.shared:  # one batched call
+            return self.models[0].predict(v, deterministic=deterministic)[0].ravel()
+        return np.concatenate([m.predict(v[i], deterministic=deterministic)[0].ravel() for i, m in enumerate(self.models)])
 
     def predict(self, observation: np.ndarray, state: Any = None, episode_start: Any = None,
                 deterministic: bool = True) -> tuple[np.ndarray, None]:
         obs = np.asarray(observation)
-        batch = obs.reshape(-1, obs.shape[-1])
-        actions = [self.model.predict(views(o, self.n, self.agent_id), deterministic=deterministic)[0].ravel()
-                   for o in batch]
+        actions = [self._joint(o, deterministic) for o in obs.reshape(-1, obs.shape[-1])]
         return (actions[0] if obs.ndim == 1 else np.stack(actions)), None
 
 
+class Lockstep:
+    """A :class:`PursuerTeam` played by one single-agent learner per pursuer, each through its :class:`Seat`: a
+    seat's ``reset`` or ``step`` waits until every seat has called it (a :class:`threading.Barrier`), then the game
+    resets or steps once with every pursuer's action, and each seat returns its own share. The learners run in
+    threads; one that fails breaks the barrier, so the others stop too.
+
+    :param game: the game; its episodes end for every pursuer at once.
+    """
+
+    def __init__(self, game: PursuerTeam) -> None:
+        self.game = game
+        self.n = len(game.possible_agents)
+        self.barrier = threading.Barrier(self.n, action=self._advance, timeout=600)
+        self.calls: list[str | None] = [None] * self.n
+        self.actions: list[np.ndarray | None] = [None] * self.n
+        self.reset_args: tuple[int | None, dict | None] = (None, None)
+        self.result: tuple = ()
+
+    def _advance(self) -> None:  # runs once per round, in the last seat to arrive
+        if len(set(self.calls)) != 1:
+            raise RuntimeError(f"the seats are out of step: {self.calls}")
+        if self.calls[0] == "reset":
+            self.result = self.game.reset(*self.reset_args)
+        else:
+            self.result = self.game.step(dict(zip(self.game.possible_agents, self.actions)))
+
+    def play(self, index: int, call: str, action: np.ndarray | None = None) -> tuple:
+        """Seat ``index``'s share of the next ``call`` (``"reset"`` or ``"step"``) of the game."""
+        self.calls[index], self.actions[index] = call, action
+        self.barrier.wait()
+        agent = self.game.possible_agents[index]
+        return tuple(part[agent] for part in self.result)
+
+
+class Seat(gym.Env):
+    """Pursuer ``index`` of a :class:`Lockstep` game as a single-agent Gymnasium env (its view, its action, its
+    reward). Setting ``pursuer_speed`` (the speed curriculum) sets it on the game.
+
+    :param lockstep: the shared game.
+    :param index: the pursuer.
+    """
+
+    def __init__(self, lockstep: Lockstep, index: int) -> None:
+        self.lockstep, self.index = lockstep, index
+        agent = lockstep.game.possible_agents[index]
+        self.observation_space = lockstep.game.observation_space(agent)
+        self.action_space = lockstep.game.action_space(agent)
+
+    @property
+    def pursuer_speed(self) -> float:
+        return self.lockstep.game.env.pursuer_speed
+
+    @pursuer_speed.setter
+    def pursuer_speed(self, value: float) -> None:
+        self.lockstep.game.env.pursuer_speed = value
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[np.ndarray, dict]:
+        super().reset(seed=seed)
+        if self.index == 0:  # the game is seeded by pursuer 0's learner
+            self.lockstep.reset_args = (seed, options)
+        return self.lockstep.play(self.index, "reset")
+
+    def step(self, action: np.ndarray) -> tuple[np.ndarray, float, bool, bool, dict]:
+        return self.lockstep.play(self.index, "step", np.asarray(action, dtype=np.float32))
+
+
 def job_file(job: dict[str, Any]) -> str:
-    return f"{job['reward']}_size{job['size']:g}_{job['seed']}.json"
+    separate = "_separate" if job.get("learners", "shared") == "separate" else ""
+    return f"{job['reward']}{separate}_size{job['size']:g}_{job['seed']}.json"
+
+
+def train_separate(job: dict[str, Any]) -> list[Any]:
+    """One TD3 per pursuer on its :class:`Seat` of a :class:`Lockstep` game, each for ``env_steps`` steps, side by
+    side in threads; pursuer 0's learner drives the speed curriculum and seeds the game."""
+    from stable_baselines3 import TD3
+    from stable_baselines3.common.noise import NormalActionNoise
+
+    from sb3_fair.envs.pursuit import SpeedCurriculum
+
+    lockstep = Lockstep(PursuerTeam(job["reward"], agent_id=False, max_steps=MAX_STEPS, size=job["size"]))
+    models = [TD3("MlpPolicy", Seat(lockstep, i), seed=job["seed"] * lockstep.n + i, verbose=0,
+                  action_noise=NormalActionNoise(np.zeros(2), NOISE * np.ones(2)), **ENTRY) for i in range(lockstep.n)]
+    errors: list[BaseException] = []
+
+    def learn(i: int) -> None:
+        try:
+            models[i].learn(job["env_steps"], callback=SpeedCurriculum(*CURRICULUM) if i == 0 else None)
+        except BaseException as err:  # noqa: BLE001 - reported below, after the other threads stop
+            errors.append(err)
+            lockstep.barrier.abort()
+
+    threads = [threading.Thread(target=learn, args=(i,)) for i in range(lockstep.n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    first = [e for e in errors if not isinstance(e, threading.BrokenBarrierError)] or errors
+    if first:
+        raise RuntimeError("a pursuer's learner failed") from first[0]
+    return models
 
 
 def run_job(job: dict[str, Any]) -> dict[str, Any]:
-    """Train one run (SB3's TD3, one network shared by the pursuers), evaluate it at each speed, write its record."""
+    """Train one run (SB3's TD3: one network shared by the pursuers, or one per pursuer), evaluate it at each speed,
+    write its record."""
     import torch
     from stable_baselines3 import TD3
     from stable_baselines3.common.noise import NormalActionNoise
@@ -159,30 +277,37 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
 
     torch.set_num_threads(1)
     t0 = time.perf_counter()
-    game = PursuerTeam(job["reward"], max_steps=MAX_STEPS, size=job["size"])
-    venv = make_multiagent_vec_env(game)
-    model = TD3("MlpPolicy", venv, seed=job["seed"], verbose=0, action_noise=NormalActionNoise(np.zeros(2), NOISE * np.ones(2)),
-                **ENTRY)
-    model.learn(job["env_steps"] * game.n, callback=SpeedCurriculum(*CURRICULUM))
+    if job.get("learners", "shared") == "separate":
+        models = train_separate(job)
+        policy = TeamPolicy(models, len(models), agent_id=False)
+    else:
+        game = PursuerTeam(job["reward"], max_steps=MAX_STEPS, size=job["size"])
+        venv = make_multiagent_vec_env(game)
+        model = TD3("MlpPolicy", venv, seed=job["seed"], verbose=0,
+                    action_noise=NormalActionNoise(np.zeros(2), NOISE * np.ones(2)), **ENTRY)
+        model.learn(job["env_steps"] * game.n, callback=SpeedCurriculum(*CURRICULUM))
+        policy = TeamPolicy(model, game.n)
     seconds = time.perf_counter() - t0
-    scores = evaluate_speeds(SharedPursuers(model, game.n), MAX_STEPS, job["episodes"], 10_000 + job["seed"],
-                             tuple(job["speeds"]), job["size"])
+    scores = evaluate_speeds(policy, MAX_STEPS, job["episodes"], 10_000 + job["seed"], tuple(job["speeds"]), job["size"])
     record = {**job, "seconds": seconds, "eval": scores}
     out = Path(job["out"])
     out.mkdir(parents=True, exist_ok=True)
     (out / job_file(job)).write_text(json.dumps(record))
-    print(f"[done] {job['reward']} size {job['size']:g} seed {job['seed']}: {seconds:.0f} s", flush=True)
+    print(f"[done] {job['reward']} ({job.get('learners', 'shared')}) size {job['size']:g} seed {job['seed']}: {seconds:.0f} s",
+          flush=True)
     return record
 
 
-def report(records: list[dict[str, Any]], speeds: tuple[float, ...], cmd: str, quick: bool) -> str:
+def report(records: list[dict[str, Any]], speeds: tuple[float, ...], cmd: str, quick: bool, learners: str = "shared") -> str:
     """The section: per reward, capture success and I(R;Z) at each speed (mean ± sd over seeds); mutual minus
     individual paired by seed."""
     by = {r: {rec["seed"]: rec for rec in records if rec["reward"] == r} for r in REWARDS}
     cols = [f"capture @ {v:g}" for v in speeds] + [f"I(R;Z) @ {v:g}" for v in speeds]
     lines = [f"## Mutual or individual reward (Grupen et al. 2022, §5.1){', smoke run' if quick else ''}: `{cmd}`", "",
-             "SB3's TD3, one network shared by the pursuers, each seeing its own view and its one-hot index "
-             "(`PursuerTeam`), FairTD3's tuned pursuit entry otherwise; greedy evaluation on the joint env. Mean ± sd over "
+             ("SB3's TD3, one network shared by the pursuers, each seeing its own view and its one-hot index (`PursuerTeam`)"
+              if learners == "shared" else
+              "SB3's TD3, one per pursuer (as the paper), each on its own view, the pursuers' learners in lockstep "
+              "(`Lockstep`)") + ", FairTD3's tuned pursuit entry otherwise; greedy evaluation on the joint env. Mean ± sd over "
              "seeds; I(R;Z) in bits (0: fair; log2 3 = 1.585: one pursuer makes every capture).", "",
              "| reward | seeds | " + " | ".join(cols) + " |", "|---|---|" + "---|" * len(cols)]
     for r in REWARDS:
@@ -211,13 +336,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--env-steps", type=int_at_least(1), default=ENV_STEPS, help="joint env steps per run")
     parser.add_argument("--episodes", type=int_at_least(1), default=30, help="evaluation episodes per speed")
     parser.add_argument("--jobs", type=int_at_least(1), default=2, help="runs at a time, one process each")
+    parser.add_argument("--learners", choices=LEARNERS, default="shared",
+                        help="one TD3 network shared by the pursuers (default) or one TD3 per pursuer (the paper's)")
     parser.add_argument("--quick", action="store_true", help="a smoke run (a few hundred steps, 2 speeds)")
     args = parser.parse_args(argv)
     speeds = QUICK["speeds"] if args.quick else SPEEDS
     steps, episodes = (QUICK["env_steps"], QUICK["episodes"]) if args.quick else (args.env_steps, args.episodes)
     output = Output(args.out, "pursuit_rewards")
     runs = output.runs / "quick" if args.quick else output.runs
-    jobs = [dict(reward=r, seed=s, size=args.size, env_steps=steps, episodes=episodes, speeds=list(speeds), out=str(runs))
+    learners = {"learners": "separate"} if args.learners == "separate" else {}  # shared runs' records have no key
+    jobs = [dict(reward=r, seed=s, size=args.size, env_steps=steps, episodes=episodes, speeds=list(speeds), out=str(runs), **learners)
             for s in range(args.seeds) for r in REWARDS]
     todo = [j for j in jobs if args.quick or not (runs / job_file(j)).exists()]
     if todo:
@@ -227,8 +355,8 @@ def main(argv: list[str] | None = None) -> None:
     records = [rec for j in jobs if (runs / job_file(j)).exists()
                for rec in [json.loads((runs / job_file(j)).read_text())] if all(rec[k] == j[k] for k in keys)]
     cmd = ("python benchmarks/pursuit_rewards.py" + (" --quick" if args.quick else f" --seeds {args.seeds}")
-           + ("" if args.size == 4.0 else f" --size {args.size:g}"))
-    text = report(records, tuple(speeds), cmd, args.quick)
+           + ("" if args.size == 4.0 else f" --size {args.size:g}") + ("" if args.learners == "shared" else " --learners separate"))
+    text = report(records, tuple(speeds), cmd, args.quick, args.learners)
     output.write_section(text.splitlines()[0].removeprefix("## "), text)
     print(text)
 

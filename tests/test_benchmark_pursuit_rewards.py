@@ -3,6 +3,8 @@ agents of a PettingZoo game, who is paid, the joint policy the evaluation plays,
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import pursuit_rewards as benchmark
 import pytest
@@ -42,10 +44,87 @@ def test_views_and_the_joint_policy() -> None:
         def predict(self, views, deterministic=True):
             return views[:, :2], None
 
-    action, _ = benchmark.SharedPursuers(Chase(), 3).predict(joint)
+    action, _ = benchmark.TeamPolicy(Chase(), 3).predict(joint)
     np.testing.assert_allclose(action, joint.reshape(3, 6)[:, :2].ravel())
-    batch, _ = benchmark.SharedPursuers(Chase(), 3).predict(np.stack([joint, joint]))
+    batch, _ = benchmark.TeamPolicy(Chase(), 3).predict(np.stack([joint, joint]))
     assert batch.shape == (2, 6)
+
+
+def test_team_policy_plays_one_model_per_pursuer() -> None:
+    class Fixed:  # always the same heading
+        def __init__(self, heading):
+            self.heading = np.asarray(heading, np.float32)
+
+        def predict(self, view, deterministic=True):
+            assert view.shape == (6,)  # one pursuer's view, no index
+            return self.heading, None
+
+    policy = benchmark.TeamPolicy([Fixed([1, 0]), Fixed([0, 1]), Fixed([-1, 0])], 3, agent_id=False)
+    action, _ = policy.predict(np.zeros(9 * 2, np.float32))
+    np.testing.assert_array_equal(action, [1, 0, 0, 1, -1, 0])
+    with pytest.raises(ValueError, match="one per pursuer"):
+        benchmark.TeamPolicy([Fixed([1, 0])], 3)
+
+
+def _play_seats(lockstep: benchmark.Lockstep, steps: int) -> list:
+    """Each seat in its own thread: reset with seed 3, then ``steps`` steps heading (i, 0); returns each seat's
+    (first observation, transitions)."""
+    out: list = [None] * lockstep.n
+
+    def seat_loop(i: int) -> None:
+        seat = benchmark.Seat(lockstep, i)
+        obs, _ = seat.reset(seed=3 if i == 0 else None)
+        out[i] = (obs, [seat.step(np.array([0.1 * i, 0.0], np.float32)) for _ in range(steps)])
+
+    threads = [threading.Thread(target=seat_loop, args=(i,)) for i in range(lockstep.n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    return out
+
+
+def test_lockstep_seats_play_one_game_together() -> None:
+    """Separate learners: each seat resets and steps the shared game once per round with every pursuer's action and
+    gets its own view and reward; it is the same game as stepping the PettingZoo env with the joint action."""
+    lockstep = benchmark.Lockstep(benchmark.PursuerTeam("individual", agent_id=False, size=4.0))
+    seat = benchmark.Seat(lockstep, 1)
+    assert seat.observation_space.shape == (6,) and seat.action_space.shape == (2,)
+    seat.pursuer_speed = 0.7
+    assert lockstep.game.env.pursuer_speed == 0.7
+    played = _play_seats(lockstep, 5)
+
+    game = benchmark.PursuerTeam("individual", agent_id=False, size=4.0, pursuer_speed=0.7)
+    obs, _ = game.reset(seed=3)
+    for i, agent in enumerate(game.possible_agents):
+        np.testing.assert_array_equal(played[i][0], obs[agent])
+    for step in range(5):
+        obs, rewards, *_ = game.step({a: np.array([0.1 * i, 0.0], np.float32) for i, a in enumerate(game.possible_agents)})
+        for i, agent in enumerate(game.possible_agents):
+            np.testing.assert_array_equal(played[i][1][step][0], obs[agent])
+            assert played[i][1][step][1] == rewards[agent]
+
+
+def test_lockstep_stops_every_seat_when_one_fails() -> None:
+    lockstep = benchmark.Lockstep(benchmark.PursuerTeam("mutual", agent_id=False))
+    errors = []
+
+    def seat_loop(i: int) -> None:
+        try:
+            seat = benchmark.Seat(lockstep, i)
+            if i == 2:
+                lockstep.barrier.abort()  # what train_separate does when a learner raises
+                return
+            seat.reset(seed=0)
+        except threading.BrokenBarrierError as err:
+            errors.append(err)
+
+    threads = [threading.Thread(target=seat_loop, args=(i,)) for i in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert not any(t.is_alive() for t in threads) and len(errors) == 2
 
 
 def test_speed_curriculum_reaches_the_game() -> None:
@@ -72,3 +151,12 @@ def test_quick_run_writes_records_and_section_under_out(tmp_path, monkeypatch) -
     assert "| mutual | 1 | " in text and "| individual | 1 | " in text
     records = sorted(p.name for p in (tmp_path / "out" / "out" / "pursuit_rewards" / "quick").glob("*.json"))
     assert records == ["individual_size4_0.json", "mutual_size4_0.json"]
+
+    # one learner per pursuer: its own records and section, the shared-network section kept
+    benchmark.main(["--quick", "--seeds", "1", "--learners", "separate", "--jobs", "1", "--out", str(tmp_path / "out")])
+    text = (tmp_path / "out" / "RESULTS.md").read_text()
+    assert text.count("`python benchmarks/pursuit_rewards.py --quick`") == 1
+    assert text.count("`python benchmarks/pursuit_rewards.py --quick --learners separate`") == 1
+    assert "one per pursuer (as the paper)" in text
+    records = sorted(p.name for p in (tmp_path / "out" / "out" / "pursuit_rewards" / "quick").glob("*separate*.json"))
+    assert records == ["individual_separate_size4_0.json", "mutual_separate_size4_0.json"]
