@@ -354,10 +354,11 @@ def main(argv: list[str] | None = None) -> None:
     keys = ("env_steps", "episodes", "speeds")
     records = [rec for j in jobs if (runs / job_file(j)).exists()
                for rec in [json.loads((runs / job_file(j)).read_text())] if all(rec[k] == j[k] for k in keys)]
-    cmd = ("python benchmarks/pursuit_rewards.py" + (" --quick" if args.quick else f" --seeds {args.seeds}")
-           + ("" if args.size == 4.0 else f" --size {args.size:g}") + ("" if args.learners == "shared" else " --learners separate"))
-    text = report(records, tuple(speeds), cmd, args.quick, args.learners)
-    output.write_section(text.splitlines()[0].removeprefix("## "), text)
+    setting = ("python benchmarks/pursuit_rewards.py" + (" --quick" if args.quick else "")
+               + ("" if args.size == 4.0 else f" --size {args.size:g}") + ("" if args.learners == "shared" else " --learners separate"))
+    text = report(records, tuple(speeds), setting if args.quick else f"{setting} --seeds {args.seeds}", args.quick, args.learners)
+    # the section of this setting whatever its number of seeds (a later call with more seeds replaces it)
+    output.write_section(text.splitlines()[0].removeprefix("## ") if args.quick else f"`{setting} --seeds ", text)
     print(text)
 
 

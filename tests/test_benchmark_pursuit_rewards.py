@@ -160,3 +160,29 @@ def test_quick_run_writes_records_and_section_under_out(tmp_path, monkeypatch) -
     assert "one per pursuer (as the paper)" in text
     records = sorted(p.name for p in (tmp_path / "out" / "out" / "pursuit_rewards" / "quick").glob("*separate*.json"))
     assert records == ["individual_separate_size4_0.json", "mutual_separate_size4_0.json"]
+
+
+def test_a_call_with_more_seeds_replaces_the_section_of_its_setting(tmp_path, monkeypatch) -> None:
+    """The section key is the setting (size, learners) without the seed count: more seeds replace the old section,
+    another setting gets its own."""
+    import json
+
+    written = []
+    monkeypatch.setattr(benchmark.Output, "write_section", lambda self, key, text: written.append((key, text.splitlines()[0])))
+    runs = tmp_path / "out" / "pursuit_rewards"
+    runs.mkdir(parents=True)
+    score = {"capture_success": 0.5, "team_fairness": 0.1, "mean_length": 100.0}
+    for learners, seeds in (({"learners": "separate"}, 3), ({}, 10)):  # finished runs on disk: nothing to train
+        for seed in range(seeds):
+            for reward in benchmark.REWARDS:
+                job = dict(reward=reward, seed=seed, size=2.0, env_steps=benchmark.ENV_STEPS, episodes=30,
+                           speeds=list(benchmark.SPEEDS), **learners)
+                (runs / benchmark.job_file(job)).write_text(json.dumps(
+                    {**job, "seconds": 1.0, "eval": {str(v): score for v in benchmark.SPEEDS}}))
+    for argv in (["--seeds", "3", "--size", "2", "--learners", "separate"], ["--seeds", "10", "--size", "2"]):
+        benchmark.main([*argv, "--jobs", "1", "--out", str(tmp_path)])
+    assert written[0] == ("`python benchmarks/pursuit_rewards.py --size 2 --learners separate --seeds ",
+                          "## Mutual or individual reward (Grupen et al. 2022, §5.1): "
+                          "`python benchmarks/pursuit_rewards.py --size 2 --learners separate --seeds 3`")
+    assert written[1][0] == "`python benchmarks/pursuit_rewards.py --size 2 --seeds "
+    assert written[0][0] not in written[1][1] and written[1][0] not in written[0][1]
