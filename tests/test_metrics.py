@@ -372,7 +372,8 @@ def test_trace_and_argument_errors_name_the_argument():
 
 
 def test_sinkhorn_count_distance_is_the_authors_value():
-    """The value the F-PPO authors' code computes for these count vectors (geomloss 0.2.5 in their own environment),
+    """The value the F-PPO authors' code computes for these count vectors (geomloss 0.2.5 in their own environment;
+    the [authors] extra pins 0.3.1, which must give the same value),
     below the exact 1-D W1 of the same vectors; a zero-diameter pair is 0, not geomloss's error."""
     u, v = [48, 2, 0, 23, 65, 23, 24], [6, 28, 1, 2, 22, 22, 34]
     assert M.sinkhorn_count_distance(u, v) == pytest.approx(9.048757558309669, rel=1e-9)
