@@ -16,7 +16,8 @@ Also times FairDDPG(lambda=0) and FairDDPG(lambda=0.5) against SB3's DDPG on the
 ``--entry``: FairTD3 at sb3-fair's tuned entry instead (``sb3_fair/hyperparams/fair_td3.yml``, the env's own
 entry: 4 x 4 torus, curriculum 2 -> 1, 50,000 steps, episodes of 200 steps), with lambda = 0 (TD3), 0.5 (the
 entry), 0.9 and Fair-E (``policy="FairEPolicy"``), each seed's runs paired by seed: per-seed tables and a
-paired t-test and exact Wilcoxon test (:func:`reproduction.paired_test`) of each variant against TD3, for
+paired t-test and exact Wilcoxon test (:func:`reproduction.paired_test`) of each variant against TD3, and of
+each lambda > 0 against Fair-E (the paper's §5.3: the utility Fair-ER keeps, a large lambda's over-constraint), for
 capture success and I(R;Z) at each evaluation speed (default 2, 1.5, 1.2, 1, 0.8: the paper's collapse
 below |v_p| ~ 0.8). Its records live under ``<out>/out/fair_er/td3_entry/``; no throughput run. ``--entry --size S``
 changes the entry's torus alone (records under ``td3_entry_size_S/``): on the 2 x 2 torus learners capture below the
@@ -334,7 +335,8 @@ def summary_rows(results: list[dict], greedy: dict, speeds: tuple[float, ...]) -
 
 def entry_report(results: list[dict], greedy: dict, args: Any, output: Output) -> None:
     """The ``--entry`` section of RESULTS.md: mean ± sd per variant and speed, each seed's capture success and
-    I(R;Z), and each variant against TD3 (lambda = 0) paired by seed, and the PNG."""
+    I(R;Z), each variant against TD3 (lambda = 0) and each Fair-ER lambda > 0 against Fair-E, paired by seed, and
+    the PNG."""
     from reproduction import paired_test
 
     speeds = tuple(args.speeds)
@@ -370,17 +372,24 @@ def entry_report(results: list[dict], greedy: dict, args: Any, output: Output) -
                     f"{runs[s]['eval'][str(v0)]['capture_success']:.2f} / {runs[s]['eval'][str(v0)]['team_fairness']:.3f}"
                     if s in runs else "—" for s in seeds) + " |")
         lines.append("")
-    base = by["lambda=0"]
+
+    def against(base: dict[int, dict], others: list[str]) -> list[str]:
+        """One row per variant and speed: the variant minus ``base``, paired by seed, for both measures."""
+        return [f"| {variant} | {v:g} | " + " | ".join(
+            paired_test({s: r["eval"][str(v)][key] for s, r in by[variant].items()},
+                        {s: r["eval"][str(v)][key] for s, r in base.items()}) for key in ("capture_success", "team_fairness"))
+                + " |" for variant in others if by[variant] for v in speeds]
+
     lines += ["Each variant minus TD3 (lambda = 0), paired by seed (mean ± sd of the differences; two-sided p-values):", "",
-              "| variant | speed | capture success | I(R;Z) (bits; < 0: fairer than TD3) |", "|---|---|---|---|"]
-    for variant, runs in by.items():
-        if variant == "lambda=0" or not runs:
-            continue
-        for v in speeds:
-            cells = [paired_test({s: r["eval"][str(v)][key] for s, r in runs.items()},
-                                 {s: r["eval"][str(v)][key] for s, r in base.items()}) for key in ("capture_success", "team_fairness")]
-            lines.append(f"| {variant} | {v:g} | " + " | ".join(cells) + " |")
-    lines.append("")
+              "| variant | speed | capture success | I(R;Z) (bits; < 0: fairer than TD3) |", "|---|---|---|---|",
+              *against(by["lambda=0"], [v for v in by if v != "lambda=0"]), ""]
+    # the paper's §5.3 compares Fair-ER with Fair-E: the utility Fair-ER keeps (Fig. 4), and a large lambda's
+    # over-constraint, possibly below Fair-E
+    fair_er = [v for v in by if v not in ("lambda=0", "Fair-E") and by[v]]
+    if by["Fair-E"] and fair_er:
+        lines += ["Each Fair-ER variant minus Fair-E, paired by seed (capture success > 0: Fair-ER captures more; "
+                  "I(R;Z) < 0: Fair-ER is fairer):", "",
+                  "| variant | speed | capture success | I(R;Z) (bits) |", "|---|---|---|---|", *against(by["Fair-E"], fair_er), ""]
     output.write_section(f"at FairTD3's tuned entry (Grupen et al. 2022): `{cmd}", "\n".join(lines))
     print("\n".join(lines))
 

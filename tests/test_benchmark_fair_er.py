@@ -136,3 +136,26 @@ def test_entry_quick_writes_paired_tests_against_td3(tmp_path) -> None:
     assert text.count(heading + " --seeds 1`") == 1
     assert text.count(heading + " --size 2 --speeds 1 0.8 --seeds 1`") == 1
     assert "(2 x 2 torus instead of the entry's 4 x 4, " in text
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_entry_report_pairs_fair_er_with_fair_e(tmp_path) -> None:
+    """Known answer: with Fair-E runs beside a lambda > 0 run, the section pairs each lambda > 0 with Fair-E by seed
+    (the paper's §5.3 comparison), besides every variant against TD3."""
+    out = tmp_path / "out"
+    runs = out / "out" / "fair_er" / "td3_entry_size_2"
+    runs.mkdir(parents=True)
+    entry = benchmark.entry_settings()
+    capture = {"lambda=0": [1.0, 0.5], "lambda=0.5": [1.0, 0.5], "Fair-E": [0.5, 0.5]}
+    fairness = {"lambda=0": [1.0, 1.2], "lambda=0.5": [0.4, 0.7], "Fair-E": [0.1, 0.2]}
+    for variant in capture:
+        for seed in (0, 1):
+            record = dict(variant=variant, seed=seed, steps=1200, max_steps=50, eval_episodes=2, curriculum=list(entry["curriculum"]),
+                          speeds=[2.0], size=2.0, entry=True, seconds=1.0,
+                          eval={"2.0": dict(capture_success=capture[variant][seed], team_fairness=fairness[variant][seed], mean_length=9.0)})
+            (runs / f"{variant}_{seed}.json").write_text(json.dumps(record))
+    benchmark.main(["--entry", "--quick", "--no-train", "--size", "2", "--speeds", "2", "--out", str(out)])
+    section = (out / "RESULTS.md").read_text().split("Each Fair-ER variant minus Fair-E, paired by seed", 1)[1]
+    rows = [line for line in section.splitlines() if line.startswith("| lambda=")]
+    assert rows == ["| lambda=0.5 | 2 | 0.250 ± 0.354 (n = 2; paired t p = 0.500, Wilcoxon p = 1.000 over the 1 non-zero differences)"
+                    " | 0.400 ± 0.141 (n = 2; paired t p = 0.156, Wilcoxon p = 0.500) |"]  # TD3 is not compared with Fair-E
