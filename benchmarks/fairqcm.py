@@ -463,6 +463,31 @@ def versus_authors(results: list[dict], authors: dict[str, list[list[float]]], b
     return lines
 
 
+#: methods of the paper that only the authors' code was run for: the RNN baseline (``dqn-recurrent.py``,
+#: ``dqn-recurrent-lending.py``), which sb3-fair does not implement (``docs/reproductions.md`` says why)
+AUTHORS_ONLY = ("RNN",)
+
+
+def versus_authors_only(results: list[dict], authors: dict[str, list[list[float]]], block: int) -> list[str]:
+    """FairQCM, sb3-fair's runs and the authors' code's, against each :data:`AUTHORS_ONLY` method of the authors' code:
+    whole curve and each window, mean ± sd over seeds, two-sided Mann-Whitney U over seeds (different code: no pairing)."""
+    from scipy.stats import mannwhitneyu
+
+    cols = ["whole curve", *[f"episodes {a + 1}–{b}" for a, b in WINDOWS]]
+    lines = ["| FairQCM, from | against (authors' code) | seeds | " + " | ".join(f"{c}: FairQCM / it (p)" for c in cols) + " |",
+             "|---|---|---|" + "---|" * len(cols)]
+    ours = np.array([curve_scores(r) for r in results if r["method"] == "FairQCM"])
+    theirs = np.array([[np.mean(ys), *window_means(xs, ys)] for xs, ys in authors_curves(authors, "FairQCM", block)])
+    for method in (m for m in AUTHORS_ONLY if authors.get(m)):
+        other = np.array([[np.mean(ys), *window_means(xs, ys)] for xs, ys in authors_curves(authors, method, block)])
+        for label, fair in (("sb3-fair", ours), ("the authors' code", theirs)):
+            if len(fair):
+                cells = [f"{_ms(fair[:, k])} / {_ms(other[:, k])} ({mannwhitneyu(fair[:, k], other[:, k]).pvalue:.2f})"
+                         for k in range(len(cols))]
+                lines.append(f"| {label} | {method} | {len(fair)} / {len(other)} | " + " | ".join(cells) + " |")
+    return lines if len(lines) > 2 else []
+
+
 def block_means(scores: list[float], block: int) -> tuple[list[int], list[float]]:
     """Per-training-episode scores as means over whole blocks of ``block`` episodes, at the block's last episode
     (the form of the authors' figures in ``authors_code_fairqcm.json``)."""
@@ -796,6 +821,10 @@ def main(argv: list[str] | None = None) -> None:
                       else []),
                     f"sb3-fair beside the authors' code (`{AUTHORS.name}`; p: two-sided Mann–Whitney U over seeds):", "",
                     *versus_authors(results, authors, args.eval_every), "",
+                    *(["The paper's RNN baseline, run with the authors' code only (sb3-fair has no recurrent DQN; "
+                       "`docs/reproductions.md` says what that code trains), against FairQCM (p: two-sided Mann–Whitney U "
+                       "over seeds):", "", *table, ""]
+                      if (table := versus_authors_only(results, authors, args.eval_every)) else []),
                     "The three evaluations each run records, and the stuck seeds (mean score over episodes 601–1000 below the "
                     f"random policy's {refs['random']:.1f}) under each (whole-curve mean ± sd; p: two-sided Mann–Whitney U):", "",
                     *protocols(results, authors, refs, args.eval_every, args.eval_episodes), "",

@@ -68,6 +68,24 @@ def test_paired_table_pairs_seeds_by_number():
     assert benchmark.paired(results, "FairQCM", ["DQN-Full"]) == []
 
 
+def test_versus_authors_only_compares_both_fairqcms_with_the_authors_rnn():
+    """The paper's RNN, run with the authors' code only: FairQCM's runs (sb3-fair's and the authors' code's) against
+    it, per window, with Mann-Whitney U; no RNN figures, no table."""
+    block = 20
+    results = [{"method": "FairQCM", "seed": s, "curve": [[e, 1000.0 + s] for e in range(block, 1001, block)]} for s in range(3)]
+    results.append({"method": "DQN-Full", "seed": 0, "curve": [[e, 0.0] for e in range(block, 1001, block)]})
+    authors = {"FairQCM": [[900.0 + s] * 50 for s in range(3)], "RNN": [[500.0 + s] * 50 for s in range(3)]}
+    lines = benchmark.versus_authors_only(results, authors, block)
+    assert lines[0].startswith("| FairQCM, from | against (authors' code) | seeds | whole curve: FairQCM / it (p) |")
+    assert len(lines) == 4
+    ours, theirs = ([c.strip() for c in line.strip("|").split("|")] for line in lines[2:])
+    # 3 against 3 seeds, every FairQCM seed above every RNN seed: exact two-sided Mann-Whitney p = 2 / C(6, 3) = 0.10
+    assert ours[:4] == ["sb3-fair", "RNN", "3 / 3", "1001.0 ± 0.8 / 501.0 ± 0.8 (0.10)"]
+    assert theirs[:4] == ["the authors' code", "RNN", "3 / 3", "901.0 ± 0.8 / 501.0 ± 0.8 (0.10)"]
+    assert len(ours) == 3 + 1 + len(benchmark.WINDOWS)
+    assert benchmark.versus_authors_only(results, {"FairQCM": authors["FairQCM"]}, block) == []
+
+
 @pytest.mark.slow
 def test_quick_run_writes_the_section_pngs_and_records(tmp_path, monkeypatch):
     out, cwd = tmp_path / "out_dir", tmp_path / "cwd"
