@@ -441,25 +441,31 @@ def curve_scores(record: dict[str, Any]) -> list[float]:
     return [float(np.mean(ys)), *window_means(xs, ys)]
 
 
-def versus_authors(results: list[dict], authors: dict[str, list[list[float]]], block: int) -> list[str]:
-    """sb3-fair against the authors' code, per method: whole curve and each window, Mann-Whitney U over seeds."""
+def authors_scores(authors: dict[str, list[list[float]]], method: str, block: int) -> np.ndarray:
+    """The authors' code's runs of ``method``, one row per seed: the mean over the whole curve, then over each of
+    :data:`WINDOWS` (the columns of :func:`curve_scores`)."""
+    return np.array([[np.mean(ys), *window_means(xs, ys)] for xs, ys in authors_curves(authors, method, block)])
+
+
+def mann_whitney_cells(a: np.ndarray, b: np.ndarray) -> list[str]:
+    """Per column of two seed-by-column score arrays: ``mean ± sd of a / of b (two-sided Mann-Whitney U p)``."""
     from scipy.stats import mannwhitneyu
 
+    return [f"{_ms(a[:, k])} / {_ms(b[:, k])} ({mannwhitneyu(a[:, k], b[:, k], alternative='two-sided').pvalue:.2f})"
+            for k in range(a.shape[1])]
+
+
+def versus_authors(results: list[dict], authors: dict[str, list[list[float]]], block: int) -> list[str]:
+    """sb3-fair against the authors' code, per method: whole curve and each window, Mann-Whitney U over seeds."""
     if not authors:
         return ["(no figures from the authors' code for this task)"]
     cols = ["whole curve", *[f"episodes {a + 1}–{b}" for a, b in WINDOWS]]
     lines = ["| method | seeds (ours / authors') | " + " | ".join(f"{c}: ours / authors' (p)" for c in cols) + " |",
              "|---|---|" + "---|" * len(cols)]
     for method in sorted(set(authors) & {r["method"] for r in results}):
-        ours = [r for r in results if r["method"] == method]
-        theirs = authors_curves(authors, method, block)
-        o = np.array([curve_scores(r) for r in ours])
-        t = np.array([[np.mean(ys), *window_means(xs, ys)] for xs, ys in theirs])
-        cells = []
-        for k in range(len(cols)):
-            p = mannwhitneyu(o[:, k], t[:, k], alternative="two-sided").pvalue
-            cells.append(f"{_ms(o[:, k])} / {_ms(t[:, k])} ({p:.2f})")
-        lines.append(f"| {method} | {len(o)} / {len(t)} | " + " | ".join(cells) + " |")
+        o = np.array([curve_scores(r) for r in results if r["method"] == method])
+        t = authors_scores(authors, method, block)
+        lines.append(f"| {method} | {len(o)} / {len(t)} | " + " | ".join(mann_whitney_cells(o, t)) + " |")
     return lines
 
 
@@ -471,20 +477,16 @@ AUTHORS_ONLY = ("RNN",)
 def versus_authors_only(results: list[dict], authors: dict[str, list[list[float]]], block: int) -> list[str]:
     """FairQCM, sb3-fair's runs and the authors' code's, against each :data:`AUTHORS_ONLY` method of the authors' code:
     whole curve and each window, mean ± sd over seeds, two-sided Mann-Whitney U over seeds (different code: no pairing)."""
-    from scipy.stats import mannwhitneyu
-
     cols = ["whole curve", *[f"episodes {a + 1}–{b}" for a, b in WINDOWS]]
     lines = ["| FairQCM, from | against (authors' code) | seeds | " + " | ".join(f"{c}: FairQCM / it (p)" for c in cols) + " |",
              "|---|---|---|" + "---|" * len(cols)]
     ours = np.array([curve_scores(r) for r in results if r["method"] == "FairQCM"])
-    theirs = np.array([[np.mean(ys), *window_means(xs, ys)] for xs, ys in authors_curves(authors, "FairQCM", block)])
+    theirs = authors_scores(authors, "FairQCM", block)
     for method in (m for m in AUTHORS_ONLY if authors.get(m)):
-        other = np.array([[np.mean(ys), *window_means(xs, ys)] for xs, ys in authors_curves(authors, method, block)])
+        other = authors_scores(authors, method, block)
         for label, fair in (("sb3-fair", ours), ("the authors' code", theirs)):
             if len(fair):
-                cells = [f"{_ms(fair[:, k])} / {_ms(other[:, k])} ({mannwhitneyu(fair[:, k], other[:, k]).pvalue:.2f})"
-                         for k in range(len(cols))]
-                lines.append(f"| {label} | {method} | {len(fair)} / {len(other)} | " + " | ".join(cells) + " |")
+                lines.append(f"| {label} | {method} | {len(fair)} / {len(other)} | " + " | ".join(mann_whitney_cells(fair, other)) + " |")
     return lines if len(lines) > 2 else []
 
 
