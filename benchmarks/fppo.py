@@ -14,7 +14,9 @@ per episode. Training records each iteration's Δs (mean and std over the rollou
 massaged actions (Fig. 2), the share of those whose applicant would have defaulted (lending) and the
 share of the rollout's steps with Δs <= δ.
 
-On lending the default methods add F-PPO with the authors' code's three choices (``f_ppo_authors``: ties
+On attention the default methods add the paper's learned baseline, CPO (``cpo``: :class:`sb3_fair.CPO` with the
+``<env id>@hu2024`` entry of ``sb3_fair/hyperparams/cpo.yml``, the authors' settings), trained and evaluated as the
+PPO family. On lending the default methods add F-PPO with the authors' code's three choices (``f_ppo_authors``: ties
 flip, training Δl ``counts_sinkhorn``, terminal horizon); ``--methods f_ppo_flip f_ppo_dl f_ppo_horizon``
 change one of them each (:data:`AUTHORS_CHOICES`). Each F-PPO method's claims get a table of their own,
 with paired tests (:func:`reproduction.paired_test`) over the seeds both methods finished, and a per-seed table
@@ -81,12 +83,17 @@ AUTHORS_CHOICES: dict[str, tuple[str, dict[str, Any]]] = {
     "f_ppo_horizon": ("f_ppo", {"env_kwargs": {"horizon_terminates": True}}),
 }
 AUTHORS_METHODS = tuple(AUTHORS_CHOICES)
+#: attention only: the paper's learned baseline, CPO (sb3_fair.CPO), with the authors' settings (``cpo.yml``'s
+#: ``<env id>@hu2024`` entry)
+CPO_METHODS = ("cpo",)
+#: every trained method, in the tables' order
+TRAINED = (*METHODS, *AUTHORS_METHODS, *CPO_METHODS)
 #: the methods that massage in training, so are also evaluated with massaging on
 MASSAGING = ("f_ppo", *AUTHORS_METHODS)
 LABELS = {"ppo": "PPO", "a_ppo": "A-PPO", "f_ppo": "F-PPO", "f_ppo_l": "F-PPO-L", "reference": "reference",
           "f_ppo_massaged": "F-PPO, massaged at evaluation", "f_ppo_authors": "F-PPO (authors' choices)",
           "f_ppo_flip": "F-PPO, ties flip only", "f_ppo_dl": "F-PPO, training Δl counts_sinkhorn only",
-          "f_ppo_horizon": "F-PPO, terminal horizon only"}
+          "f_ppo_horizon": "F-PPO, terminal horizon only", "cpo": "CPO"}
 LABELS.update({f"{m}_massaged": f"{LABELS[m]}, massaged at evaluation" for m in AUTHORS_METHODS})
 REFERENCE = {"lending": "EO (equal opportunity)", "attention": "proportional heuristic", "epidemic": "Max (highest degree)"}
 # evaluation protocol: (episodes, horizon)
@@ -107,9 +114,9 @@ PAPER = {
     "lending": {"short_term": {"PPO": "0.15-0.31", "A-PPO": "0-0.10", "F-PPO": "0.06-0.08", "reference": "0-0.07"},
                 "long_term": {"PPO": 0.16, "A-PPO": 0.43, "F-PPO": 0.115, "reference": 0.26},
                 "utility": {"PPO": 11745, "A-PPO": 11800, "F-PPO": 11630, "reference": 11660}},
-    "attention": {"short_term": {"PPO": 0.077, "A-PPO": 0.053, "F-PPO": 0.067, "reference": "CPO 0.077"},
-                  "long_term": {"PPO": "~1.3", "A-PPO": "~4.0", "F-PPO": "~1.3 (lowest)", "reference": "CPO ~1.3"},
-                  "utility": {"PPO": "2.2-2.7", "A-PPO": "1.5-1.9", "F-PPO": "2.2-2.55", "reference": "CPO 1.6-1.85"}},
+    "attention": {"short_term": {"PPO": 0.077, "A-PPO": 0.053, "F-PPO": 0.067, "CPO": 0.077},
+                  "long_term": {"PPO": "~1.3", "A-PPO": "~4.0", "F-PPO": "~1.3 (lowest)", "CPO": "~1.3"},
+                  "utility": {"PPO": "2.2-2.7", "A-PPO": "1.5-1.9", "F-PPO": "2.2-2.55", "CPO": "1.6-1.85"}},
     "epidemic": {"short_term": {"PPO": 1.44, "A-PPO": 0.16, "F-PPO": 0.46, "reference": 1.82},
                  "long_term": {"PPO": 4.4, "A-PPO": 2.95, "F-PPO": 2.55, "reference": 6.9},
                  "utility": {"PPO": 0.22, "A-PPO": 0.155, "F-PPO": 0.19, "reference": 0.29}},
@@ -150,6 +157,10 @@ def experiment_config(part: str, method: str, seed: int, n_timesteps: int, quick
     nothing saved by it (:func:`run_job` saves the model itself, under the runs' names)."""
     from sb3_fair.experiment import ExperimentConfig
 
+    if method in CPO_METHODS:  # the authors' CPO settings; TRPO has no epochs
+        return ExperimentConfig.from_hyperparams("cpo", ENV_IDS[PRESET[part]], variant="hu2024",
+                                                 overrides={"n_steps": QUICK_OVERRIDES["n_steps"]} if quick else None,
+                                                 seed=seed, n_timesteps=n_timesteps, eval_episodes=0)
     variant, updates = AUTHORS_CHOICES.get(method, (method, {}))
     return ExperimentConfig.from_hyperparams("fair_ppo", ENV_IDS[PRESET[part]], variant=variant, updates=updates or None,
                                              overrides=QUICK_OVERRIDES if quick else None, seed=seed,
@@ -209,6 +220,16 @@ class RolloutSignals:
         class Callback(BaseCallback):
             def _on_rollout_start(self) -> None:
                 record.current, record.defaulters, record.massaged = [], 0, 0
+                self._cpo_step()
+
+            def _on_training_end(self) -> None:
+                self._cpo_step()
+
+            def _cpo_step(self) -> None:  # CPO: the step of the update that has just run (once per update)
+                step = getattr(self.model, "last_step", None)
+                if step is not None and step is not record.last_step:
+                    record.cpo_steps.append([step.case, step.lam, step.nu])
+                    record.last_step = step
 
             def _on_step(self) -> bool:
                 infos = self.locals["infos"]
@@ -228,6 +249,9 @@ class RolloutSignals:
                                     float(np.mean(current <= delta)) if delta is not None else None])
 
         self.rows: list[list[float]] = []
+        #: CPO's updates: ``[case, λ, ν]`` each (:class:`sb3_fair.cpo.CPOStep`)
+        self.cpo_steps: list[list[Any]] = []
+        self.last_step: Any = None
         self.current: list[float] = []
         self.defaulters, self.massaged = 0, 0
         self.callback = Callback()
@@ -296,7 +320,7 @@ def run_job(job: dict[str, Any], runs: str) -> dict[str, Any]:
     import torch as th
 
     th.set_num_threads(1)
-    from sb3_fair import FairPPO
+    from sb3_fair import CPO, FairPPO
     from sb3_fair.experiment import train
 
     model_path, record_path = paths(job, runs)
@@ -313,6 +337,8 @@ def run_job(job: dict[str, Any], runs: str) -> dict[str, Any]:
             # the checkpoint is the truth (a crash may have come between saving it and writing the record)
             record["steps"] = saved_timesteps(model_path)
             del record["iterations"][record["steps"] // n_steps:]
+            if "cpo_steps" in record:
+                del record["cpo_steps"][record["steps"] // n_steps:]
         else:  # no checkpoint (e.g. the record came from another machine): the run starts again
             record.update(steps=0, train_s=0.0, iterations=[])
         signals = RolloutSignals()
@@ -333,6 +359,9 @@ def run_job(job: dict[str, Any], runs: str) -> dict[str, Any]:
             record["train_s"] += seconds
             record["iterations"].extend(signals.rows)
             signals.rows.clear()
+            if signals.cpo_steps:
+                record.setdefault("cpo_steps", []).extend(signals.cpo_steps)
+                signals.cpo_steps.clear()
             record["steps"] = int(model.num_timesteps)
             record.pop("evaluation", None)  # of fewer steps
             record.pop("evaluation_massaged", None)
@@ -340,7 +369,7 @@ def run_job(job: dict[str, Any], runs: str) -> dict[str, Any]:
             record_path.write_text(json.dumps(record))
     massaged = job["method"] in MASSAGING  # also evaluated with massaging on
     if record["steps"] >= job["timesteps"] and ("evaluation" not in record or (massaged and "evaluation_massaged" not in record)):
-        model = FairPPO.load(model_path, device="cpu")
+        model = (CPO if job["method"] in CPO_METHODS else FairPPO).load(model_path, device="cpu")
         horizon = eval_horizon(job)
         if "evaluation" not in record:
             record["evaluation"] = evaluate(job["part"], model, job.get("eval_episodes"), horizon=horizon)
@@ -382,7 +411,7 @@ def records_on_disk(part: str, timesteps: int, runs: str | Path, quick: bool = F
     folder = Path(runs) / ("quick" if quick else "")
     names = [*folder.glob(f"{part}_*_{timesteps}.json"), *folder.glob(f"{part}_reference_*.json")]
     records = [json.loads(path.read_text()) for path in names]
-    order = [*METHODS, *AUTHORS_METHODS, "reference"]
+    order = [*TRAINED, "reference"]
     return sorted((r for r in records if r.get("method") in order and r.get("part") == part
                    and (r["method"] == "reference" or r.get("timesteps") == timesteps)),
                   key=lambda r: (order.index(r["method"]), r["seed"]))
@@ -456,9 +485,12 @@ def claims_table(part: str, values: dict[str, dict[str, dict[int, float]]], trai
     if final.get("reference") and final.get(fppo):
         ref = np.mean(list(final["reference"].values()))
         outcome += f"; below the reference's mean in {sum(v < ref for v in final[fppo].values())} of {len(final[fppo])}"
-    outcome += "; " + "; ".join(test(fppo, m, final, fmt[1]) for m in ("ppo", "a_ppo", "f_ppo_l") if final.get(m))
+    if final.get("cpo") and final.get(fppo):  # attention: the paper ranks F-PPO against its CPO baseline too
+        k, n = paired(final[fppo], final["cpo"], lambda a, b: a < b)
+        outcome += f"; below CPO in {k} of {n} seeds"
+    outcome += "; " + "; ".join(test(fppo, m, final, fmt[1]) for m in ("ppo", "a_ppo", "f_ppo_l", "cpo") if final.get(m))
     rows.append(f"| {name} has the lowest long-term gap (paper's statistic at the end) | "
-                f"{'; '.join(cell(m, final, fmt[1]) for m in (*trained, 'reference') if final.get(m))} | {outcome} |")
+                f"{'; '.join(cell(m, final, fmt[1]) for m in (*trained, 'cpo', 'reference') if final.get(m))} | {outcome} |")
     # the fair baselines: A-PPO, and lending's equal-opportunity policy (the other references are not fair policies)
     fair = [m for m in ("a_ppo", "reference") if short.get(m) and (m == "a_ppo" or part == "lending")]
     if fair:
@@ -472,7 +504,7 @@ def claims_table(part: str, values: dict[str, dict[str, dict[int, float]]], trai
     else:
         outcome = "no fair baseline finished"
     rows.append(f"| {name}'s short-term gap is near the fair baselines' ({', '.join(LABELS[m] for m in fair) or '-'}) | "
-                f"{'; '.join(cell(m, short, fmt[0]) for m in ('ppo', 'a_ppo', fppo, massaged, 'reference') if short.get(m))} | "
+                f"{'; '.join(cell(m, short, fmt[0]) for m in ('ppo', 'a_ppo', fppo, massaged, 'cpo', 'reference') if short.get(m))} | "
                 f"{outcome} |")
     # comparable: no more than 5% of PPO's gain below it (lending: the profit over the starting cash)
     base = 10_000 if part == "lending" else 0
@@ -495,6 +527,29 @@ def claims_table(part: str, values: dict[str, dict[str, dict[int, float]]], trai
     return rows
 
 
+def cpo_steps_table(finished: list[dict[str, Any]]) -> list[str]:
+    """Markdown lines: what CPO's updates were (the share of each :data:`sb3_fair.cpo.cpo.CASES`, the constraint's
+    multiplier ν of the constrained ones), a row per CPO method with recorded updates (none: no lines)."""
+    from sb3_fair.cpo.cpo import CASES
+
+    rows = []
+    for m in CPO_METHODS:
+        runs = [r["cpo_steps"] for r in finished if r["method"] == m and r.get("cpo_steps")]
+        if not runs:
+            continue
+        shares = {case: [np.mean([s[0] == case for s in steps]) for steps in runs] for case in CASES}
+        nus = [float(np.median([s[2] for s in steps if s[0] == "constrained"])) for steps in runs
+               if any(s[0] == "constrained" for s in steps)]
+        rows.append(f"| {LABELS[m]} | {len(runs)} | {mean_sd([len(steps) for steps in runs], '{:.0f}')} | "
+                    + " | ".join(mean_sd(shares[case], "{:.2f}") for case in CASES) + f" | {mean_sd(nus, '{:.3g}')} |")
+    if not rows:
+        return []
+    return ["", "CPO's updates (`sb3_fair.cpo.cpo_step`'s cases): the share of each kind of step, per run, and "
+            "the median multiplier ν of the constrained steps of each run:", "",
+            "| method | runs | updates | " + " | ".join(f"{case} share" for case in CASES) + " | median ν, constrained |",
+            "|---|---|---|" + "---|" * len(CASES) + "---|", *rows]
+
+
 def paired(a: dict[int, float], b: dict[int, float], holds: Any) -> tuple[int, int]:
     """How many of the seeds both have satisfy ``holds(a[seed], b[seed])``, and how many they have."""
     seeds = sorted(set(a) & set(b))
@@ -510,7 +565,7 @@ def report(part: str, records: list[dict[str, Any]], args: argparse.Namespace, o
     import matplotlib.pyplot as plt
 
     finished = [r for r in records if "evaluation" in r]
-    trained = [m for m in (*METHODS, *AUTHORS_METHODS) if any(r["method"] == m for r in records)]
+    trained = [m for m in TRAINED if any(r["method"] == m for r in records)]
     by_method = {m: [r for r in finished if r["method"] == m] for m in (*trained, "reference")}
     # the massaging methods evaluated with massaging on (MassagedPredictor, τ of the iteration after training), a row each
     for m in MASSAGING:
@@ -532,7 +587,8 @@ def report(part: str, records: list[dict[str, Any]], args: argparse.Namespace, o
              "",
              f"`python benchmarks/fppo.py --part {part} --seeds {1 + max((r['seed'] for r in records), default=0)} "
              f"--timesteps {args.timesteps}{quick} --report`"
-             f" (runs resumed across calls; {time.strftime('%Y-%m-%d')}). FairPPO.from_preset(\"{PRESET[part]}\", variant=...), "
+             f" (runs resumed across calls; {time.strftime('%Y-%m-%d')}). FairPPO.from_preset(\"{PRESET[part]}\", variant=...)"
+             + (" and CPO with cpo.yml's `@hu2024` entry (the authors' CPO settings)" if "cpo" in trained else "") + ", "
              f"{args.timesteps:,} training steps per run (paper: {PAPER_TIMESTEPS[PRESET[part]]:,}), evaluated over {n} episodes of "
              f"{horizon} steps (seeds {EVAL_SEED}+), sampled actions, no massaging. Mean ± std over training seeds "
              f"(reference: over its own seeds); in brackets the paper's value, one seed, read off its figure. "
@@ -546,7 +602,7 @@ def report(part: str, records: list[dict[str, Any]], args: argparse.Namespace, o
         if not runs:
             continue
         label = LABELS[m] if m != "reference" else REFERENCE[part]
-        key = "reference" if m == "reference" else LABELS[m]  # the paper's values are PPO's, A-PPO's, F-PPO's
+        key = "reference" if m == "reference" else LABELS[m]  # the paper's values are PPO's, A-PPO's, F-PPO's, CPO's
         ev = [r["evaluation"] for r in runs]
         speed = [r["steps"] / r["train_s"] for r in runs if r.get("train_s")]
         paper = {k: PAPER[part][k].get(key, "-") for k in ("short_term", "long_term", "utility")}
@@ -611,6 +667,7 @@ def report(part: str, records: list[dict[str, Any]], args: argparse.Namespace, o
                   "| method | runs | iterations | Δs, second half | massaged share, second half | of them would default | "
                   "steps with Δs <= δ |", "|---|---|---|---|---|---|---|",
                   *training_rows]
+    lines += cpo_steps_table(finished)
     values = seed_values(by_method)  # what both the claims and the per-seed table read
     claims = [row for m in ("f_ppo", "f_ppo_authors") if by_method.get(m) for row in claims_table(part, values, training, m)]
     if claims:
@@ -705,7 +762,7 @@ def measures(args: argparse.Namespace, output: Output) -> None:
 def method_seed(text: str) -> tuple[str, int]:
     """An argparse ``type``: ``"METHOD:SEED"`` (``"f_ppo_authors:3"``) as ``(method, seed)``."""
     method, _, seed = text.partition(":")
-    choices = [*METHODS, *AUTHORS_METHODS, "reference"]
+    choices = [*TRAINED, "reference"]
     if method not in choices or not seed.isdigit():
         raise argparse.ArgumentTypeError(f"{text!r} is not METHOD:SEED with METHOD one of {choices} and SEED >= 0")
     return method, int(seed)
@@ -716,9 +773,10 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--part", choices=["lending", "attention", "epidemic", "speed", "measures"], required=True)
     p.add_argument("--seeds", type=int_at_least(1), default=3)
     p.add_argument("--timesteps", type=int_at_least(1), default=None, help="training steps per run (default: BUDGETS)")
-    p.add_argument("--methods", nargs="+", default=None, choices=[*METHODS, *AUTHORS_METHODS, "reference"],
-                   help="default: PPO, A-PPO, F-PPO, F-PPO-L and the reference, and on lending F-PPO with the authors' "
-                        "choices (f_ppo_authors); f_ppo_flip, f_ppo_dl and f_ppo_horizon change one of them (lending only)")
+    p.add_argument("--methods", nargs="+", default=None, choices=[*TRAINED, "reference"],
+                   help="default: PPO, A-PPO, F-PPO, F-PPO-L and the reference, on lending F-PPO with the authors' "
+                        "choices (f_ppo_authors; f_ppo_flip, f_ppo_dl and f_ppo_horizon change one of them, lending only), "
+                        "on attention CPO (cpo, attention only)")
     p.add_argument("--first-seed", type=int_at_least(0), default=0, help="the seeds are first-seed .. first-seed + seeds - 1")
     p.add_argument("--runs", nargs="+", metavar="METHOD:SEED", type=method_seed, default=None,
                    help="these runs, in this order, instead of --methods x seeds (e.g. f_ppo_authors:1 ppo:3 reference:3)")
@@ -743,12 +801,17 @@ def main(argv: list[str] | None = None) -> None:
         args.report = True
     args.timesteps = args.timesteps or BUDGETS[args.part]
     if args.methods is None:
-        args.methods = [*METHODS, *(("f_ppo_authors",) if args.part == "lending" else ()), "reference"]
+        args.methods = [*METHODS, *(("f_ppo_authors",) if args.part == "lending" else ()),
+                        *(CPO_METHODS if args.part == "attention" else ()), "reference"]
     elif args.part != "lending" and set(args.methods) & set(AUTHORS_METHODS):
         p.error(f"--methods {' '.join(AUTHORS_METHODS)} are lending's only (the authors' lending code's choices)")
+    elif args.part != "attention" and set(args.methods) & set(CPO_METHODS):
+        p.error(f"--methods {' '.join(CPO_METHODS)}: the paper's CPO baseline is attention's only")
     deadline = time.time() + args.deadline_s
     if args.runs and args.part != "lending" and {m for m, _ in args.runs} & set(AUTHORS_METHODS):
         p.error(f"--runs: {' '.join(AUTHORS_METHODS)} are lending's only (the authors' lending code's choices)")
+    if args.runs and args.part != "attention" and {m for m, _ in args.runs} & set(CPO_METHODS):
+        p.error(f"--runs: {' '.join(CPO_METHODS)}: the paper's CPO baseline is attention's only")
     pairs = args.runs or [(m, s) for s in range(args.first_seed, args.first_seed + args.seeds) for m in args.methods]
     jobs = [dict(part=args.part, method=m, seed=s, timesteps=args.timesteps, chunk=args.chunk, deadline=deadline,
                  eval_episodes=args.eval_episodes, quick=args.quick) for m, s in pairs]

@@ -59,7 +59,7 @@ CONTRIB_MODULES=(test_run test_save_load test_train_eval_mode test_deterministic
 CONTRIB_MARK="not slow"  # sb3-contrib's own marker: test_ppo_lstm_performance, a 50k-step learning check (>20 min here)
 CONTRIB_QUICK_MODULES=(test_run test_invalid_actions test_lstm)
 # sb3-contrib's test_save_load does not cover MaskablePPO/RecurrentPPO; its test_run only in these two.
-CONTRIB_QUICK_K="test_advantage_normalization or (test_invalid_actions and not test_cnn and not test_supports_multi_envs) \
+CONTRIB_QUICK_K="test_advantage_normalization or test_trpo or (test_invalid_actions and not test_cnn and not test_supports_multi_envs) \
 or (test_lstm and (test_check or test_run[ or test_ppo_multi_dimensional_action_space))"
 
 usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }

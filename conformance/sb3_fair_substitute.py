@@ -69,6 +69,7 @@ ROWS: list[Row] = [
     Row("FairPPO", "stable_baselines3", "PPO", "sb3", {"fairness_coef": 0.0}),
     Row("FairMaskablePPO", "sb3_contrib", "MaskablePPO", "sb3-contrib", {"fairness_coef": 0.0}),
     Row("FairRecurrentPPO", "sb3_contrib", "RecurrentPPO", "sb3-contrib", {"fairness_coef": 0.0}),
+    Row("CPO", "sb3_contrib", "TRPO", "sb3-contrib", {"cost_limit": None}),
 ]
 
 _CONSTRUCTED: set[str] = set()  # substitutes constructed during the current test

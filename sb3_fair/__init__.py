@@ -22,6 +22,7 @@ References (docstrings cite them by authors and year):
 
 from sb3_fair import _moved, envs  # noqa: F401  (envs registers the environments)
 from sb3_fair.common.stakeholders import Stakeholders
+from sb3_fair.cpo import CPO
 from sb3_fair.ddpg import FairDDPG
 from sb3_fair.dqn import FairDQN
 from sb3_fair.ppo import FairPPO
@@ -34,6 +35,7 @@ __version__ = "0.4.0"
 _moved.install()  # the module paths of 0.3.0 that saved models name
 
 __all__ = [
+    "CPO",
     "FairDDPG",
     "FairDQN",
     "FairMaskablePPO",

@@ -144,6 +144,7 @@ class FairAlgorithmMixin(_AlgorithmBase):
             or getattr(self, "massaging", False)  # F-PPO's action massaging
             or getattr(self, "counterfactual", False)  # FairQCM's counterfactual replay
             or getattr(self, "potential_shaping", False)
+            or getattr(self, "constrained", False)  # CPO's constraint
             or float(getattr(self, "equivariance_coef", 0.0) or 0.0) > 0  # Fair-ER / Fair-E
         )
 

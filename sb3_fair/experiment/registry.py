@@ -42,6 +42,7 @@ ALGOS: dict[str, str] = {
     "tqc": "sb3_contrib:TQC",
     "trpo": "sb3_contrib:TRPO",
     # sb3-fair
+    "cpo": "sb3_fair:CPO",
     "fair_ddpg": "sb3_fair:FairDDPG",
     "fair_dqn": "sb3_fair:FairDQN",
     "fair_ppo": "sb3_fair:FairPPO",
