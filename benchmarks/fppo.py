@@ -84,8 +84,9 @@ AUTHORS_CHOICES: dict[str, tuple[str, dict[str, Any]]] = {
 }
 AUTHORS_METHODS = tuple(AUTHORS_CHOICES)
 #: attention only: the paper's learned baseline, CPO (sb3_fair.CPO), with the authors' settings (``cpo.yml``'s
-#: ``<env id>@hu2024`` entry)
-CPO_METHODS = ("cpo",)
+#: ``<env id>@hu2024`` entry), and sb3-contrib's TRPO with the same settings and no constraint (what the constraint
+#: changes)
+CPO_METHODS = ("cpo", "trpo")
 #: every trained method, in the tables' order
 TRAINED = (*METHODS, *AUTHORS_METHODS, *CPO_METHODS)
 #: the methods that massage in training, so are also evaluated with massaging on
@@ -93,7 +94,8 @@ MASSAGING = ("f_ppo", *AUTHORS_METHODS)
 LABELS = {"ppo": "PPO", "a_ppo": "A-PPO", "f_ppo": "F-PPO", "f_ppo_l": "F-PPO-L", "reference": "reference",
           "f_ppo_massaged": "F-PPO, massaged at evaluation", "f_ppo_authors": "F-PPO (authors' choices)",
           "f_ppo_flip": "F-PPO, ties flip only", "f_ppo_dl": "F-PPO, training Δl counts_sinkhorn only",
-          "f_ppo_horizon": "F-PPO, terminal horizon only", "cpo": "CPO"}
+          "f_ppo_horizon": "F-PPO, terminal horizon only", "cpo": "CPO",
+          "trpo": "TRPO (CPO's settings, no constraint)"}
 LABELS.update({f"{m}_massaged": f"{LABELS[m]}, massaged at evaluation" for m in AUTHORS_METHODS})
 REFERENCE = {"lending": "EO (equal opportunity)", "attention": "proportional heuristic", "epidemic": "Max (highest degree)"}
 # evaluation protocol: (episodes, horizon)
@@ -158,9 +160,14 @@ def experiment_config(part: str, method: str, seed: int, n_timesteps: int, quick
     from sb3_fair.experiment import ExperimentConfig
 
     if method in CPO_METHODS:  # the authors' CPO settings; TRPO has no epochs
-        return ExperimentConfig.from_hyperparams("cpo", ENV_IDS[PRESET[part]], variant="hu2024",
-                                                 overrides={"n_steps": QUICK_OVERRIDES["n_steps"]} if quick else None,
-                                                 seed=seed, n_timesteps=n_timesteps, eval_episodes=0)
+        config = ExperimentConfig.from_hyperparams("cpo", ENV_IDS[PRESET[part]], variant="hu2024",
+                                                   overrides={"n_steps": QUICK_OVERRIDES["n_steps"]} if quick else None,
+                                                   seed=seed, n_timesteps=n_timesteps, eval_episodes=0)
+        if method == "trpo":  # the same settings without the constraint's
+            data = {**config.to_dict(), "algo": "trpo", "variant": None}
+            data["hyperparams"] = {k: v for k, v in data["hyperparams"].items() if not k.startswith("cost_")}
+            config = ExperimentConfig.from_dict(data)
+        return config
     variant, updates = AUTHORS_CHOICES.get(method, (method, {}))
     return ExperimentConfig.from_hyperparams("fair_ppo", ENV_IDS[PRESET[part]], variant=variant, updates=updates or None,
                                              overrides=QUICK_OVERRIDES if quick else None, seed=seed,
@@ -320,6 +327,8 @@ def run_job(job: dict[str, Any], runs: str) -> dict[str, Any]:
     import torch as th
 
     th.set_num_threads(1)
+    from sb3_contrib import TRPO
+
     from sb3_fair import CPO, FairPPO
     from sb3_fair.experiment import train
 
@@ -369,7 +378,7 @@ def run_job(job: dict[str, Any], runs: str) -> dict[str, Any]:
             record_path.write_text(json.dumps(record))
     massaged = job["method"] in MASSAGING  # also evaluated with massaging on
     if record["steps"] >= job["timesteps"] and ("evaluation" not in record or (massaged and "evaluation_massaged" not in record)):
-        model = (CPO if job["method"] in CPO_METHODS else FairPPO).load(model_path, device="cpu")
+        model = {"cpo": CPO, "trpo": TRPO}.get(job["method"], FairPPO).load(model_path, device="cpu")
         horizon = eval_horizon(job)
         if "evaluation" not in record:
             record["evaluation"] = evaluate(job["part"], model, job.get("eval_episodes"), horizon=horizon)
@@ -541,13 +550,36 @@ def cpo_steps_table(finished: list[dict[str, Any]]) -> list[str]:
         nus = [float(np.median([s[2] for s in steps if s[0] == "constrained"])) for steps in runs
                if any(s[0] == "constrained" for s in steps)]
         rows.append(f"| {LABELS[m]} | {len(runs)} | {mean_sd([len(steps) for steps in runs], '{:.0f}')} | "
-                    + " | ".join(mean_sd(shares[case], "{:.2f}") for case in CASES) + f" | {mean_sd(nus, '{:.3g}')} |")
+                    + " | ".join(mean_sd(shares[case], "{:.2f}") for case in CASES) + f" | {mean_sd(nus, '{:.2f}')} |")
     if not rows:
         return []
     return ["", "CPO's updates (`sb3_fair.cpo.cpo_step`'s cases): the share of each kind of step, per run, and "
             "the median multiplier ν of the constrained steps of each run:", "",
             "| method | runs | updates | " + " | ".join(f"{case} share" for case in CASES) + " | median ν, constrained |",
             "|---|---|---|" + "---|" * len(CASES) + "---|", *rows]
+
+
+def constraint_effect(part: str, values: dict[str, dict[str, dict[int, float]]],
+                      training: dict[str, dict[int, float]]) -> list[str]:
+    """Markdown lines: CPO against TRPO with the same settings and no constraint, paired by seed (what the constraint
+    changes), for each quantity of :func:`seed_values` and the training Δs; none unless both ran."""
+    from reproduction import paired_test
+
+    if not (values["short_term"].get("cpo") and values["short_term"].get("trpo")):
+        return []
+    fmt = FORMATS[part]
+    rows = []
+    for name, by_m, f in (("Δs at the end, paper's statistic", values["short_term"], fmt[0]),
+                          ("Δs during training, second half", training, "{:.3f}"),
+                          ("Δl at the end, paper's statistic", values["long_term"], fmt[1]),
+                          (f"utility: {UTILITY[part]}", values["utility"], fmt[2])):
+        cpo, free = by_m.get("cpo", {}), by_m.get("trpo", {})
+        k, n = paired(cpo, free, lambda a, b: a < b)
+        rows.append(f"| {name} | {mean_sd(list(cpo.values()), f)} | {mean_sd(list(free.values()), f)} | "
+                    f"{paired_test(cpo, free, f)} | {k} of {n} |")
+    return ["", "What CPO's constraint changes: CPO against TRPO with the same settings and no constraint, paired by "
+            "seed (two-sided tests):", "", "| quantity | CPO | TRPO, no constraint | CPO − TRPO | CPO lower in |",
+            "|---|---|---|---|---|", *rows]
 
 
 def paired(a: dict[int, float], b: dict[int, float], holds: Any) -> tuple[int, int]:
@@ -588,7 +620,8 @@ def report(part: str, records: list[dict[str, Any]], args: argparse.Namespace, o
              f"`python benchmarks/fppo.py --part {part} --seeds {1 + max((r['seed'] for r in records), default=0)} "
              f"--timesteps {args.timesteps}{quick} --report`"
              f" (runs resumed across calls; {time.strftime('%Y-%m-%d')}). FairPPO.from_preset(\"{PRESET[part]}\", variant=...)"
-             + (" and CPO with cpo.yml's `@hu2024` entry (the authors' CPO settings)" if "cpo" in trained else "") + ", "
+             + (" and CPO with cpo.yml's `@hu2024` entry (the authors' CPO settings; TRPO: the same without the constraint)"
+               if "cpo" in trained else "") + ", "
              f"{args.timesteps:,} training steps per run (paper: {PAPER_TIMESTEPS[PRESET[part]]:,}), evaluated over {n} episodes of "
              f"{horizon} steps (seeds {EVAL_SEED}+), sampled actions, no massaging. Mean ± std over training seeds "
              f"(reference: over its own seeds); in brackets the paper's value, one seed, read off its figure. "
@@ -669,6 +702,7 @@ def report(part: str, records: list[dict[str, Any]], args: argparse.Namespace, o
                   *training_rows]
     lines += cpo_steps_table(finished)
     values = seed_values(by_method)  # what both the claims and the per-seed table read
+    lines += constraint_effect(part, values, training)
     claims = [row for m in ("f_ppo", "f_ppo_authors") if by_method.get(m) for row in claims_table(part, values, training, m)]
     if claims:
         lines += ["", "The paper's headline claims, checked seed by seed (seeds paired by number; mean ± std over seeds; "

@@ -261,3 +261,42 @@ def test_massaged_defaulters_counts_lending_rows_only() -> None:
     assert benchmark.massaged_defaulters(SimpleNamespace(massaged_rows=[0, 1, 2, 3]), infos) == (3, 2)
     assert benchmark.massaged_defaulters(SimpleNamespace(massaged_rows=[1]), infos) == (1, 0)
     assert benchmark.massaged_defaulters(SimpleNamespace(), infos) == (0, 0)  # no massaging
+
+
+def test_cpo_and_its_unconstrained_control_share_every_setting_but_the_constraint(capsys: pytest.CaptureFixture[str]) -> None:
+    """cpo is cpo.yml's @hu2024 entry (the F-PPO authors' CPO); trpo the same without the cost keys; attention only."""
+    from sb3_fair.common.hyperparams import algo_kwargs
+
+    cpo = benchmark.experiment_config("attention", "cpo", seed=1, n_timesteps=1000)
+    trpo = benchmark.experiment_config("attention", "trpo", seed=1, n_timesteps=1000)
+    assert (cpo.algo, cpo.variant, trpo.algo) == ("cpo", "hu2024", "trpo")
+    constraint = {"cost_limit": 0.0005, "cost_signal": "short_term", "cost_gae_lambda": 1.0}
+    assert algo_kwargs(dict(cpo.hyperparams)) == {**algo_kwargs(dict(trpo.hyperparams)), **constraint}
+    with pytest.raises(SystemExit):
+        benchmark.main(["--part", "epidemic", "--methods", "cpo", "--report-only"])
+    assert "attention's only" in capsys.readouterr().err
+
+
+def test_cpo_steps_table_known_answer() -> None:
+    """Two runs: the shares of each case per run, averaged over runs, and the median ν of the constrained steps."""
+    runs = [
+        {"method": "cpo", "cpo_steps": [["constrained", 2.0, 0.5], ["constrained", 2.0, 1.5], ["recovery", None, None],
+                                        ["unconstrained", 1.0, 0.0]]},
+        {"method": "cpo", "cpo_steps": [["constrained", 2.0, 1.0], ["constrained", 2.0, 1.0], ["constrained", 2.0, 1.0],
+                                        ["constrained", 2.0, 1.0]]},
+        {"method": "ppo"},
+    ]
+    lines = benchmark.cpo_steps_table(runs)
+    assert lines[-1] == "| CPO | 2 | 4 ± 0 | 0.12 ± 0.12 | 0.75 ± 0.25 | 0.12 ± 0.12 | 0.00 ± 0.00 | 1.00 ± 0.00 |"
+    assert benchmark.cpo_steps_table([{"method": "ppo"}]) == []
+
+
+def test_constraint_effect_pairs_cpo_with_its_control() -> None:
+    values = {"short_term": {"cpo": {0: 0.04, 1: 0.05}, "trpo": {0: 0.08, 1: 0.07}},
+              "long_term": {"cpo": {0: 1.0, 1: 2.0}, "trpo": {0: 1.5, 1: 1.5}},
+              "utility": {"cpo": {0: 2.0, 1: 2.0}, "trpo": {0: 2.5, 1: 2.5}}}
+    training = {"cpo": {0: 0.04, 1: 0.04}, "trpo": {0: 0.06, 1: 0.08}}
+    lines = benchmark.constraint_effect("attention", values, training)
+    assert lines[-4].startswith("| Δs at the end, paper's statistic | 0.045 ± 0.005 | 0.075 ± 0.005 | -0.030 ± 0.014 (n = 2;")
+    assert lines[-4].endswith("| 2 of 2 |") and lines[-2].endswith("| 1 of 2 |") and lines[-1].endswith("| 2 of 2 |")
+    assert benchmark.constraint_effect("attention", {**values, "short_term": {"cpo": {0: 0.04}}}, training) == []
