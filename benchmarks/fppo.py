@@ -235,7 +235,7 @@ class RolloutSignals:
             def _cpo_step(self) -> None:  # CPO: the step of the update that has just run (once per update)
                 step = getattr(self.model, "last_step", None)
                 if step is not None and step is not record.last_step:
-                    record.cpo_steps.append([step.case, step.lam, step.nu])
+                    record.cpo_steps.append([step.case, step.lam, step.nu, bool(self.model.last_step_accepted)])
                     record.last_step = step
 
             def _on_step(self) -> bool:
@@ -256,7 +256,7 @@ class RolloutSignals:
                                     float(np.mean(current <= delta)) if delta is not None else None])
 
         self.rows: list[list[float]] = []
-        #: CPO's updates: ``[case, λ, ν]`` each (:class:`sb3_fair.cpo.CPOStep`)
+        #: CPO's updates: ``[case, λ, ν, whether the line search kept a fraction of the step]`` each
         self.cpo_steps: list[list[Any]] = []
         self.last_step: Any = None
         self.current: list[float] = []
@@ -537,8 +537,9 @@ def claims_table(part: str, values: dict[str, dict[str, dict[int, float]]], trai
 
 
 def cpo_steps_table(finished: list[dict[str, Any]]) -> list[str]:
-    """Markdown lines: what CPO's updates were (the share of each :data:`sb3_fair.cpo.cpo.CASES`, the constraint's
-    multiplier ν of the constrained ones), a row per CPO method with recorded updates (none: no lines)."""
+    """Markdown lines: what CPO's updates were (the share of each :data:`sb3_fair.cpo.cpo.CASES`, the share the line
+    search kept, the constraint's multiplier ν of the constrained ones), a row per CPO method with recorded updates
+    (none: no lines)."""
     from sb3_fair.cpo.cpo import CASES
 
     rows = []
@@ -549,14 +550,18 @@ def cpo_steps_table(finished: list[dict[str, Any]]) -> list[str]:
         shares = {case: [np.mean([s[0] == case for s in steps]) for steps in runs] for case in CASES}
         nus = [float(np.median([s[2] for s in steps if s[0] == "constrained"])) for steps in runs
                if any(s[0] == "constrained" for s in steps)]
+        kept = [float(np.mean([s[3] for s in steps])) for steps in runs if all(len(s) > 3 for s in steps)]
         rows.append(f"| {LABELS[m]} | {len(runs)} | {mean_sd([len(steps) for steps in runs], '{:.0f}')} | "
-                    + " | ".join(mean_sd(shares[case], "{:.2f}") for case in CASES) + f" | {mean_sd(nus, '{:.2f}')} |")
+                    + " | ".join(mean_sd(shares[case], "{:.2f}") for case in CASES)
+                    + f" | {mean_sd(kept, '{:.2f}')} | {mean_sd(nus, '{:.2f}')} |")
     if not rows:
         return []
-    return ["", "CPO's updates (`sb3_fair.cpo.cpo_step`'s cases): the share of each kind of step, per run, and "
-            "the median multiplier ν of the constrained steps of each run:", "",
-            "| method | runs | updates | " + " | ".join(f"{case} share" for case in CASES) + " | median ν, constrained |",
-            "|---|---|---|" + "---|" * len(CASES) + "---|", *rows]
+    return ["", "CPO's updates (`sb3_fair.cpo.cpo_step`'s cases): the share of each kind of step, per run, the share "
+            "whose line search kept a fraction of the step, and the median multiplier ν of the constrained steps of each "
+            "run:", "",
+            "| method | runs | updates | " + " | ".join(f"{case} share" for case in CASES)
+            + " | kept by the line search | median ν, constrained |",
+            "|---|---|---|" + "---|" * len(CASES) + "---|---|", *rows]
 
 
 def constraint_effect(part: str, values: dict[str, dict[str, dict[int, float]]],

@@ -280,14 +280,14 @@ def test_cpo_and_its_unconstrained_control_share_every_setting_but_the_constrain
 def test_cpo_steps_table_known_answer() -> None:
     """Two runs: the shares of each case per run, averaged over runs, and the median ν of the constrained steps."""
     runs = [
-        {"method": "cpo", "cpo_steps": [["constrained", 2.0, 0.5], ["constrained", 2.0, 1.5], ["recovery", None, None],
-                                        ["unconstrained", 1.0, 0.0]]},
-        {"method": "cpo", "cpo_steps": [["constrained", 2.0, 1.0], ["constrained", 2.0, 1.0], ["constrained", 2.0, 1.0],
-                                        ["constrained", 2.0, 1.0]]},
+        {"method": "cpo", "cpo_steps": [["constrained", 2.0, 0.5, True], ["constrained", 2.0, 1.5, False],
+                                        ["recovery", None, None, True], ["unconstrained", 1.0, 0.0, True]]},
+        {"method": "cpo", "cpo_steps": [["constrained", 2.0, 1.0, True], ["constrained", 2.0, 1.0, True],
+                                        ["constrained", 2.0, 1.0, True], ["constrained", 2.0, 1.0, True]]},
         {"method": "ppo"},
     ]
     lines = benchmark.cpo_steps_table(runs)
-    assert lines[-1] == "| CPO | 2 | 4 ± 0 | 0.12 ± 0.12 | 0.75 ± 0.25 | 0.12 ± 0.12 | 0.00 ± 0.00 | 1.00 ± 0.00 |"
+    assert lines[-1] == "| CPO | 2 | 4 ± 0 | 0.12 ± 0.12 | 0.75 ± 0.25 | 0.12 ± 0.12 | 0.00 ± 0.00 | 0.88 ± 0.12 | 1.00 ± 0.00 |"
     assert benchmark.cpo_steps_table([{"method": "ppo"}]) == []
 
 

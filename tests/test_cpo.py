@@ -67,6 +67,18 @@ def test_the_step_is_the_best_point_of_the_trust_region_that_keeps_the_constrain
     assert checked > 40
 
 
+def test_parallel_gradients_give_the_least_step_onto_the_plane() -> None:
+    """g = b (H = I): max bᵀx subject to bᵀx <= 0.025 is any point of that plane; CPO's limit is its nearest, 0.25 b
+    for |b|² = 0.1. Also with no reward gradient: onto the plane when the constraint is violated, else no step."""
+    step = cpo_step(0.1, 0.1, 0.1, -0.025, 0.01)
+    assert (step.g_coef, step.b_coef, step.case) == (0.0, pytest.approx(0.25), "constrained")
+    x = _solve(np.eye(2), np.array([0.3, 0.1]), np.array([0.3, 0.1]), -0.025, 0.01)
+    np.testing.assert_allclose(x, 0.25 * np.array([0.3, 0.1]))
+    step = cpo_step(0.0, 0.0, 1.0, 0.05, 0.01)
+    assert (step.g_coef, step.b_coef) == (0.0, pytest.approx(-0.05))
+    assert cpo_step(0.0, 0.0, 1.0, -0.05, 0.01)[:2] == (0.0, 0.0)
+
+
 @pytest.mark.parametrize("bad", [dict(q=math.nan, r=0.0, s=1.0, c=0.0, max_kl=0.01), dict(q=1.0, r=0.0, s=1.0, c=0.0, max_kl=0.0)])
 def test_the_solver_refuses_what_it_cannot_use(bad) -> None:
     with pytest.raises(ValueError, match="q|max_kl"):
@@ -118,6 +130,7 @@ def test_the_constraint_is_kept(tmp_path) -> None:
     bound.learn(4000)
     assert _share_of_ones(free) > 0.9
     assert 0.1 < _share_of_ones(bound) < 0.3  # the best policy that keeps the limit: action 1 with probability 0.2
+    assert bound.last_step is not None
     import csv
 
     rows = list(csv.DictReader((tmp_path / "progress.csv").open()))
@@ -125,6 +138,20 @@ def test_the_constraint_is_kept(tmp_path) -> None:
     rows = [r for r in rows if r["cpo/cost"]]  # the first dump comes before the first update
     assert float(rows[0]["cpo/cost"]) == pytest.approx(0.5, abs=0.15)  # the first rollout: a coin flip per step
     assert float(rows[-1]["cpo/cost"]) < 0.35
+    # the line search keeps the constrained steps, also those taken while the constraint is violated
+    kept = [float(r["train/is_line_search_success"]) for r in rows if r["cpo/constrained"] == "1.0"]
+    assert len(kept) > 5 and np.mean(kept) > 0.8
+
+
+def test_several_envs_and_a_time_limit(tmp_path) -> None:
+    """Two sub-envs whose episodes a time limit cuts (the cost is bootstrapped there), a sub-sampled actor batch."""
+    from stable_baselines3.common.env_util import make_vec_env
+
+    env = make_vec_env(Greedy, n_envs=2, seed=0)
+    model = CPO("MlpPolicy", env, cost_limit=0.2, n_steps=100, batch_size=100, learning_rate=3e-3, sub_sampling_factor=2,
+                seed=0)
+    model.learn(6000)
+    assert 0.05 < _share_of_ones(model) < 0.4
 
 
 def test_an_unreachable_limit_takes_recovery_steps_only(tmp_path) -> None:
@@ -155,6 +182,15 @@ def test_a_trpo_zip_loads_as_trpo(tmp_path) -> None:
     TRPO("MlpPolicy", "CartPole-v1", n_steps=64, batch_size=32, seed=0).save(tmp_path / "trpo")
     model = CPO.load(tmp_path / "trpo")
     assert model.cost_limit is None and not model.fairness_active()
+    with pytest.raises(ValueError, match=r"CPO.load: cost_limit=0.1, but the model was saved with cost_limit=None"):
+        CPO.load(tmp_path / "trpo", cost_limit=0.1)
+
+
+def test_a_loaded_model_keeps_its_constraint(tmp_path) -> None:
+    CPO("MlpPolicy", Greedy(), cost_limit=0.3, n_steps=64, batch_size=32, seed=0).save(tmp_path / "cpo")
+    assert CPO.load(tmp_path / "cpo", cost_limit=0.1).cost_limit == 0.1  # another limit: the same critic serves
+    with pytest.raises(ValueError, match="keeps whether it has a constraint"):
+        CPO.load(tmp_path / "cpo", cost_limit=None)
 
 
 @pytest.mark.parametrize(

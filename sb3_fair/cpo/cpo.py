@@ -35,7 +35,7 @@ from stable_baselines3.common.utils import explained_variance
 from torch import nn
 from torch.nn import functional as F
 
-from sb3_fair.common.fair_algorithm import FairAlgorithmMixin
+from sb3_fair.common.fair_algorithm import FairAlgorithmMixin, _saved_data
 from sb3_fair.common.protocol import get_fairness_signal_lists
 from sb3_fair.common.validation import check_choice, check_probability, check_weights
 
@@ -48,6 +48,9 @@ COST_SIGNALS = ("short_term", "long_term")
 CASES = ("unconstrained", "constrained", "recovery", "no_cost_gradient")
 #: below this, ``bᵀH⁻¹b`` (or ``gᵀH⁻¹g``) counts as zero: the surrogate has no gradient to follow
 TINY = 1e-12
+#: ``g`` and ``b`` count as parallel (in H⁻¹'s inner product) when ``gᵀH⁻¹g - (gᵀH⁻¹b)² / bᵀH⁻¹b`` is below this
+#: share of ``gᵀH⁻¹g``: below the accuracy of the conjugate-gradient solutions
+PARALLEL = 1e-6
 
 
 class CPOStep(NamedTuple):
@@ -111,7 +114,12 @@ def cpo_step(q: float, r: float, s: float, c: float, max_kl: float) -> CPOStep:
         if c > 0:
             return CPOStep(0.0, -math.sqrt(2 * delta / s), "recovery", math.nan, math.nan)
         return trpo("unconstrained")
+    if q <= TINY:  # no reward gradient: the least step onto the plane if the constraint is violated, else none
+        return CPOStep(0.0, -c / s, "constrained", 0.0, 0.0) if c > 0 else CPOStep(0.0, 0.0, "unconstrained", 0.0, 0.0)
     a_term = max(q - r * r / s, 0.0)  # >= 0 by Cauchy-Schwarz in H⁻¹'s inner product
+    # g parallel to b (in H⁻¹'s inner product, up to rounding): piece a's infimum is at λ -> 0, where the step tends to
+    # -(c / s) H⁻¹b, the least step onto the plane c + bᵀx = 0 (its 1/λ terms cancel)
+    parallel = a_term <= PARALLEL * q
     # the intervals of λ >= 0 where λc + r > 0 (ν > 0: piece a) and where λc + r <= 0 (ν = 0: piece b)
     inf = math.inf
     piece_a: tuple[float, float] | None
@@ -130,13 +138,17 @@ def cpo_step(q: float, r: float, s: float, c: float, max_kl: float) -> CPOStep:
         return min(max(x, interval[0], smallest), max(interval[1], smallest))
 
     candidates = []
-    if piece_a is not None:
+    if piece_a is not None and parallel and piece_a[0] <= 0:
+        candidates.append((-r * c / s, 0.0))  # D_a's infimum, as λ -> 0
+    elif piece_a is not None:
         lam = clip(math.sqrt(a_term / b_term), piece_a)
         candidates.append((0.5 * (a_term / lam + b_term * lam) - r * c / s, lam))
     if piece_b is not None:
         lam = clip(math.sqrt(q / (2 * delta)), piece_b)
         candidates.append((0.5 * (q / lam + 2 * delta * lam), lam))
     _, lam = min(candidates)
+    if lam == 0.0:
+        return CPOStep(0.0, -c / s, "constrained", 0.0, max(0.0, r / s))
     nu = max(0.0, (lam * c + r) / s)
     # TRPO's step when ν = 0 and λ is its own unconstrained optimum; the constraint binds otherwise
     binding = nu > 0 or not math.isclose(lam, math.sqrt(q / (2 * delta)), rel_tol=1e-9)
@@ -238,7 +250,8 @@ class CPO(FairAlgorithmMixin, TRPO):
     3. :func:`cpo_step` gives the step, and a backtracking line search (TRPO's ``line_search_max_iter`` and
        ``line_search_shrinking_factor``) accepts the first fraction of it whose KL is at most ``target_kl``
        (δ), whose cost surrogate rises by at most ``max(-c, 0)`` (the constraint as linearised), and whose reward
-       surrogate improves (not asked of a recovery step), as Achiam et al.'s §6.3 line search;
+       surrogate improves while the current policy keeps the constraint (``c < 0``: their Algorithm 1 asks only for
+       the constraints; OpenAI's safety-starter-agents CPO also asks for this gain while the constraint holds);
     4. the value and cost critics fit their returns (TRPO's ``n_critic_updates`` epochs of ``batch_size``).
 
     The constraint's unit. Achiam et al. bound the expected discounted sum of costs; a mean per step is the
@@ -302,12 +315,52 @@ class CPO(FairAlgorithmMixin, TRPO):
         self._cost_tracker: CostTracker | None = None
         #: the step of the last CPO update (its case, λ and ν), ``None`` before the first
         self.last_step: CPOStep | None = None
+        #: whether the line search of the last CPO update kept a fraction of its step
+        self.last_step_accepted = False
         super().__init__(policy, env, *args, **kwargs)
 
     @property
     def constrained(self) -> bool:
         """Whether the update is CPO's (a ``cost_limit`` is set) rather than TRPO's."""
         return self.cost_limit is not None
+
+    @classmethod
+    def load(
+        cls: type[SelfCPO],
+        path: Any,
+        env: Any = None,
+        device: th.device | str = "auto",
+        custom_objects: dict[str, Any] | None = None,
+        print_system_info: bool = False,
+        force_reset: bool = True,
+        **kwargs: Any,
+    ) -> SelfCPO:
+        """:meth:`FairAlgorithmMixin.load <sb3_fair.common.fair_algorithm.FairAlgorithmMixin.load>`; a ``cost_limit``
+        given beside the zip may change the limit but not whether there is one (the cost critic belongs to the
+        constrained model).
+
+        :raises ValueError: naming both settings, for ``cost_limit=None`` beside a constrained model or a number beside
+            an unconstrained one (or a TRPO zip).
+        """
+        given = {**(custom_objects or {}), **kwargs}
+        if "cost_limit" in given:
+            data = _saved_data(path)
+            saved = (data or {}).get("cost_limit")
+            if data is not None and (given["cost_limit"] is None) != (saved is None):
+                raise ValueError(
+                    f"{cls.__name__}.load: cost_limit={given['cost_limit']!r}, but the model was saved with "
+                    f"cost_limit={saved!r}; a loaded model keeps whether it has a constraint (its cost critic belongs to "
+                    f"it): build a new {cls.__name__}(..., cost_limit={given['cost_limit']!r}) to train otherwise"
+                )
+        return super().load(
+            path,
+            env=env,
+            device=device,
+            custom_objects=custom_objects,
+            print_system_info=print_system_info,
+            force_reset=force_reset,
+            **kwargs,
+        )
 
     def _setup_model(self) -> None:
         super()._setup_model()
@@ -335,7 +388,7 @@ class CPO(FairAlgorithmMixin, TRPO):
         return state_dicts, tensors
 
     def _excluded_save_params(self) -> list[str]:
-        return [*super()._excluded_save_params(), "_cost_tracker", "last_step"]
+        return [*super()._excluded_save_params(), "_cost_tracker", "last_step", "last_step_accepted"]
 
     def fairness_config(self) -> dict[str, Any]:
         """The constraint's settings (stored in the W&B run config)."""
@@ -417,7 +470,10 @@ class CPO(FairAlgorithmMixin, TRPO):
         cost_adv_all = th.as_tensor(RolloutBuffer.swap_and_flatten(cost_advantages), device=self.device).flatten()
         cost_ret_all = th.as_tensor(RolloutBuffer.swap_and_flatten(cost_returns), device=self.device).flatten()
 
-        rows = slice(None, None, self.sub_sampling_factor)  # TRPO's optional sub-sampling of the actor's batch
+        # TRPO's optional sub-sampling of the actor's batch: every k-th row of a shuffled batch, as TRPO's get() gives it
+        rows: Any = slice(None)
+        if self.sub_sampling_factor > 1:
+            rows = th.as_tensor(np.random.permutation(n)[:: self.sub_sampling_factor], device=self.device)
         observations = (
             data.observations[rows]
             if not isinstance(data.observations, dict)
@@ -456,7 +512,8 @@ class CPO(FairAlgorithmMixin, TRPO):
         h_g = conjugate_gradient_solver(hvp, g, max_iter=self.cg_max_steps)
         h_b = conjugate_gradient_solver(hvp, b, max_iter=self.cg_max_steps)
         step = cpo_step(float(g @ h_g), float(g @ h_b), float(b @ h_b), c, self.target_kl)
-        direction = step.g_coef * h_g + step.b_coef * h_b
+        # in float64: the two terms can be large and nearly opposite when g and b are nearly parallel
+        direction = (step.g_coef * h_g.double() + step.b_coef * h_b.double()).to(h_g.dtype)
         self.last_step = step
 
         original = [p.detach().clone() for p in actor_params]
@@ -475,7 +532,9 @@ class CPO(FairAlgorithmMixin, TRPO):
                 new_cost = (cost_adv * ratio).mean()
                 kl = kl_divergence(distribution, old_distribution).mean()
                 cost_ok = step.case == "no_cost_gradient" or float(new_cost) <= max(-c, 0.0)
-                improved = step.case == "recovery" or bool(new_objective > objective)
+                # a gain in the reward surrogate is asked only while the constraint holds (c < 0), as OpenAI's
+                # safety-starter-agents CPO does; Achiam et al.'s Algorithm 1 asks only for the constraints
+                improved = c >= 0 or step.case == "recovery" or bool(new_objective > objective)
                 if float(kl) <= self.target_kl and cost_ok and improved:
                     accepted = True
                     break
@@ -483,6 +542,7 @@ class CPO(FairAlgorithmMixin, TRPO):
             if not accepted:
                 for param, before in zip(actor_params, original, strict=True):
                     param.data = before.clone()
+        self.last_step_accepted = accepted
 
         value_losses, cost_losses = self._fit_critics(data.observations, data.returns, cost_ret_all, actor_params)
         self._n_updates += 1
