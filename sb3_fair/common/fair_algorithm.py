@@ -213,9 +213,11 @@ class FairAlgorithmMixin(_AlgorithmBase):
             ``FairDQN.load`` of a FairPPO zip (SB3 would fail later inside the policy's constructor); naming the
             setting a keyword argument gives wrongly.
         """
-        data = _saved_data(path)  # read once, for both checks
-        _check_saved_class(cls, path, data, custom_objects)
+        data = _saved_data(path)  # read once, for every check
         overrides = {**(custom_objects or {}), **kwargs}
+        if data is not None:
+            cls._check_load_change(data, overrides)
+        _check_saved_class(cls, path, data, custom_objects)
         _check_load_settings(cls, data, overrides)
         if data is not None and "fairness_window" not in data:  # the parent's zip: the parent, unless told otherwise
             kwargs = {**{k: v for k, v in cls.PARENT_ZIP_SETTINGS.items() if k not in overrides}, **kwargs}
@@ -230,6 +232,11 @@ class FairAlgorithmMixin(_AlgorithmBase):
         )
         model._saved_by = type(model).__name__  # saved again, it is this class's zip
         return model
+
+    @classmethod
+    def _check_load_change(cls, data: dict[str, Any], overrides: dict[str, Any]) -> None:
+        """Refuse a setting given to ``load`` that the saved model's state cannot serve (``data``: the zip's JSON,
+        ``overrides``: the keyword arguments and ``custom_objects``); none by default."""
 
     @classmethod
     def _wrap_env(cls, env: GymEnv, verbose: int = 0, monitor_wrapper: bool = True) -> VecEnv:

@@ -35,7 +35,7 @@ from stable_baselines3.common.utils import explained_variance
 from torch import nn
 from torch.nn import functional as F
 
-from sb3_fair.common.fair_algorithm import FairAlgorithmMixin, _saved_data
+from sb3_fair.common.fair_algorithm import FairAlgorithmMixin
 from sb3_fair.common.protocol import get_fairness_signal_lists
 from sb3_fair.common.validation import check_choice, check_probability, check_weights
 
@@ -226,7 +226,28 @@ def gae(
             setattr(buffer, name, value)
 
 
-class CPO(FairAlgorithmMixin, TRPO):
+class ConstrainedTRPO(TRPO):
+    """TRPO whose ``train`` is CPO's update once a ``cost_limit`` is set (:meth:`CPO._cpo_update`).
+
+    It sits just above TRPO in :class:`CPO`'s bases, below :class:`~sb3_fair.common.fair_algorithm.FairAlgorithmMixin`,
+    so the mixin's ``train`` (the update, then the check that the parameters are finite) wraps either update, as it
+    wraps a Fair class's parent update.
+    """
+
+    cost_limit: float | None
+
+    def _cpo_update(self) -> None:
+        raise NotImplementedError  # CPO's
+
+    def train(self) -> None:
+        """TRPO's update, or with ``cost_limit`` set CPO's."""
+        if self.cost_limit is None:
+            super().train()
+        else:
+            self._cpo_update()
+
+
+class CPO(FairAlgorithmMixin, ConstrainedTRPO):
     """sb3-contrib's :class:`~sb3_contrib.TRPO` with Constrained Policy Optimization's update (Achiam, Held, Tamar,
     Abbeel 2017, arXiv:1705.10528) on one of the env's fairness gaps: the mean gap per step is kept at or
     below ``cost_limit``.
@@ -325,42 +346,21 @@ class CPO(FairAlgorithmMixin, TRPO):
         return self.cost_limit is not None
 
     @classmethod
-    def load(
-        cls: type[SelfCPO],
-        path: Any,
-        env: Any = None,
-        device: th.device | str = "auto",
-        custom_objects: dict[str, Any] | None = None,
-        print_system_info: bool = False,
-        force_reset: bool = True,
-        **kwargs: Any,
-    ) -> SelfCPO:
-        """:meth:`FairAlgorithmMixin.load <sb3_fair.common.fair_algorithm.FairAlgorithmMixin.load>`; a ``cost_limit``
-        given beside the zip may change the limit but not whether there is one (the cost critic belongs to the
-        constrained model).
+    def _check_load_change(cls, data: dict[str, Any], overrides: dict[str, Any]) -> None:
+        """A ``cost_limit`` given to ``load`` may change the limit but not whether there is one (the cost critic
+        belongs to the constrained model).
 
         :raises ValueError: naming both settings, for ``cost_limit=None`` beside a constrained model or a number beside
             an unconstrained one (or a TRPO zip).
         """
-        given = {**(custom_objects or {}), **kwargs}
-        if "cost_limit" in given:
-            data = _saved_data(path)
-            saved = (data or {}).get("cost_limit")
-            if data is not None and (given["cost_limit"] is None) != (saved is None):
-                raise ValueError(
-                    f"{cls.__name__}.load: cost_limit={given['cost_limit']!r}, but the model was saved with "
-                    f"cost_limit={saved!r}; a loaded model keeps whether it has a constraint (its cost critic belongs to "
-                    f"it): build a new {cls.__name__}(..., cost_limit={given['cost_limit']!r}) to train otherwise"
-                )
-        return super().load(
-            path,
-            env=env,
-            device=device,
-            custom_objects=custom_objects,
-            print_system_info=print_system_info,
-            force_reset=force_reset,
-            **kwargs,
-        )
+        super()._check_load_change(data, overrides)
+        if "cost_limit" in overrides and (overrides["cost_limit"] is None) != (data.get("cost_limit") is None):
+            given, saved = overrides["cost_limit"], data.get("cost_limit")
+            raise ValueError(
+                f"{cls.__name__}.load: cost_limit={given!r}, but the model was saved with cost_limit={saved!r}; a loaded "
+                f"model keeps whether it has a constraint (its cost critic belongs to it): build a new "
+                f"{cls.__name__}(..., cost_limit={given!r}) to train otherwise"
+            )
 
     def _setup_model(self) -> None:
         super()._setup_model()
@@ -401,18 +401,8 @@ class CPO(FairAlgorithmMixin, TRPO):
             "cost_gae_lambda": self.gae_lambda if self.cost_gae_lambda is None else self.cost_gae_lambda,
         }
 
-    def train(self) -> None:
-        """TRPO's update, or with ``cost_limit`` set CPO's; then the check that the parameters are finite."""
-        if not self.constrained:
-            super().train()
-            return
-        self._train_calls += 1
-        self._cpo_update()
-        if not self._parameters_finite():
-            self._raise_non_finite()
-
     def _cost_values(self, observations: Any) -> th.Tensor:
-        """The cost critic's values of a batch of observations (an array, or a dict of arrays, as stored)."""
+        """The cost critic's values of a batch of observations (arrays or tensors, or a dict of them, as stored)."""
         assert self.cost_critic is not None
         if isinstance(observations, dict):
             obs: Any = {k: th.as_tensor(v, device=self.device) for k, v in observations.items()}
@@ -440,11 +430,8 @@ class CPO(FairAlgorithmMixin, TRPO):
             values = self._cost_values(obs).cpu().numpy().reshape(shape)
             last = self._cost_values(self._last_obs).cpu().numpy()
             bootstrapped = costs.copy()
-            for (
-                row,
-                i,
-                terminal,
-            ) in tracker.truncated:  # a time limit cut the episode: its cost goes on, as SB3's reward
+            # a time limit cut these episodes: their cost goes on, as SB3 bootstraps the reward
+            for row, i, terminal in tracker.truncated:
                 one = (
                     {k: np.asarray(v)[None] for k, v in terminal.items()}
                     if isinstance(terminal, dict)
@@ -586,8 +573,7 @@ class CPO(FairAlgorithmMixin, TRPO):
                     param.grad = None
                 self.policy.optimizer.step()
                 value_losses.append(value_loss.item())
-                obs_pre = preprocess_obs(obs, self.observation_space, normalize_images=self.policy.normalize_images)
-                cost_loss = F.mse_loss(cost_returns[idx], self.cost_critic(obs_pre).flatten())
+                cost_loss = F.mse_loss(cost_returns[idx], self._cost_values(obs))
                 self.cost_critic_optimizer.zero_grad()
                 cost_loss.backward()
                 self.cost_critic_optimizer.step()
@@ -613,4 +599,4 @@ class CPO(FairAlgorithmMixin, TRPO):
         )
 
 
-__all__ = ["CASES", "COST_SIGNALS", "CPO", "CPOStep", "CostCritic", "CostTracker", "cpo_step", "gae"]
+__all__ = ["CASES", "COST_SIGNALS", "CPO", "CPOStep", "ConstrainedTRPO", "CostCritic", "CostTracker", "cpo_step", "gae"]
