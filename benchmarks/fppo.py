@@ -87,6 +87,9 @@ AUTHORS_METHODS = tuple(AUTHORS_CHOICES)
 #: ``<env id>@hu2024`` entry), and sb3-contrib's TRPO with the same settings and no constraint (what the constraint
 #: changes)
 CPO_METHODS = ("cpo", "trpo")
+#: the methods of one case study only: ``(methods, case study, why)``
+PART_ONLY = ((AUTHORS_METHODS, "lending", "the authors' lending code's choices"),
+             (CPO_METHODS, "attention", "the paper's CPO baseline and its unconstrained TRPO control"))
 #: every trained method, in the tables' order
 TRAINED = (*METHODS, *AUTHORS_METHODS, *CPO_METHODS)
 #: the methods that massage in training, so are also evaluated with massaging on
@@ -815,7 +818,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--methods", nargs="+", default=None, choices=[*TRAINED, "reference"],
                    help="default: PPO, A-PPO, F-PPO, F-PPO-L and the reference, on lending F-PPO with the authors' "
                         "choices (f_ppo_authors; f_ppo_flip, f_ppo_dl and f_ppo_horizon change one of them, lending only), "
-                        "on attention CPO (cpo, attention only)")
+                        "on attention CPO and TRPO with its settings and no constraint (cpo, trpo, attention only)")
     p.add_argument("--first-seed", type=int_at_least(0), default=0, help="the seeds are first-seed .. first-seed + seeds - 1")
     p.add_argument("--runs", nargs="+", metavar="METHOD:SEED", type=method_seed, default=None,
                    help="these runs, in this order, instead of --methods x seeds (e.g. f_ppo_authors:1 ppo:3 reference:3)")
@@ -842,15 +845,11 @@ def main(argv: list[str] | None = None) -> None:
     if args.methods is None:
         args.methods = [*METHODS, *(("f_ppo_authors",) if args.part == "lending" else ()),
                         *(CPO_METHODS if args.part == "attention" else ()), "reference"]
-    elif args.part != "lending" and set(args.methods) & set(AUTHORS_METHODS):
-        p.error(f"--methods {' '.join(AUTHORS_METHODS)} are lending's only (the authors' lending code's choices)")
-    elif args.part != "attention" and set(args.methods) & set(CPO_METHODS):
-        p.error(f"--methods {' '.join(CPO_METHODS)}: the paper's CPO baseline is attention's only")
+    for flag, chosen in (("--methods", args.methods), ("--runs", [m for m, _ in args.runs or ()])):
+        for methods, part, why in PART_ONLY:
+            if args.part != part and set(chosen) & set(methods):
+                p.error(f"{flag}: {' '.join(methods)} are {part}'s only ({why})")
     deadline = time.time() + args.deadline_s
-    if args.runs and args.part != "lending" and {m for m, _ in args.runs} & set(AUTHORS_METHODS):
-        p.error(f"--runs: {' '.join(AUTHORS_METHODS)} are lending's only (the authors' lending code's choices)")
-    if args.runs and args.part != "attention" and {m for m, _ in args.runs} & set(CPO_METHODS):
-        p.error(f"--runs: {' '.join(CPO_METHODS)}: the paper's CPO baseline is attention's only")
     pairs = args.runs or [(m, s) for s in range(args.first_seed, args.first_seed + args.seeds) for m in args.methods]
     jobs = [dict(part=args.part, method=m, seed=s, timesteps=args.timesteps, chunk=args.chunk, deadline=deadline,
                  eval_episodes=args.eval_episodes, quick=args.quick) for m, s in pairs]
