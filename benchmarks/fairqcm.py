@@ -35,6 +35,11 @@ Usage::
     python benchmarks/fairqcm.py --quick               # smoke run (well under a minute)
     python benchmarks/fairqcm.py --ablation --seeds 3  # 0.1.0's faults put back, the authors' ε and target copies
     python benchmarks/fairqcm.py --factors --seeds 5   # why seeds get stuck: the evaluation, the target copies, the init
+    python benchmarks/fairqcm.py --tasks lending_gaussian   # A.3, Fig. 5: lending with Gaussian credit changes
+
+``--tasks lending_gaussian`` runs the appendix's lending task with Gaussian credit changes (A.3, Fig. 5;
+``sb3_fair/LoanApplicantsGaussian-v0`` with the lending presets, which A.3 keeps) and writes a section of its own;
+the authors' code has no such variant, so there is nothing of theirs beside it.
 
 ``--factors`` (doughnuts, default method DQN-Full) trains the preset and two variants of it, each changing one
 factor (:data:`FACTORS`: the target network copied as the authors' code counts, :class:`AuthorsTargetSync`; the
@@ -81,9 +86,24 @@ LENDING_METHODS = {
     "DQN-Min": dict(memory="min", counterfactual=False),
     "FairQCM": dict(memory="min", counterfactual=True),
 }
-HORIZON = {"donut": 100, "lending": 40}
+#: the methods of each task; ``lending_gaussian`` is the lending task with Gaussian credit changes (A.3, Fig. 5:
+#: "the rest of the environment and the baselines are the same as Section 6.2")
+TASK_METHODS = {"donut": DONUT_METHODS, "lending": LENDING_METHODS, "lending_gaussian": LENDING_METHODS}
+HORIZON = {"donut": 100, "lending": 40, "lending_gaussian": 40}
 #: the Gymnasium id of each task (the env ids of the presets in ``fair_dqn.yml``)
-ENV_IDS = {"donut": "sb3_fair/DonutAllocation-v0", "lending": "sb3_fair/LoanApplicants-v0"}
+ENV_IDS = {"donut": "sb3_fair/DonutAllocation-v0", "lending": "sb3_fair/LoanApplicants-v0",
+           "lending_gaussian": "sb3_fair/LoanApplicantsGaussian-v0"}
+#: each task's heading in its section, and its figure's title
+TITLES = {"donut": "Doughnut allocation (Fig. 2): accumulated log-Nash welfare per episode",
+          "lending": "Simulated lending (Fig. 3): accumulated relaxed DP score (with penalties) per episode",
+          "lending_gaussian": "Simulated lending with Gaussian credit changes (A.3, Fig. 5): accumulated relaxed DP score "
+                              "(with penalties) per episode"}
+FIGURES = {"donut": "Fig. 2 (doughnuts)", "lending": "Fig. 3 (lending)", "lending_gaussian": "Fig. 5 (lending, Gaussian credit)"}
+#: RESULTS.md's sections and the tasks each reports: the main text's two case studies, and the appendix's A.3
+SECTIONS = {"FairQCM (Alamdari et al. 2024)": ("donut", "lending"),
+            "FairQCM, lending with Gaussian credit changes (Alamdari et al. 2024, A.3)": ("lending_gaussian",)}
+#: the section of the main text's two case studies (and of the throughput)
+MAIN_SECTION = next(iter(SECTIONS))
 AUTHORS = DATA / "authors_code_fairqcm.json"
 WINDOWS = ((0, 200), (200, 400), (400, 600), (600, 1000))
 # --ablation: the preset with one or both of sb3-fair 0.1.0's two faults put back
@@ -110,7 +130,7 @@ ABLATION_ROWS = [v for v, a in ABLATIONS.items() if "init_seed_offset" not in a]
 QUICK = dict(seeds=1, eval_every=3, eval_episodes=1, throughput_steps=500, reference_episodes=20)
 #: --quick: training episodes per task, a few past the presets' ``learning_starts`` (400 / 200 doughnut steps,
 #: 1000 / 730 lending steps), so that every run takes gradient steps
-QUICK_EPISODES = {"donut": 6, "lending": 30}
+QUICK_EPISODES = {"donut": 6, "lending": 30, "lending_gaussian": 30}
 #: episodes of the random and greedy references
 REFERENCE_EPISODES = 200
 
@@ -123,7 +143,9 @@ def make_env(task: str, memory: str | None):
     """The task's env with ``memory``, built by its factory (for the references)."""
     from sb3_fair.envs import make_donut_allocation, make_loan_applicants
 
-    return make_donut_allocation(memory=memory) if task == "donut" else make_loan_applicants(memory=memory)
+    if task == "donut":
+        return make_donut_allocation(memory=memory)
+    return make_loan_applicants(memory=memory, credit_change=gym.spec(ENV_IDS[task]).kwargs.get("credit_change", "fixed"))
 
 
 def evaluate(policy_fn, env, episodes: int, seed: int) -> list[float]:
@@ -168,7 +190,7 @@ def job_config(job: dict[str, Any]):
     from sb3_fair.experiment import ExperimentConfig
 
     task, method = job["task"], job["method"]
-    spec = (DONUT_METHODS if task == "donut" else LENDING_METHODS)[method]
+    spec = TASK_METHODS[task][method]
     overrides: dict[str, Any] = {"env_kwargs.memory": spec["memory"]}
     if job["learning_rate"] is not None:
         overrides["learning_rate"] = job["learning_rate"]
@@ -396,7 +418,7 @@ def plot(task: str, results: list[dict], refs: dict[str, float], path: Path, aut
     ax.axhline(refs["random"], color="gray", ls=":", lw=1, label="random")
     ax.set_xlabel("training episode")
     ax.set_ylabel("accumulated Nash welfare" if task == "donut" else "accumulated relaxed DP score")
-    ax.set_title(f"Alamdari et al. 2024, {'Fig. 2 (doughnuts)' if task == 'donut' else 'Fig. 3 (lending)'}: sb3-fair (solid) vs authors' code (dashed)",
+    ax.set_title(f"Alamdari et al. 2024, {FIGURES[task]}: sb3-fair (solid) vs authors' code (dashed)",
                  fontsize=9)
     ax.legend(fontsize=7, ncol=2)
     fig.tight_layout()
@@ -732,8 +754,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--episodes", type=int_at_least(1), default=1000)
     parser.add_argument("--eval-every", type=int_at_least(1), default=20)
     parser.add_argument("--eval-episodes", type=int_at_least(1), default=5)
-    parser.add_argument("--tasks", nargs="+", default=None, choices=["donut", "lending"],
-                        help="default: both (--ablation and --factors: the doughnut task only)")
+    parser.add_argument("--tasks", nargs="+", default=None, choices=list(TASK_METHODS),
+                        help="default: donut and lending (lending_gaussian: the appendix's A.3, a section of its own; "
+                             "--ablation and --factors: the doughnut task only)")
     parser.add_argument("--methods", nargs="+", default=None, choices=sorted({*DONUT_METHODS, *LENDING_METHODS}),
                         help="only these methods (default: all of the task)")
     parser.add_argument("--jobs", "--workers", dest="workers", metavar="N", type=int_at_least(1), default=os.cpu_count() or 1,
@@ -772,7 +795,7 @@ def main(argv: list[str] | None = None) -> None:
 
     jobs = []
     for task in args.tasks:
-        methods = DONUT_METHODS if task == "donut" else LENDING_METHODS
+        methods = TASK_METHODS[task]
         for seed in range(args.seeds):
             for method in methods:
                 if args.methods and method not in args.methods:
@@ -789,33 +812,46 @@ def main(argv: list[str] | None = None) -> None:
     t0 = time.perf_counter()
     if not args.no_train:
         _run_jobs(jobs, args.workers)
-        tp = throughput(args.throughput_steps)
-        tp["wall_seconds"] = time.perf_counter() - t0
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "throughput.json").write_text(json.dumps(tp))
-    tp = json.loads((out / "throughput.json").read_text())
-    wall = tp.get("wall_seconds", time.perf_counter() - t0)
+        if any(task in SECTIONS[MAIN_SECTION] for task in args.tasks):  # the throughput belongs to the main section
+            tp = throughput(args.throughput_steps)
+            tp["wall_seconds"] = time.perf_counter() - t0
+            out.mkdir(parents=True, exist_ok=True)
+            (out / "throughput.json").write_text(json.dumps(tp))
+    for name, tasks in SECTIONS.items():
+        if any(task in args.tasks for task in tasks):
+            write_section(args, output, out, name, [task for task in args.tasks if task in tasks], time.perf_counter() - t0)
 
+
+def write_section(args: argparse.Namespace, output: Output, out: Path, name: str, tasks: list[str], wall: float) -> None:
+    """RESULTS.md's section ``name`` (one of :data:`SECTIONS`) for ``tasks``, from the records in ``out``; ``wall``:
+    this call's wall time (the main section reports the one its throughput record keeps)."""
+    lr = 1e-4 if args.learning_rate is None else args.learning_rate
+    main = name == MAIN_SECTION
+    if main:
+        tp = json.loads((out / "throughput.json").read_text())
+        wall = tp.get("wall_seconds", wall)
     cmd = "python benchmarks/fairqcm.py" + (" --quick" if args.quick else "") + (
-        "" if args.quick or (args.seeds, args.episodes) == (5, 1000) else f" --seeds {args.seeds} --episodes {args.episodes}") + (
+        "" if main else " --tasks " + " ".join(tasks)) + (
+        "" if args.quick or args.seeds == 5 else f" --seeds {args.seeds}") + (
+        "" if args.quick or args.episodes == 1000 else f" --episodes {args.episodes}") + (
         "" if args.learning_rate is None else f" --learning-rate {args.learning_rate:g}")
-    episodes = " / ".join(f"{args.task_episodes[t]} ({t})" for t in args.tasks) if args.quick else args.episodes
-    section = [f"## FairQCM (Alamdari et al. 2024){', smoke run' if args.quick else ''}: `{cmd}`", "",
+    episodes = " / ".join(f"{args.task_episodes[t]} ({t})" for t in tasks) if args.quick else args.episodes
+    section = [f"## {name}{', smoke run' if args.quick else ''}: `{cmd}`", "",
                f"Measured on this project's 2-core CPU machine; {args.seeds} seeds x {episodes} episodes per method, "
                f"the paper's hyperparameters (`FairDQN.from_preset`: learning rate {lr:g}, MSE loss, the authors' orthogonal "
                f"initialisation, the horizon as a time limit), greedy evaluation every {args.eval_every} training episodes on "
-               f"{args.eval_episodes} fresh episodes; wall time {wall / 60:.0f} min (the last run's; runs already on disk are kept).", ""]
-    for task in args.tasks:
+               f"{args.eval_episodes} fresh episodes" + (
+                   "." if args.no_train and not main  # only the main section keeps its last run's wall time
+                   else f"; wall time {wall / 60:.0f} min (the last run's; runs already on disk are kept)."), ""]
+    for task in tasks:
         results = [json.loads(p.read_text()) for p in sorted(out.glob(f"{task}_*.json"))]
-        results = [r for r in results if r["episodes"] == args.task_episodes[task] and r["seed"] < args.seeds
+        results = [r for r in results if r["task"] == task and r["episodes"] == args.task_episodes[task] and r["seed"] < args.seeds
                    and r.get("learning_rate") == lr and (not args.methods or r["method"] in args.methods)]
         authors = load_authors(task, args.eval_every)
         refs = references(task, args.reference_episodes)
         png = out / f"fairqcm_{task}.png" if args.quick else output.png(f"fairqcm_{task}.png")
         plot(task, results, refs, png, authors, args.eval_every)
-        title = "Doughnut allocation (Fig. 2): accumulated log-Nash welfare per episode" if task == "donut" else \
-            "Simulated lending (Fig. 3): accumulated relaxed DP score (with penalties) per episode"
-        section += [f"### {title}", "", "Mean ± sd over seeds of each run's mean greedy score in the column's span.", "",
+        section += [f"### {TITLES[task]}", "", "Mean ± sd over seeds of each run's mean greedy score in the column's span.", "",
                     *summarise(task, results, refs, last_k=5), "",
                     *(["FairQCM against each baseline, seed by seed (seeds paired by number: the same env draws at the "
                        "start); mean difference ± sd, two-sided paired t-test and exact Wilcoxon signed-rank test:", "",
@@ -831,12 +867,13 @@ def main(argv: list[str] | None = None) -> None:
                     f"random policy's {refs['random']:.1f}) under each (whole-curve mean ± sd; p: two-sided Mann–Whitney U):", "",
                     *protocols(results, authors, refs, args.eval_every, args.eval_episodes), "",
                     f"![{task}]({png.relative_to(output.root).as_posix()})", ""]
-    section += ["### Throughput (doughnut env, one core, same settings: batch 64, buffer 6400, train every step)", "",
-                "| SB3 DQN | FairDQN(counterfactual=False) | ratio | FairDQN(counterfactual=True) | cost of 32 counterfactuals per env step |",
-                "|---|---|---|---|---|",
-                f"| {tp['dqn_steps_per_s']:.0f} steps/s | {tp['fairdqn_steps_per_s']:.0f} steps/s | {tp['ratio_fairdqn_vs_dqn']:.3f} "
-                f"| {tp['fairdqn_cf_steps_per_s']:.0f} steps/s | {tp['cf_cost_ms_per_step']:.2f} ms |", ""]
-    output.write_section("FairQCM (Alamdari et al. 2024), smoke run" if args.quick else "FairQCM (Alamdari et al. 2024)", "\n".join(section))
+    if main:
+        section += ["### Throughput (doughnut env, one core, same settings: batch 64, buffer 6400, train every step)", "",
+                    "| SB3 DQN | FairDQN(counterfactual=False) | ratio | FairDQN(counterfactual=True) | cost of 32 counterfactuals per env step |",
+                    "|---|---|---|---|---|",
+                    f"| {tp['dqn_steps_per_s']:.0f} steps/s | {tp['fairdqn_steps_per_s']:.0f} steps/s | {tp['ratio_fairdqn_vs_dqn']:.3f} "
+                    f"| {tp['fairdqn_cf_steps_per_s']:.0f} steps/s | {tp['cf_cost_ms_per_step']:.2f} ms |", ""]
+    output.write_section(f"{name}, smoke run" if args.quick else name, "\n".join(section))
     print("\n".join(section))
 
 

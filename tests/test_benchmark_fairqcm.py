@@ -18,10 +18,9 @@ def job(task: str, method: str, **extra):
     return {**dict(task=task, method=method, seed=0, episodes=2, learning_rate=None, eval_every=1, eval_episodes=1), **extra}
 
 
-@pytest.mark.parametrize("task,method", [(t, m) for t, ms in (("donut", benchmark.DONUT_METHODS), ("lending", benchmark.LENDING_METHODS))
-                                         for m in ms])
+@pytest.mark.parametrize("task,method", [(t, m) for t, ms in benchmark.TASK_METHODS.items() for m in ms])
 def test_job_config_is_the_paper_preset_with_the_methods_memory(task, method):
-    spec = (benchmark.DONUT_METHODS if task == "donut" else benchmark.LENDING_METHODS)[method]
+    spec = benchmark.TASK_METHODS[task][method]
     cfg = benchmark.job_config(job(task, method))
     assert cfg.algo == "fair_dqn" and cfg.env == benchmark.ENV_IDS[task]
     assert cfg.variant == ("paper_fairqcm" if spec["counterfactual"] else "paper_dqn")
@@ -29,6 +28,22 @@ def test_job_config_is_the_paper_preset_with_the_methods_memory(task, method):
     assert cfg.n_timesteps == 2 * benchmark.HORIZON[task] and cfg.eval_episodes == 0
     assert cfg.hyperparams["learning_rate"] == 1e-4
     assert benchmark.job_config(job(task, method, learning_rate=3e-4)).hyperparams["learning_rate"] == 3e-4
+
+
+def test_gaussian_lending_task_is_a3s_env_with_the_lending_presets():
+    """A.3 keeps section 6.2's baselines: the same presets and methods, on the env with Gaussian credit changes."""
+    assert benchmark.TASK_METHODS["lending_gaussian"] == benchmark.LENDING_METHODS
+    for method in benchmark.LENDING_METHODS:
+        gaussian = benchmark.job_config(job("lending_gaussian", method))
+        fixed = benchmark.job_config(job("lending", method))
+        assert gaussian.env == "sb3_fair/LoanApplicantsGaussian-v0" and gaussian.hyperparams == fixed.hyperparams
+        env = build_model(gaussian).get_env().envs[0]
+        assert env.unwrapped.credit_change == "gaussian"
+    assert benchmark.make_env("lending_gaussian", "full").unwrapped.credit_change == "gaussian"
+    assert benchmark.make_env("lending", "full").unwrapped.credit_change == "fixed"
+    # the main text's case studies and the appendix's each have their section
+    assert benchmark.SECTIONS[benchmark.MAIN_SECTION] == ("donut", "lending")
+    assert sorted(t for ts in benchmark.SECTIONS.values() for t in ts) == sorted(benchmark.TASK_METHODS)
 
 
 def test_ablation_configs():
@@ -228,3 +243,32 @@ def test_factors_with_other_methods_write_their_own_section(tmp_path):
     assert f"{default}\n\nDQN-Full's tables." in text
     mine = "## FairQCM's stuck seeds, one factor at a time: `python benchmarks/fairqcm.py --factors --seeds 1 --methods FairQCM`"
     assert text.count(mine) == 1 and text.index(default) < text.index(mine)
+
+
+@pytest.mark.slow
+def test_quick_gaussian_run_writes_its_own_section_and_leaves_the_main_one(tmp_path):
+    """``--tasks lending_gaussian`` (A.3) trains the lending methods on the Gaussian env and writes a section of its
+    own: the main section (Figs. 2-3, with the throughput) already in RESULTS.md stays as it was."""
+    out = tmp_path / "out_dir"
+    out.mkdir()
+    main = "## FairQCM (Alamdari et al. 2024), smoke run: `python benchmarks/fairqcm.py --quick`\n\nthe main run's figures\n"
+    (out / "RESULTS.md").write_text("# Results\n\n" + main)
+    benchmark.main(["--quick", "--tasks", "lending_gaussian", "--out", str(out)])
+
+    text = (out / "RESULTS.md").read_text()
+    assert main in text
+    assert ("## FairQCM, lending with Gaussian credit changes (Alamdari et al. 2024, A.3), smoke run: "
+            "`python benchmarks/fairqcm.py --quick --tasks lending_gaussian`") in text
+    assert "### Simulated lending with Gaussian credit changes (A.3, Fig. 5)" in text and "### Throughput" not in text
+    assert "| FairQCM − | seeds | whole curve |" in text
+    runs = out / "out" / "fairqcm" / "quick"
+    assert sorted(p.name for p in runs.glob("*.json")) == sorted(
+        f"lending_gaussian_{m}_0_lr0.0001.json" for m in benchmark.LENDING_METHODS)
+    assert (runs / "fairqcm_lending_gaussian.png").stat().st_size > 0
+
+    # the lending task's records start with "lending_" too: the main section's lending table counts its own only
+    benchmark.main(["--quick", "--tasks", "lending", "--out", str(out)])
+    text = (out / "RESULTS.md").read_text()
+    lending = text[text.index("### Simulated lending (Fig. 3)"):text.index("### Throughput")]
+    for method in benchmark.LENDING_METHODS:
+        assert f"| {method} | 1 |" in lending
