@@ -13,6 +13,10 @@ episode's undiscounted return, i.e. the accumulated Nash welfare (doughnuts) or 
 DP score with penalties (lending), as in the paper's figures. Every run goes through
 :func:`sb3_fair.experiment.train`.
 
+Beside the paper's methods, ``FairQCM-noCF``: FairQCM's preset and memory without the counterfactual transitions.
+The paper's DQN baselines also differ from FairQCM in replay buffer, batch size and ``learning_starts`` (its Tables
+1-2); this control differs by the counterfactuals alone.
+
 Each run also records, after every training episode, one greedy episode with the target network (the
 authors' code's evaluation) and one with the online network on the same episode seed, so that the section can
 show each method's score and stuck seeds under all three evaluations (:func:`protocols`).
@@ -75,16 +79,23 @@ from reproduction import DATA, Output, median_steps_per_s, reproduce_parser
 #: the runs' folder under ``<out>/out/``
 RUNS_NAME = "fairqcm"
 
+#: each task's methods: the memory, whether counterfactual transitions are stored, and the variant of ``fair_dqn.yml``
+#: (``paper_fairqcm`` for FairQCM, ``paper_dqn`` for the DQN baselines). The paper's DQN baselines differ from FairQCM
+#: in their replay buffer, batch size and ``learning_starts`` too (its Tables 1-2), so ``FairQCM-noCF`` (not in the
+#: paper) is the control that differs from FairQCM by the counterfactual transitions alone: FairQCM's preset and
+#: memory with ``counterfactual=False``
 DONUT_METHODS = {
-    "DQN-Full": dict(memory="full", counterfactual=False),
-    "DQN-Min": dict(memory="min", counterfactual=False),
-    "DQN-Reset": dict(memory="reset", counterfactual=False),
-    "FairQCM": dict(memory="full", counterfactual=True),
+    "DQN-Full": dict(memory="full", counterfactual=False, variant="paper_dqn"),
+    "DQN-Min": dict(memory="min", counterfactual=False, variant="paper_dqn"),
+    "DQN-Reset": dict(memory="reset", counterfactual=False, variant="paper_dqn"),
+    "FairQCM": dict(memory="full", counterfactual=True, variant="paper_fairqcm"),
+    "FairQCM-noCF": dict(memory="full", counterfactual=False, variant="paper_fairqcm"),
 }
 LENDING_METHODS = {
-    "DQN-Full": dict(memory="full", counterfactual=False),
-    "DQN-Min": dict(memory="min", counterfactual=False),
-    "FairQCM": dict(memory="min", counterfactual=True),
+    "DQN-Full": dict(memory="full", counterfactual=False, variant="paper_dqn"),
+    "DQN-Min": dict(memory="min", counterfactual=False, variant="paper_dqn"),
+    "FairQCM": dict(memory="min", counterfactual=True, variant="paper_fairqcm"),
+    "FairQCM-noCF": dict(memory="min", counterfactual=False, variant="paper_fairqcm"),
 }
 #: the methods of each task; ``lending_gaussian`` is the lending task with Gaussian credit changes (A.3, Fig. 5:
 #: "the rest of the environment and the baselines are the same as Section 6.2")
@@ -191,7 +202,11 @@ def job_config(job: dict[str, Any]):
 
     task, method = job["task"], job["method"]
     spec = TASK_METHODS[task][method]
-    overrides: dict[str, Any] = {"env_kwargs.memory": spec["memory"]}
+    overrides: dict[str, Any] = {"env_kwargs.memory": spec["memory"], "counterfactual": spec["counterfactual"]}
+    if not spec["counterfactual"]:  # FairQCM-noCF: the preset's counterfactual settings set back to their unused defaults
+        from sb3_fair.common.fairqcm.mixin import COUNTERFACTUAL_DEFAULTS
+
+        overrides.update({k: list(v) if isinstance(v, tuple) else v for k, v in COUNTERFACTUAL_DEFAULTS.items()})
     if job["learning_rate"] is not None:
         overrides["learning_rate"] = job["learning_rate"]
     ablation = ABLATIONS.get(job.get("ablation"))
@@ -204,7 +219,7 @@ def job_config(job: dict[str, Any]):
         if ablation.get("authors_target"):
             overrides["target_update_interval"] = NEVER  # AuthorsTargetSync copies instead
     return ExperimentConfig.from_hyperparams(
-        "fair_dqn", ENV_IDS[task], variant="paper_fairqcm" if spec["counterfactual"] else "paper_dqn", overrides=overrides,
+        "fair_dqn", ENV_IDS[task], variant=spec["variant"], overrides=overrides,
         seed=job["seed"], n_timesteps=job["episodes"] * HORIZON[task], eval_episodes=0,
         name=f"fairqcm-{task}-{method}-seed{job['seed']}", group="fairqcm")
 
@@ -841,8 +856,8 @@ def write_section(args: argparse.Namespace, output: Output, out: Path, name: str
                f"the paper's hyperparameters (`FairDQN.from_preset`: learning rate {lr:g}, MSE loss, the authors' orthogonal "
                f"initialisation, the horizon as a time limit), greedy evaluation every {args.eval_every} training episodes on "
                f"{args.eval_episodes} fresh episodes" + (
-                   "." if args.no_train and not main  # only the main section keeps its last run's wall time
-                   else f"; wall time {wall / 60:.0f} min (the last run's; runs already on disk are kept)."), ""]
+                   f"; wall time {wall / 60:.0f} min (the last run's; runs already on disk are kept)." if main
+                   else "."), ""]  # only the main section keeps its last call's wall time (its throughput record)
     for task in tasks:
         results = [json.loads(p.read_text()) for p in sorted(out.glob(f"{task}_*.json"))]
         results = [r for r in results if r["task"] == task and r["episodes"] == args.task_episodes[task] and r["seed"] < args.seeds

@@ -55,9 +55,10 @@ RUNS_NAME = "fairqcm_tabular"
 ENV_ID = "sb3_fair/DonutAllocationTabular-v0"
 #: A.2's methods (the memory of the observation and whether counterfactual updates are made), then FairQCM with the
 #: choices of the authors' tabular code (``ql.py``): its counterfactual set {m_i, m_i + 1}^n (offsets 0 and 1, where
-#: A.2's text and their deep code have 1 and 2), and, in the last row, also its two other departures from Eq. 2 and
-#: Algorithm 1: m_t itself in the set (the real transition updated twice) and, after a wasted doughnut, each
-#: counterfactual memory still moved to m~ + e_a (with reward 0) instead of staying m~
+#: A.2's text and their deep code have 1 and 2; m_t left out, as Algorithm 1 says), and, in the last row, all of
+#: ``ql.py``'s choices (``authors_updates``): m_t itself in the set, after a wasted doughnut each counterfactual memory
+#: (m_t too) moved to m~ + e_a with reward 0 instead of staying m~ (their deep code does this too), and a state's ε
+#: decayed only when it explores
 METHODS = {
     "Full": dict(memory="full", counterfactual=False),
     "Min": dict(memory="min", counterfactual=False),
@@ -92,9 +93,9 @@ class TabularQ:
     :param counterfactual: make FairQCM's counterfactual updates (needs ``memory="full"`` or ``"min"``).
     :param seed: seeds the exploration, the tie-breaks and the counterfactual draws.
     :param offsets: the counterfactual set's per-entry offsets (A.2: 1 and 2).
-    :param authors_updates: the authors' ``ql.py``'s two other departures (:data:`METHODS`): the real transition
-        updated a second time with the counterfactual ones, and after a wasted doughnut the counterfactual
-        transitions ``(m~, a, m~ + e_a, 0)``.
+    :param authors_updates: the authors' ``ql.py``'s other choices (:data:`METHODS`): m_t in the counterfactual set
+        (on a delivered doughnut, the real transition again), after a wasted doughnut the counterfactual
+        transitions ``(m~, a, m~ + e_a, 0)``, and ε decayed (while above 0.2) only on the visits that explore.
     """
 
     def __init__(self, env: gym.Env, counterfactual: bool, seed: int, offsets: tuple[float, ...] = (1.0, 2.0),
@@ -121,11 +122,16 @@ class TabularQ:
         return int(self.rng.choice(np.flatnonzero(q >= q.max() - 1e-9)))
 
     def act(self, obs: np.ndarray) -> int:
-        """ε-greedy with the state's own ε, which decays at every visit (A.2)."""
+        """ε-greedy with the state's own ε, which decays at every visit (A.2; with ``authors_updates``, as ``ql.py``:
+        only at the visits that explore, while it is above 0.2)."""
         key = np.asarray(obs, dtype=np.float32).tobytes()
         eps = self.eps.get(key, 1.0)
-        self.eps[key] = max(eps * EPS_DECAY, EPS_MIN)
-        return int(self.rng.integers(self.n_actions)) if self.rng.random() < eps else self.greedy(obs)
+        explore = self.rng.random() < eps
+        if not self.authors_updates:
+            self.eps[key] = max(eps * EPS_DECAY, EPS_MIN)
+        elif explore and eps > EPS_MIN:
+            self.eps[key] = eps * EPS_DECAY
+        return int(self.rng.integers(self.n_actions)) if explore else self.greedy(obs)
 
     def update(self, obs: np.ndarray, action: int, reward: float, next_obs: np.ndarray, terminal: bool) -> None:
         target = reward + (0.0 if terminal else GAMMA * float(self.values(next_obs).max()))
@@ -143,12 +149,12 @@ class TabularQ:
 
                 memory = self.env.get_wrapper_attr("memory")
                 cf_memories = counterfactual_memories(self.fair_dqn.memory_spec, memory, self.offsets, None)
+                if self.authors_updates:  # ql.py's set holds m_t itself
+                    cf_memories = np.vstack([memory[None], cf_memories])
             action = self.act(obs)
             next_obs, reward, terminated, truncated, info = self.env.step(action)
             self.update(obs, action, float(reward), next_obs, terminated)
             if cf_memories is not None:
-                if self.authors_updates:
-                    self.update(obs, action, float(reward), next_obs, terminated)  # m_t in the set
                 for o, n, r in zip(*self.counterfactuals(obs, next_obs, info, action, cf_memories)):
                     self.update(o, action, float(r), n, terminated)
             obs, done = next_obs, terminated or truncated
@@ -198,8 +204,8 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
         score, n = agent.evaluate(EVAL_SEED + job["seed"] * SEED_STRIDE + e)
         scores.append(score)
         delivered.append(n)
-    record = {**job, "episodes": episodes, **summary(scores, delivered), "updates": agent.updates, "states": len(agent.q),
-              "seconds": time.perf_counter() - t0}
+    record = {**job, "spec": plain_spec(job["method"]), "episodes": episodes, **summary(scores, delivered),
+              "updates": agent.updates, "states": len(agent.q), "seconds": time.perf_counter() - t0}
     out = Path(job["out"])
     out.mkdir(parents=True, exist_ok=True)
     (out / job_file(job)).write_text(json.dumps(record))
@@ -213,6 +219,16 @@ def summary(scores: list[float], delivered: list[int]) -> dict[str, list[float]]
     n = len(scores) // CURVE_BLOCK
     return {"spans": spans(scores), "delivered_spans": spans(delivered),
             "curve": [float(np.mean(scores[CURVE_BLOCK * j:CURVE_BLOCK * (j + 1)])) for j in range(n)]}
+
+
+def plain_spec(method: str) -> dict[str, Any]:
+    """``METHODS[method]`` as its record stores it (JSON: lists for tuples), to tell a stale record from a current one."""
+    return json.loads(json.dumps(METHODS[method]))
+
+
+def on_disk(path: Path, method: str) -> bool:
+    """Whether ``path`` holds a record of ``method`` with its current settings."""
+    return path.exists() and json.loads(path.read_text()).get("spec") == plain_spec(method)
 
 
 def job_file(job: dict[str, Any]) -> str:
@@ -333,7 +349,7 @@ def main(argv: list[str] | None = None) -> None:
     output = Output(args.out, RUNS_NAME)
     out = output.runs / "quick" if args.quick else output.runs
     jobs = [dict(method=m, seed=s, steps=args.steps, out=str(out)) for s in range(args.seeds) for m in METHODS]
-    todo = [j for j in jobs if args.quick or not (out / job_file(j)).exists()]
+    todo = [j for j in jobs if args.quick or not on_disk(out / job_file(j), j["method"])]
     t0 = time.perf_counter()
     if todo:
         with mp.get_context("spawn").Pool(min(args.jobs, len(todo))) as pool:

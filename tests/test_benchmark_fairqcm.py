@@ -23,11 +23,28 @@ def test_job_config_is_the_paper_preset_with_the_methods_memory(task, method):
     spec = benchmark.TASK_METHODS[task][method]
     cfg = benchmark.job_config(job(task, method))
     assert cfg.algo == "fair_dqn" and cfg.env == benchmark.ENV_IDS[task]
-    assert cfg.variant == ("paper_fairqcm" if spec["counterfactual"] else "paper_dqn")
+    assert cfg.variant == spec["variant"] and cfg.hyperparams["counterfactual"] is spec["counterfactual"]
     assert cfg.hyperparams["env_kwargs"] == {"memory": spec["memory"]}
     assert cfg.n_timesteps == 2 * benchmark.HORIZON[task] and cfg.eval_episodes == 0
     assert cfg.hyperparams["learning_rate"] == 1e-4
     assert benchmark.job_config(job(task, method, learning_rate=3e-4)).hyperparams["learning_rate"] == 3e-4
+
+
+def test_the_control_differs_from_fairqcm_by_the_counterfactuals_alone():
+    """FairQCM-noCF: FairQCM's preset and memory (buffer, batch, learning_starts of ``paper_fairqcm``), without
+    counterfactual transitions, and without the counterfactual settings it would not use (no warning)."""
+    import warnings
+
+    for task in benchmark.TASK_METHODS:
+        fair = benchmark.job_config(job(task, "FairQCM")).hyperparams
+        control = benchmark.job_config(job(task, "FairQCM-noCF")).hyperparams
+        differ = {k for k in set(fair) | set(control) if fair.get(k) != control.get(k)}
+        assert fair["counterfactual"] is True and control["counterfactual"] is False
+        assert differ <= {"counterfactual", "counterfactual_offsets", "max_counterfactuals"}
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            model = build_model(benchmark.job_config(job(task, "FairQCM-noCF")))
+        assert not model.counterfactual and model.batch_size == fair["batch_size"] and model.buffer_size == fair["buffer_size"]
 
 
 def test_gaussian_lending_task_is_a3s_env_with_the_lending_presets():

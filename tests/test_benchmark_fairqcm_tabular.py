@@ -148,26 +148,44 @@ def test_quick_run_writes_its_section_and_records(tmp_path, monkeypatch):
         assert (r["updates"] > steps) == benchmark.METHODS[r["method"]]["counterfactual"] and r["updates"] <= 10 * steps
 
 
-def test_authors_updates_repeat_the_real_one_and_move_memory_after_a_wasted_doughnut(monkeypatch):
-    """The authors' ql.py: its set {m_i, m_i + 1}^3 holds m_t (the real transition is updated twice) and 7 others; after
-    a wasted doughnut each counterfactual memory still goes to m~ + e_a, with reward 0. sb3-fair's own rows (offsets
-    0 and 1, Eq. 2): 7 memories, and a wasted doughnut leaves each where it was."""
+def test_authors_updates_hold_m_t_and_move_memory_after_a_wasted_doughnut(monkeypatch):
+    """The authors' ql.py: its set {m_i, m_i + 1}^3 holds m_t and 7 others, and after a wasted doughnut each of the 8
+    memories (m_t too) still goes to m~ + e_a, with reward 0. sb3-fair's own rows (offsets 0 and 1, Eq. 2): the 7
+    others, and a wasted doughnut leaves each where it was. On a delivered doughnut the authors' m_t row is the real
+    transition again."""
     from sb3_fair.common.fairqcm.memory import decode_memory
 
-    for method, n_updates in (("FairQCM, offsets 0 and 1", 8), ("FairQCM, as the authors' ql.py", 9)):
+    corners = [(a, b, c) for a in (0.0, 1.0) for b in (0.0, 1.0) for c in (0.0, 1.0)]
+    for method, members in (("FairQCM, offsets 0 and 1", corners[1:]), ("FairQCM, as the authors' ql.py", corners)):
         agent, seen, obs = first_step_agent(method, present_0=False, monkeypatch=monkeypatch)
         spec = agent.fair_dqn.memory_spec
-        assert len(seen) == n_updates and seen[0][2] == 0.0  # the doughnut to customer 0, absent, is wasted
-        if n_updates == 9:
-            assert np.array_equal(seen[1][0], seen[0][0]) and np.array_equal(seen[1][3], seen[0][3])
-        cfs = seen[n_updates - 7:]
-        memories = sorted(tuple(decode_memory(spec, o[3:])) for o, *_ in cfs)
-        assert memories == sorted(m for m in ((a, b, c) for a in (0.0, 1.0) for b in (0.0, 1.0) for c in (0.0, 1.0))
-                                  if m != (0.0, 0.0, 0.0))
+        real, cfs = seen[0], seen[1:]
+        assert real[2] == 0.0 and list(decode_memory(spec, real[3][3:])) == [0, 0, 0]  # wasted: the memory stays
+        assert sorted(tuple(decode_memory(spec, o[3:])) for o, *_ in cfs) == sorted(members)
         for o, action, reward, n, _ in cfs:
             m, m_next = decode_memory(spec, o[3:]), decode_memory(spec, n[3:])
             moved = [m[0] + 1, m[1], m[2]]
-            assert reward == 0.0 and list(m_next) == (moved if n_updates == 9 else list(m))
+            assert reward == 0.0 and list(m_next) == (moved if len(members) == 8 else list(m))
+    agent, seen, obs = first_step_agent("FairQCM, as the authors' ql.py", present_0=True, monkeypatch=monkeypatch)
+    assert len(seen) == 9
+    assert np.array_equal(seen[1][0], seen[0][0]) and np.array_equal(seen[1][3], seen[0][3])
+    assert seen[1][2] == pytest.approx(seen[0][2])  # the same reward (float32 in the counterfactual rows)
+
+
+def test_authors_epsilon_decays_only_when_exploring():
+    """ql.py multiplies a state's ε by 0.95 only on a visit that explores, while it is above 0.2 (so it can end just
+    below 0.2); A.2's text (the other rows) decays it at every visit, to at least 0.2."""
+    agent = make("FairQCM, as the authors' ql.py", seed=0)
+    x = np.zeros(15, dtype=np.float32)
+    explored = 0
+    for _ in range(200):
+        before = agent.eps.get(x.tobytes(), 1.0)
+        agent.act(x)
+        after = agent.eps[x.tobytes()] if x.tobytes() in agent.eps else 1.0
+        assert after in (before, before * 0.95)
+        explored += after != before
+    eps = agent.eps[x.tobytes()]
+    assert 0.2 * 0.95 <= eps <= 0.2 and explored == round(np.log(eps) / np.log(0.95))
 
 
 def test_versus_authors_known_answer():
