@@ -577,21 +577,11 @@ def protocols(results: list[dict], authors: dict[str, list[list[float]]], refs: 
 def paired(results: list[dict], a: str, baselines: list[str]) -> list[str]:
     """A table of ``a`` minus each of ``baselines``, seed by seed (same seed = same env draws at the start), over the
     whole curve and each of :data:`WINDOWS`: in how many seeds ``a`` is higher, and :func:`reproduction.paired_test`."""
-    from reproduction import paired_test
+    from reproduction import paired_table
 
     scores = {(r["method"], r["seed"]): curve_scores(r) for r in results}
     cols = ["whole curve", *[f"episodes {lo + 1}–{hi}" for lo, hi in WINDOWS]]
-    lines = [f"| {a} − | seeds | " + " | ".join(cols) + " |", "|---|---|" + "---|" * len(cols)]
-    for b in baselines:
-        seeds = sorted({s for (m, s) in scores if m == a} & {s for (m, s) in scores if m == b})
-        if not seeds:
-            continue
-        cells = []
-        for k in range(len(cols)):
-            x, y = ({s: scores[(m, s)][k] for s in seeds} for m in (a, b))
-            cells.append(f"higher in {sum(x[s] > y[s] for s in seeds)}/{len(seeds)}; {paired_test(x, y, '{:.1f}')}")
-        lines.append(f"| {b} | {len(seeds)} | " + " | ".join(cells) + " |")
-    return lines if len(lines) > 2 else []
+    return paired_table(scores, a, baselines, cols, "{:.1f}")
 
 
 def _run_jobs(jobs: list[dict[str, Any]], workers: int) -> None:

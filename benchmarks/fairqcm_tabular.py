@@ -46,7 +46,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from reproduction import DATA, Output, paired_test, reproduce_parser
+from reproduction import DATA, Output, paired_table, reproduce_parser
 from sb3_fair.common.protocol import BENEFITS
 from sb3_fair.experiment.config import int_at_least
 
@@ -291,19 +291,8 @@ def table(records: list[dict[str, Any]], refs: dict[str, tuple[float, float]]) -
 
 def paired(records: list[dict[str, Any]], a: str, others: tuple[str, ...]) -> list[str]:
     """``a`` minus each of ``others``, seed by seed, in each span: in how many seeds ``a`` is higher, and the tests."""
-    names = window_names(records[0]["episodes"])
     scores = {(r["method"], r["seed"]): r["spans"] for r in records}
-    lines = [f"| {a} − | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
-    for b in others:
-        seeds = sorted({s for (m, s) in scores if m == a} & {s for (m, s) in scores if m == b})
-        if not seeds:
-            continue
-        cells = []
-        for k in range(len(names)):
-            x, y = ({s: scores[(m, s)][k] for s in seeds} for m in (a, b))
-            cells.append(f"higher in {sum(x[s] > y[s] for s in seeds)}/{len(seeds)}; {paired_test(x, y, '{:.2f}')}")
-        lines.append(f"| {b} | " + " | ".join(cells) + " |")
-    return lines if len(lines) > 2 else []
+    return paired_table(scores, a, others, window_names(records[0]["episodes"]), "{:.2f}", seeds_column=False)
 
 
 def load_authors() -> dict[str, Any]:

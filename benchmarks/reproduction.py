@@ -152,6 +152,33 @@ def paired_test(a: dict[int, float], b: dict[int, float], fmt: str = "{:.3f}") -
     return text + f"; paired t p {_p(t)}, Wilcoxon p {_p(w)}{over})"
 
 
+def paired_table(scores: dict[tuple[str, int], list[float]], a: str, others: Any, cols: list[str], fmt: str = "{:.3f}",
+                 seeds_column: bool = True) -> list[str]:
+    """A Markdown table of ``a`` minus each of ``others``, seed by seed, in each column: in how many seeds ``a`` is
+    higher, then :func:`paired_test`. Rows of methods without a seed in common with ``a`` are left out; with none
+    left, no table (``[]``).
+
+    :param scores: ``(method, seed) -> one value per column``.
+    :param a: the method compared.
+    :param others: the methods it is compared with, in the table's order.
+    :param cols: the columns' names.
+    :param fmt: the format of the differences.
+    :param seeds_column: a column with the number of paired seeds.
+    """
+    seeds_head, seeds_rule = ("seeds | ", "---|") if seeds_column else ("", "")
+    lines = [f"| {a} − | {seeds_head}" + " | ".join(cols) + " |", f"|---|{seeds_rule}" + "---|" * len(cols)]
+    for b in others:
+        seeds = sorted({s for (m, s) in scores if m == a} & {s for (m, s) in scores if m == b})
+        if not seeds:
+            continue
+        cells = []
+        for k in range(len(cols)):
+            x, y = ({s: scores[(m, s)][k] for s in seeds} for m in (a, b))
+            cells.append(f"higher in {sum(x[s] > y[s] for s in seeds)}/{len(seeds)}; {paired_test(x, y, fmt)}")
+        lines.append(f"| {b} | " + (f"{len(seeds)} | " if seeds_column else "") + " | ".join(cells) + " |")
+    return lines if len(lines) > 2 else []
+
+
 def _p(p: float) -> str:
     """A p-value as the reports write it: ``= 0.013``, or ``< 0.001`` where three decimals would show 0.000."""
     return f"= {p:.3f}" if p >= 0.0005 else "< 0.001"
