@@ -824,17 +824,15 @@ def main(argv: list[str] | None = None) -> None:
             (out / "throughput.json").write_text(json.dumps(tp))
     for name, tasks in SECTIONS.items():
         if any(task in args.tasks for task in tasks):
-            write_section(args, output, out, name, [task for task in args.tasks if task in tasks], time.perf_counter() - t0)
+            write_section(args, output, out, name, [task for task in args.tasks if task in tasks])
 
 
-def write_section(args: argparse.Namespace, output: Output, out: Path, name: str, tasks: list[str], wall: float) -> None:
-    """RESULTS.md's section ``name`` (one of :data:`SECTIONS`) for ``tasks``, from the records in ``out``; ``wall``:
-    this call's wall time (the main section reports the one its throughput record keeps)."""
+def write_section(args: argparse.Namespace, output: Output, out: Path, name: str, tasks: list[str]) -> None:
+    """RESULTS.md's section ``name`` (one of :data:`SECTIONS`) for ``tasks``, from the records in ``out``; the main
+    section also reports the throughput record, and the wall time of the call that wrote it."""
     lr = 1e-4 if args.learning_rate is None else args.learning_rate
     main = name == MAIN_SECTION
-    if main:
-        tp = json.loads((out / "throughput.json").read_text())
-        wall = tp.get("wall_seconds", wall)
+    tp = json.loads((out / "throughput.json").read_text()) if main else {}
     cmd = "python benchmarks/fairqcm.py" + (" --quick" if args.quick else "") + (
         "" if main else " --tasks " + " ".join(tasks)) + (
         "" if args.quick or args.seeds == 5 else f" --seeds {args.seeds}") + (
@@ -846,7 +844,7 @@ def write_section(args: argparse.Namespace, output: Output, out: Path, name: str
                f"the paper's hyperparameters (`FairDQN.from_preset`: learning rate {lr:g}, MSE loss, the authors' orthogonal "
                f"initialisation, the horizon as a time limit), greedy evaluation every {args.eval_every} training episodes on "
                f"{args.eval_episodes} fresh episodes" + (
-                   f"; wall time {wall / 60:.0f} min (the last run's; runs already on disk are kept)." if main
+                   f"; wall time {tp['wall_seconds'] / 60:.0f} min (the last run's; runs already on disk are kept)." if main
                    else "."), ""]  # only the main section keeps its last call's wall time (its throughput record)
     for task in tasks:
         results = [json.loads(p.read_text()) for p in sorted(out.glob(f"{task}_*.json"))]

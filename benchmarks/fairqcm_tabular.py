@@ -47,6 +47,7 @@ import gymnasium as gym
 import numpy as np
 
 from reproduction import DATA, Output, paired_table, reproduce_parser
+from sb3_fair.common.fairqcm.memory import counterfactual_memories
 from sb3_fair.common.protocol import BENEFITS
 from sb3_fair.experiment.config import int_at_least
 
@@ -92,16 +93,16 @@ class TabularQ:
     :param env: the task (``gym.make(ENV_ID, memory=...)``).
     :param counterfactual: make FairQCM's counterfactual updates (needs ``memory="full"`` or ``"min"``).
     :param seed: seeds the exploration, the tie-breaks and the counterfactual draws.
-    :param offsets: the counterfactual set's per-entry offsets (A.2: 1 and 2).
+    :param offsets: the counterfactual set's per-entry offsets, FairDQN's ``counterfactual_offsets`` (``None``: its
+        default, A.2's 1 and 2).
     :param authors_updates: the authors' ``ql.py``'s other choices (:data:`METHODS`): m_t in the counterfactual set
         (on a delivered doughnut, the real transition again), after a wasted doughnut the counterfactual
         transitions ``(m~, a, m~ + e_a, 0)``, and ε decayed (while above 0.2) only on the visits that explore.
     """
 
-    def __init__(self, env: gym.Env, counterfactual: bool, seed: int, offsets: tuple[float, ...] = (1.0, 2.0),
+    def __init__(self, env: gym.Env, counterfactual: bool, seed: int, offsets: tuple[float, ...] | None = None,
                  authors_updates: bool = False) -> None:
-        self.env, self.counterfactual = env, counterfactual
-        self.offsets, self.authors_updates = tuple(offsets), authors_updates
+        self.env, self.counterfactual, self.authors_updates = env, counterfactual, authors_updates
         self.n_actions = int(env.action_space.n)
         self.rng = np.random.default_rng(seed)
         self.q: dict[bytes, np.ndarray] = {}
@@ -111,8 +112,9 @@ class TabularQ:
         if counterfactual:
             from sb3_fair import FairDQN
 
-            # the library's counterfactual transitions (Eq. 2) for this env; A.2's full set of 2^3 = 8 memories
-            self.fair_dqn = FairDQN("MlpPolicy", env, counterfactual=True, max_counterfactuals=None, seed=seed)
+            # the library's counterfactual set and transitions (Eq. 2) for this env; A.2's full set of 2^3 = 8 memories
+            set_kwargs = {} if offsets is None else {"counterfactual_offsets": offsets}
+            self.fair_dqn = FairDQN("MlpPolicy", env, counterfactual=True, max_counterfactuals=None, seed=seed, **set_kwargs)
 
     def values(self, obs: np.ndarray) -> np.ndarray:
         return self.q.setdefault(np.asarray(obs, dtype=np.float32).tobytes(), np.zeros(self.n_actions))
@@ -145,10 +147,9 @@ class TabularQ:
         while not done:
             cf_memories = None
             if self.counterfactual:  # M'_t, chosen from m_t before the step (Thm. 5.7)
-                from sb3_fair.common.fairqcm.memory import counterfactual_memories
-
                 memory = self.env.get_wrapper_attr("memory")
-                cf_memories = counterfactual_memories(self.fair_dqn.memory_spec, memory, self.offsets, None)
+                model = self.fair_dqn
+                cf_memories = counterfactual_memories(model.memory_spec, memory, model.counterfactual_offsets, None)
                 if self.authors_updates:  # ql.py's set holds m_t itself
                     cf_memories = np.vstack([memory[None], cf_memories])
             action = self.act(obs)
@@ -182,6 +183,12 @@ class TabularQ:
         return total, int(self.env.unwrapped.counts.sum())
 
 
+def choices(method: str) -> dict[str, Any]:
+    """:class:`TabularQ`'s keyword arguments of ``method``'s row of :data:`METHODS` (beside the memory and
+    ``counterfactual``)."""
+    return {k: v for k, v in METHODS[method].items() if k in ("offsets", "authors_updates")}
+
+
 def horizon() -> int:
     return int(gym.make(ENV_ID).unwrapped.horizon)
 
@@ -195,7 +202,7 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
 
     spec = METHODS[job["method"]]
     env = gym.make(ENV_ID, memory=spec["memory"])
-    agent = TabularQ(env, spec["counterfactual"], job["seed"], spec.get("offsets", (1.0, 2.0)), spec.get("authors_updates", False))
+    agent = TabularQ(env, spec["counterfactual"], job["seed"], **choices(job["method"]))
     episodes = job["steps"] // horizon()
     scores, delivered = [], []
     t0 = time.perf_counter()

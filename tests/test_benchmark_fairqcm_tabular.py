@@ -18,7 +18,7 @@ import sb3_fair  # noqa: F401  (registers the ids)
 def make(method: str, seed: int = 0) -> benchmark.TabularQ:
     spec = benchmark.METHODS[method]
     return benchmark.TabularQ(gym.make(benchmark.ENV_ID, memory=spec["memory"]), spec["counterfactual"], seed,
-                              spec.get("offsets", (1.0, 2.0)), spec.get("authors_updates", False))
+                              **benchmark.choices(method))
 
 
 def test_q_update_is_a2s_q_learning_step():
