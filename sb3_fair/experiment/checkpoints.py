@@ -34,6 +34,8 @@ import numpy as np
 from stable_baselines3.common.buffers import ReplayBuffer
 from stable_baselines3.common.callbacks import CheckpointCallback
 
+from sb3_fair.experiment.files import atomic_path
+
 
 def _filled(array: np.ndarray) -> int:
     """The rows of ``array`` up to its last row whose bytes are not all zero (so ``-0.0`` counts as written)."""
@@ -108,14 +110,16 @@ def save_replay_buffer(buffer: ReplayBuffer, path: str | Path) -> int:
         raise ValueError(f"buffer must be an SB3 ReplayBuffer, got {type(buffer).__name__}")
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "wb") as f:
+    with atomic_path(path) as tmp, open(tmp, "wb") as f:  # a reader never sees a partial buffer
         _CompactPickler(f, buffer).dump(buffer)
     return path.stat().st_size
 
 
 class CompactCheckpointCallback(CheckpointCallback):
     """SB3's :class:`~stable_baselines3.common.callbacks.CheckpointCallback` (same arguments, same file names)
-    whose replay buffers are written by :func:`save_replay_buffer` and kept for the newest checkpoint only.
+    whose replay buffers are written by :func:`save_replay_buffer` and kept for the newest checkpoint only, and whose
+    files are each written to a temporary name and renamed into place (:func:`~sb3_fair.experiment.files.atomic_path`),
+    the model's zip last: an interrupted checkpoint leaves no partial file, only the previous checkpoints.
 
     :param save_freq: save every ``save_freq`` calls (VecEnv steps).
     :param save_path: the folder.
@@ -124,6 +128,9 @@ class CompactCheckpointCallback(CheckpointCallback):
     :param save_vecnormalize: save the VecNormalize statistics.
     :param keep_buffers: how many of the newest checkpoints keep their replay buffers (0: none is kept).
     :param verbose: 2 prints each file written, with its size.
+
+    A checkpoint that cannot be written (``OSError``: a full disk, a removed folder) stops training (``learn``
+    returns) and is kept in :attr:`failed`; the files of the earlier checkpoints stay as they were.
     """
 
     def __init__(
@@ -150,14 +157,22 @@ class CompactCheckpointCallback(CheckpointCallback):
         self.keep_buffers = keep_buffers
         self.written: list[str] = []
         self._buffers: list[str] = []
+        #: the error that stopped training when a checkpoint could not be written (None while all were written)
+        self.failed: OSError | None = None
 
     def _on_step(self) -> bool:
         if self.n_calls % self.save_freq != 0:
             return True
-        super()._on_step()  # the model and the VecNormalize statistics, as SB3 writes them
-        self.written.append(self._checkpoint_path(extension="zip"))
-        if self.save_vecnormalize and self.model.get_vec_normalize_env() is not None:
-            self.written.append(self._checkpoint_path("vecnormalize_", extension="pkl"))
+        try:
+            self._save_checkpoint()
+        except OSError as err:  # a full disk, a removed folder: stop training, the model is still in memory
+            self.failed = err
+            return False
+        return True
+
+    def _save_checkpoint(self) -> None:
+        # Each file goes to a temporary name and is renamed into place once complete; the model's zip comes last, so a
+        # checkpoint's zip on disk means its replay buffer and VecNormalize statistics were written before it.
         buffer = getattr(self.model, "replay_buffer", None)
         if self.save_compact_replay_buffer and buffer is not None and self.keep_buffers > 0:
             path = self._checkpoint_path("replay_buffer_", extension="pkl")
@@ -166,12 +181,25 @@ class CompactCheckpointCallback(CheckpointCallback):
                 print(f"Saving model replay buffer checkpoint to {path} ({size / 1e6:.1f} MB)")
             self._buffers.append(path)
             self.written.append(path)
-            while len(self._buffers) > self.keep_buffers:  # only the newest checkpoints keep their buffers
-                old = self._buffers.pop(0)
-                if old != path and os.path.isfile(old):
-                    os.remove(old)
-                self.written.remove(old)
-        return True
+        norm = self.model.get_vec_normalize_env()
+        if self.save_vecnormalize and norm is not None:
+            path = self._checkpoint_path("vecnormalize_", extension="pkl")
+            with atomic_path(path) as tmp:
+                norm.save(str(tmp))
+            self.written.append(path)
+            if self.verbose >= 2:
+                print(f"Saving model VecNormalize to {path}")
+        path = self._checkpoint_path(extension="zip")
+        with atomic_path(path) as tmp, open(tmp, "wb") as f:
+            self.model.save(f)
+        self.written.append(path)
+        if self.verbose >= 2:
+            print(f"Saving model checkpoint to {path}")
+        while len(self._buffers) > self.keep_buffers:  # only the newest checkpoints keep their buffers
+            old = self._buffers.pop(0)
+            if os.path.isfile(old):
+                os.remove(old)
+            self.written.remove(old)
 
     def bytes_on_disk(self) -> int:
         """The size of the files this callback wrote that are still on disk."""

@@ -27,6 +27,15 @@ from stable_baselines3.common.vec_env import VecEnv, VecNormalize
 from sb3_fair.common.hyperparams import LinearSchedule, algo_kwargs, resolve_hyperparams, zoo_spec_objects
 from sb3_fair.experiment.checkpoints import CompactCheckpointCallback
 from sb3_fair.experiment.config import ExperimentConfig
+from sb3_fair.experiment.files import (
+    ModelNotSavedError,
+    RunLock,
+    atomic_path,
+    check_free_space,
+    existing_ancestor,
+    model_bytes,
+    replay_buffer_bytes,
+)
 from sb3_fair.experiment.registry import (
     check_keys,
     get_algo_class,
@@ -621,6 +630,27 @@ def _train(
         check_output_path(
             config.save_path, "save_path"
         )  # before training: a model trained for nothing is lost otherwise
+    if not (config.save_path or config.checkpoint_every):
+        return _train_unlocked(config, callback, resume, model)
+    lock = RunLock(run_lock_path(config), f"the run {str(config.save_path or checkpoint_folder(config))!r}")
+    with lock:  # one writer per run: a second train() of the same files is refused while this one runs
+        start: int | None = None
+        if model is not None:
+            start = int(model.num_timesteps)
+        elif resume is not None and Path(resume).is_file():
+            match = _CHECKPOINT.match(Path(resume).name[:-4])
+            start = int(match["steps"]) if match else _zip_steps(Path(resume))
+            start = 0 if start is None else start
+        check_run_files(config, start)
+        return _train_unlocked(config, callback, resume, model)
+
+
+def _train_unlocked(
+    config: ExperimentConfig,
+    callback: BaseCallback | list[BaseCallback] | None,
+    resume: str | Path | None,
+    model: BaseAlgorithm | None,
+) -> ExperimentResult:
     if (
         config.eval_episodes and config.eval_env_kwargs
     ):  # the evaluation env's own arguments, checked before training too
@@ -656,6 +686,7 @@ def _train(
         elif model is None:
             model = build_model(config)
         start = int(model.num_timesteps)
+        _check_space(config, model, start if going_on else 0)
         if config.tensorboard_log is not None:
             model.tensorboard_log = config.tensorboard_log
         # a logger of your own (model.set_logger) is kept; ours is dropped after training, as SB3 drops its own
@@ -685,7 +716,8 @@ def _train(
             )
             callbacks.append(checkpoints)
             folder.mkdir(parents=True, exist_ok=True)
-            config.save(folder / ("model" + CONFIG_SUFFIX))
+            with atomic_path(folder / ("model" + CONFIG_SUFFIX)) as tmp:
+                config.save(tmp)
         if callback is not None:
             callbacks += callback if isinstance(callback, list) else [callback]
         curve = TrainingCurve()  # reads the infos only: the training is the same with it
@@ -715,8 +747,24 @@ def _train(
         )
         if resume is not None:
             result.resumed_at, result.resumed_buffer = start, (str(buffer) if buffer else None)
+        if checkpoints is not None and checkpoints.failed is not None:
+            failed = checkpoints.failed
+            raise ModelNotSavedError(
+                f"training stopped at {model.num_timesteps} steps: a checkpoint could not be written in "
+                f"{checkpoint_folder(config)} ({failed.strerror or failed}); the trained model is kept on this error (.model)",
+                model,
+                failed.filename or checkpoint_folder(config),
+            ) from failed
         if config.save_path:
-            save(model, config, config.save_path)
+            try:
+                save(model, config, config.save_path)
+            except OSError as err:
+                raise ModelNotSavedError(
+                    f"save_path: the trained model could not be written to {config.save_path} ({err.strerror or err}); "
+                    "it is kept on this error (.model)",
+                    model,
+                    config.save_path,
+                ) from err
             result.save_path = str(config.save_path)
         if config.eval_episodes:
             result.evaluation, result.table, result.returns = _evaluate(
@@ -744,6 +792,34 @@ def _train_in_worker(data: dict[str, Any], trusted: bool) -> ExperimentResult:
     return result
 
 
+def _worker_dies_with_parent() -> None:
+    """In a worker process of :func:`train_all`: ask Linux to end it when the process that started it ends, however
+    that ends (``kill -9`` included); elsewhere nothing (the parent's handler ends its workers)."""
+    import contextlib
+    import ctypes
+    import signal
+    import sys
+
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGTERM))  # PR_SET_PDEATHSIG
+
+
+def end_workers(pool: Any) -> int:
+    """End the worker processes of a :class:`~concurrent.futures.ProcessPoolExecutor` now (runs in progress are
+    lost), without waiting for the runs they hold; the number of processes ended."""
+    processes = list((getattr(pool, "_processes", None) or {}).values())  # the executor has no public way to kill
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        if process.is_alive():
+            process.terminate()
+    for process in processes:
+        process.join(5)
+        if process.is_alive():
+            process.kill()
+    return len(processes)
+
+
 def train_all(
     configs: list[ExperimentConfig], jobs: int = 1, on_start: Any = None, on_done: Any = None
 ) -> list[ExperimentResult]:
@@ -758,6 +834,10 @@ def train_all(
     :param on_start: called with ``(index, config)`` when a run is handed out.
     :param on_done: called with ``(index, result)`` when a run has finished.
     :raises ValueError: for ``jobs`` < 1; the first error of a run, after the others have finished.
+
+    When this process is interrupted (Ctrl+C, or SIGTERM where the caller turns it into an exception, as the command
+    line does), the worker processes are ended before the exception goes on; on Linux a worker also ends when this
+    process is killed outright.
     """
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise ValueError(f"jobs must be an int >= 1, got {jobs!r}")
@@ -773,13 +853,16 @@ def train_all(
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
-    with ProcessPoolExecutor(max_workers=min(jobs, len(configs)), mp_context=mp.get_context("spawn")) as pool:
+    pool = ProcessPoolExecutor(
+        max_workers=min(jobs, len(configs)), mp_context=mp.get_context("spawn"), initializer=_worker_dies_with_parent
+    )
+    errors = []
+    try:
         futures = {}
         for i, config in enumerate(configs):
             if on_start is not None:
                 on_start(i, config)
             futures[pool.submit(_train_in_worker, config.to_dict(), config.trusted)] = i
-        errors = []
         for future in as_completed(futures):
             i = futures[future]
             try:
@@ -789,6 +872,10 @@ def train_all(
                 continue
             if on_done is not None:
                 on_done(i, results[i])
+    except BaseException:  # Ctrl+C, SIGTERM turned into an exception, an error of a callback: no worker goes on alone
+        end_workers(pool)
+        raise
+    pool.shutdown()
     if errors:
         i, error = min(errors, key=lambda e: e[0])
         raise error
@@ -819,15 +906,22 @@ def _log_evaluation(run: Any, result: ExperimentResult) -> None:
 
 
 def save(model: BaseAlgorithm, config: ExperimentConfig, path: str | Path) -> None:
-    """Save ``model``, its config beside it (``x.config.yml``) and, if it trained on one, its VecNormalize statistics."""
+    """Save ``model``, its config beside it (``x.config.yml``) and, if it trained on one, its VecNormalize statistics.
+
+    Each file is written to a temporary name and renamed into place once complete
+    (:func:`~sb3_fair.experiment.files.atomic_path`), the model's zip last: an interrupted or failed save leaves the
+    files that were there before, never a partial one."""
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
-    model.save(p)
     zip_path = p if p.suffix == ".zip" else p.with_name(p.name + ".zip")
-    config.save(saved_config_path(zip_path))
+    with atomic_path(saved_config_path(zip_path)) as tmp:
+        config.save(tmp)
     norm = model.get_vec_normalize_env()
     if norm is not None:
-        norm.save(str(zip_path.with_name(zip_path.name[:-4] + VECNORMALIZE_SUFFIX)))
+        with atomic_path(zip_path.with_name(zip_path.name[:-4] + VECNORMALIZE_SUFFIX)) as tmp:
+            norm.save(str(tmp))
+    with atomic_path(zip_path) as tmp, open(tmp, "wb") as f:
+        model.save(f)
 
 
 def checkpoint_folder(config: ExperimentConfig) -> Path:
@@ -839,14 +933,6 @@ def checkpoint_folder(config: ExperimentConfig) -> Path:
     if folder.resolve().parent != Path("checkpoints").resolve():  # run_name is checked to be a plain name: never
         raise ValueError(f"the run name {config.run_name!r} would put checkpoints outside ./checkpoints")
     return folder
-
-
-def existing_ancestor(path: str | Path) -> Path:
-    """``path`` itself if it exists, else its nearest ancestor that does (the folder a new path would be made in)."""
-    ancestor = Path(path)
-    while not ancestor.exists() and ancestor != ancestor.parent:
-        ancestor = ancestor.parent
-    return ancestor
 
 
 def check_output_path(path: str | Path, what: str = "save_path") -> None:
@@ -872,24 +958,227 @@ def check_output_path(path: str | Path, what: str = "save_path") -> None:
         raise ValueError(f"{what}: cannot write {str(path)!r} ({err.strerror or err})") from None
 
 
+#: the fields of a config that make it the same run: a run's files may be written again only by a config that agrees on
+#: these (its step count, evaluation, logging and checkpoint settings may differ: a longer run of the same run)
+RUN_IDENTITY = ("algo", "env", "variant", "seed", "hyperparams")
+
+
+def _check_space(config: ExperimentConfig, model: BaseAlgorithm, start: int) -> None:
+    """Refuse a run whose model, checkpoints and replay buffers will not fit where they go (before it trains)."""
+    assert config.n_timesteps is not None
+    remaining = max(config.n_timesteps - start, 0)
+    zip_bytes = model_bytes(model)
+    if config.save_path:
+        check_free_space(Path(config.save_path).parent, zip_bytes, "save_path")
+    if config.checkpoint_every:
+        n = remaining // config.checkpoint_every
+        buffers = min(config.checkpoint_buffers + 1, n) if config.checkpoint_buffers else 0  # +1: the one being written
+        needed = (
+            n * zip_bytes
+            + buffers * replay_buffer_bytes(model, config.n_timesteps)
+            + (zip_bytes if config.save_path else 0)
+        )
+        check_free_space(checkpoint_folder(config), needed, "checkpoint_every")
+
+
+def run_lock_path(config: ExperimentConfig) -> Path:
+    """The lock file :func:`train` holds while it writes ``config``'s files: ``runs/.m.lock`` for ``runs/m.zip`` (and
+    its checkpoint folder ``runs/m/``), ``checkpoints/.<run name>.lock`` otherwise."""
+    folder = checkpoint_folder(config)
+    return folder.with_name(f".{folder.name}.lock")
+
+
+def checkpoints_in(folder: Path) -> dict[int, Path]:
+    """The checkpoints :func:`train` wrote in ``folder`` (``model_<N>_steps.zip``), by step count."""
+    found = {}
+    if folder.is_dir():
+        for path in folder.glob("model_*_steps.zip"):
+            match = _CHECKPOINT.match(path.name[:-4])
+            if match and match["prefix"] == "model":
+                found[int(match["steps"])] = path
+    return dict(sorted(found.items()))
+
+
+def _run_identity(data: Any) -> dict[str, Any] | None:
+    if not isinstance(data, dict):
+        return None
+    return {k: data.get(k) for k in RUN_IDENTITY}
+
+
+def _saved_identity(config_file: Path) -> dict[str, Any] | None:
+    """The identity fields of a saved config file (plain data; nothing it names is imported), None if unreadable."""
+    from sb3_fair.common.hyperparams import load_yaml
+
+    try:
+        return _run_identity(load_yaml(config_file.read_text(), str(config_file)))
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
+
+
+def _differences(saved: dict[str, Any], current: dict[str, Any]) -> str:
+    return ", ".join(
+        f"{k} {saved.get(k)!r} there, {current.get(k)!r} here" for k in RUN_IDENTITY if saved.get(k) != current.get(k)
+    )
+
+
+def _zip_steps(path: Path) -> int | None:
+    """The ``num_timesteps`` saved in an SB3 zip (read from its ``data`` record; nothing is unpickled), None if the
+    file is not a readable SB3 zip."""
+    import json
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(path) as z:
+            data = json.loads(z.read("data"))
+        return int(data["num_timesteps"])
+    except (OSError, KeyError, ValueError, TypeError, zipfile.BadZipFile):
+        return None
+
+
+def check_run_files(config: ExperimentConfig, start: int | None = None) -> None:
+    """Refuse a run that would write over another run's files (called by :func:`train` under the run's lock).
+
+    A fresh run (``start`` None) may write its save path and checkpoint folder only where they are empty, or hold the
+    files of the same run (a saved config that agrees on :data:`RUN_IDENTITY`). A run that goes on from step ``start``
+    (a resume, or a model in memory) must not write over files of a later point of its run: the checkpoint folder may
+    hold no checkpoint after ``start``, and the saved model no more steps than ``start``.
+
+    :raises ValueError: naming the file, what it holds, and what to do instead.
+    """
+    current = _run_identity(config.to_plain_dict())
+    assert current is not None
+    targets: list[tuple[Path, Path]] = []  # (file or folder, the config that says whose it is)
+    if config.save_path:
+        p = Path(config.save_path)
+        zip_path = p if p.suffix == ".zip" else p.with_name(p.name + ".zip")
+        targets.append((zip_path, saved_config_path(zip_path)))
+    folder = checkpoint_folder(config) if config.checkpoint_every else None
+    found = checkpoints_in(folder) if folder is not None else {}
+    if folder is not None and found:
+        targets.append((folder, folder / ("model" + CONFIG_SUFFIX)))
+    hint = "give this run another save path or name (--save / --name), or delete the old files"
+    for target, config_file in targets:
+        if not target.exists():
+            continue
+        if target.is_file() and _zip_steps(target) is None:
+            raise ValueError(
+                f"save_path: {str(target)!r} exists and is not a model zip; it is never overwritten: {hint}"
+            )
+        saved = _saved_identity(config_file) if config_file.is_file() else None
+        if saved is None:
+            raise ValueError(
+                f"save_path: {str(target)!r} holds a model or checkpoints with no readable config of their run "
+                f"({config_file.name}): {hint}"
+            )
+        if saved != current:
+            raise ValueError(
+                f"save_path: {str(target)!r} holds another run's files ({_differences(saved, current)}): {hint}"
+            )
+    if start is None:
+        return
+    later = [steps for steps in found if steps > start]
+    if later:
+        assert folder is not None
+        newest = found[max(later)]
+        raise ValueError(
+            f"resume: going on from step {start} would write over the later checkpoints of this run in {folder}/ "
+            f"({len(later)} of them, the newest {newest.name}): resume from the newest (--resume {newest}), or branch "
+            "off into a new run with another save path or name (--save / --name)"
+        )
+    if config.save_path:
+        p = Path(config.save_path)
+        zip_path = p if p.suffix == ".zip" else p.with_name(p.name + ".zip")
+        saved_steps = _zip_steps(zip_path) if zip_path.is_file() else None
+        if saved_steps is not None and saved_steps > start:
+            raise ValueError(
+                f"resume: going on from step {start} would write over {zip_path}, this run's model at {saved_steps} "
+                "steps: branch off into a new run with another save path or name (--save / --name); to train the "
+                f"finished run further, resume from its model (--resume {zip_path})"
+            )
+
+
+def _complete_checkpoint(path: Path) -> str | None:
+    """Why the checkpoint ``path`` (and the replay buffer beside it) cannot be resumed from, None if it can: the zip
+    must pass its CRC checks; a buffer beside it must be non-empty and end as a pickle ends."""
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(path) as z:
+            bad = z.testzip()
+            names = z.namelist()
+    except (OSError, zipfile.BadZipFile) as err:
+        return f"{path.name} is not a complete zip ({err})"
+    if "data" not in names:  # the tail of a cut file can be a zip of its own (torch saves its tensors as one)
+        return f"{path.name} is not a complete zip (no 'data' record)"
+    if bad is not None:
+        return f"{path.name} is damaged (bad CRC in {bad})"
+    match = _CHECKPOINT.match(path.name[:-4])
+    if match:
+        buffer = path.with_name(f"{match['prefix']}_replay_buffer_{match['steps']}_steps.pkl")
+        if buffer.is_file():
+            size = buffer.stat().st_size
+            with open(buffer, "rb") as f:
+                f.seek(max(size - 1, 0))
+                last = f.read(1)
+            if size == 0 or last != b".":  # every pickle ends with its STOP opcode
+                return f"its replay buffer {buffer.name} is incomplete ({size} bytes)"
+    return None
+
+
+def _damaged_checkpoint(checkpoint: Path, why: str) -> ValueError:
+    complete = [p for steps, p in reversed(checkpoints_in(checkpoint.parent).items()) if p != checkpoint]
+    newest = next((p for p in complete if _complete_checkpoint(p) is None), None)
+    offer = (
+        f"; the newest complete checkpoint is {newest} (--resume {newest})"
+        if newest
+        else "; no other checkpoint there is complete"
+    )
+    return ValueError(f"resume: cannot resume from {checkpoint}: {why}{offer}")
+
+
 def _resume(config: ExperimentConfig, checkpoint: Path) -> tuple[BaseAlgorithm, Path | None]:
-    """A checkpoint of :class:`CheckpointCallback` (``<prefix>_<N>_steps.zip``) on a fresh env of ``config``,
-    with its replay buffer and VecNormalize statistics where they were saved beside it."""
+    """A checkpoint of :class:`CheckpointCallback` (``<prefix>_<N>_steps.zip``), or a model :func:`save` wrote, on a
+    fresh env of ``config``, with its replay buffer and VecNormalize statistics where they were saved beside it.
+    A damaged checkpoint (a cut zip, an incomplete or unreadable buffer) is refused, naming the file and the newest
+    complete checkpoint beside it."""
     if not checkpoint.is_file():
         raise ValueError(f"no checkpoint {str(checkpoint)!r}")
+    why = _complete_checkpoint(checkpoint)
+    if why is not None:
+        raise _damaged_checkpoint(checkpoint, why)
     probe = build_model(config)  # the training env, built as the config says
     env = probe.get_env()
-    stem = checkpoint.name[:-4]
-    prefix, _, steps = stem.rpartition("_")[0].rpartition("_")
-    stats = checkpoint.with_name(f"{prefix}_vecnormalize_{steps}_steps.pkl")
+    match = _CHECKPOINT.match(checkpoint.name[:-4])
+    stats = saved_vecnormalize_path(checkpoint)  # a checkpoint's, or a saved model's (x.vecnormalize.pkl)
     if stats.is_file() and isinstance(env, VecNormalize):
         env = VecNormalize.load(str(stats), env.venv)
     extra: dict[str, Any] = {"wandb": True} if is_fair_algo(config.algo) and config.wandb else {}
     model = get_algo_class(config.algo).load(checkpoint, env=env, tensorboard_log=config.tensorboard_log, **extra)
     model.set_random_seed(config.seed + int(model.num_timesteps))  # the env too: its first reset is a fresh episode
-    buffer = checkpoint.with_name(f"{prefix}_replay_buffer_{steps}_steps.pkl")
+    if match is None:  # a model saved at the end of a run: save() keeps no replay buffer beside it
+        if getattr(model, "replay_buffer", None) is not None:
+            warnings.warn(
+                f"{checkpoint.name} is a saved model, not a checkpoint (<prefix>_<N>_steps.zip): no replay buffer is "
+                "saved beside it, so the run goes on with an empty replay buffer",
+                stacklevel=3,
+            )
+        return model, None
+    buffer = checkpoint.with_name(f"{match['prefix']}_replay_buffer_{match['steps']}_steps.pkl")
     if buffer.is_file() and hasattr(model, "load_replay_buffer"):
-        model.load_replay_buffer(buffer)
+        import pickle
+
+        try:
+            model.load_replay_buffer(buffer)
+        except (
+            EOFError,
+            pickle.UnpicklingError,
+            AssertionError,
+            AttributeError,
+            ImportError,
+            ValueError,
+            TypeError,
+        ) as err:
+            raise _damaged_checkpoint(checkpoint, f"its replay buffer {buffer.name} cannot be read ({err!r})") from None
         return model, buffer
     if getattr(model, "replay_buffer", None) is not None:
         warnings.warn(
@@ -905,10 +1194,13 @@ __all__ = [
     "ExperimentResult",
     "build_model",
     "check_output_path",
+    "check_run_files",
     "checkpoint_folder",
+    "checkpoints_in",
     "evaluate",
     "existing_ancestor",
     "load_model",
+    "run_lock_path",
     "save",
     "saved_config_path",
     "torch_threads",
