@@ -189,6 +189,156 @@ def test_callbacks_must_be_callbacks() -> None:
         train(cfg, callback=_Steps())
 
 
+
+# --- nothing a config names is called before the whole config is accepted (issue 47) ----------------------------------
+
+@pytest.fixture
+def calls(monkeypatch: pytest.MonkeyPatch) -> list:
+    """``sb3_fair.metrics:recorded`` (a function) and ``sb3_fair.metrics:Recorded`` (a class that is no Module, optimiser,
+    buffer, policy or noise), both on the allow-list; every call of either is appended to the list."""
+    import sb3_fair.metrics
+
+    seen: list = []
+
+    def recorded(*args, **kwargs):
+        seen.append(("recorded", args))
+        return 1e-3
+
+    class Recorded:
+        def __init__(self, *args, **kwargs) -> None:
+            seen.append(("Recorded", args))
+
+    for obj in (recorded, Recorded):
+        obj.__module__ = "sb3_fair.metrics"
+        monkeypatch.setattr(sb3_fair.metrics, obj.__name__, obj, raising=False)
+    return seen
+
+
+@pytest.mark.parametrize("algo, key", [("ppo", "learning_rate"), ("ppo", "clip_range"), ("ppo", "clip_range_vf"),
+                                       ("ars", "delta_std"), ("fair_ppo", "massaging_tau"), ("dqn", "learning_rate")])
+@pytest.mark.parametrize("name", ["recorded", "Recorded"])
+def test_an_allow_listed_function_is_no_schedule_and_is_never_called(algo, key, name, calls, tmp_path) -> None:
+    """SB3 calls a schedule while it builds the model (FairPPO calls massaging_tau on iteration 0): a config whose
+    schedule names another function or class of the allow-list is refused when it is read, before anything is called."""
+    hyperparams = {key: f"sb3_fair.metrics:{name}"}
+    with pytest.raises(ValueError, match=rf"hyper-parameter '{key}': .*calls it \(a schedule\) .* must be a number"):
+        ExperimentConfig(algo=algo, env="CartPole-v1", n_timesteps=8, hyperparams=hyperparams)
+    f = tmp_path / "exp.yml"
+    f.write_text(yaml.safe_dump({"algo": algo, "env": "CartPole-v1", "n_timesteps": 8, "hyperparams": hyperparams}))
+    with pytest.raises(ValueError, match=rf"hyper-parameter '{key}': "):
+        ExperimentConfig.from_file(f)
+    with pytest.raises(ValueError, match=rf"hyper-parameter '{key}': "):
+        ExperimentConfig.from_dict({"algo": algo, "env": "CartPole-v1", "n_timesteps": 8, "hyperparams": hyperparams})
+    assert calls == []
+
+
+def test_a_refused_schedule_leaves_the_global_generators_alone() -> None:
+    """SB3's set_random_seed, given as a learning rate, used to reseed the caller's generators before the model failed."""
+    import random
+
+    import torch as th
+
+    random.seed(123)
+    np.random.seed(123)
+    th.manual_seed(123)
+    before = (random.getstate(), np.random.get_state()[1].copy(), th.random.get_rng_state().clone())
+    with pytest.raises(ValueError, match=r"hyper-parameter 'learning_rate': .*must be a number.*got "
+                                         r"'stable_baselines3.common.utils:set_random_seed'"):
+        build_model(ExperimentConfig(algo="ppo", env="CartPole-v1", n_timesteps=8,
+                                     hyperparams={"policy": "MlpPolicy", "learning_rate": "stable_baselines3.common.utils:set_random_seed"}))
+    after = (random.getstate(), np.random.get_state()[1], th.random.get_rng_state())
+    assert before[0] == after[0] and np.array_equal(before[1], after[1]) and th.equal(before[2], after[2])
+
+
+@pytest.mark.parametrize("key", ["activation_fn", "features_extractor_class", "optimizer_class"])
+def test_a_class_of_the_wrong_kind_is_refused_without_being_instantiated(key, calls) -> None:
+    """Written as a path or given in Python, policy_kwargs' classes must be of their kind, checked with issubclass."""
+    import sb3_fair.metrics
+
+    for value in ("sb3_fair.metrics:Recorded", sb3_fair.metrics.Recorded, "sb3_fair.metrics:recorded", sb3_fair.metrics.recorded):
+        with pytest.raises(ValueError, match=rf"hyper-parameter 'policy_kwargs': {key} must name a subclass of"):
+            ExperimentConfig(algo="ppo", env="CartPole-v1", n_timesteps=8, hyperparams={"policy_kwargs": {key: value}})
+    for key_, value in (("replay_buffer_class", sb3_fair.metrics.Recorded), ("policy", sb3_fair.metrics.Recorded)):
+        with pytest.raises(ValueError, match=rf"hyper-parameter '{key_}': {key_} must name a subclass of"):
+            ExperimentConfig(algo="dqn", env="CartPole-v1", n_timesteps=8, hyperparams={key_: value})
+    assert calls == []
+
+
+def test_what_the_experiment_builds_cannot_be_named_and_its_keys_are_checked_first() -> None:
+    fields = dict(algo="td3", env="Pendulum-v1", n_timesteps=8)
+    for value in ("stable_baselines3.common.noise:NormalActionNoise", "sb3_fair.metrics:gini"):
+        with pytest.raises(ValueError, match=r"hyper-parameter 'action_noise': SB3 calls it at every step; a config writes "
+                                             r"noise_type and noise_std instead"):
+            ExperimentConfig(**fields, hyperparams={"action_noise": value})
+    with pytest.raises(ValueError, match=r"'noise_type' must be 'normal' or 'ornstein-uhlenbeck' \(or null\), got 'gaussian'"):
+        ExperimentConfig(**fields, hyperparams={"noise_type": "gaussian"})
+    with pytest.raises(ValueError, match=r"'noise_std' must be a finite number >= 0"):
+        ExperimentConfig(**fields, hyperparams={"noise_type": "normal", "noise_std": -1})
+    with pytest.raises(ValueError, match=r"hyper-parameter 'policy': 'MlpPolicyy' is not a policy of TD3: one of "):
+        ExperimentConfig(**fields, hyperparams={"policy": "MlpPolicyy"})
+    from stable_baselines3.common.noise import NormalActionNoise
+
+    noise = NormalActionNoise(np.zeros(1), np.ones(1))  # an instance, in Python
+    assert ExperimentConfig(**fields, hyperparams={"action_noise": noise, "noise_type": "normal", "noise_std": 0.2}).trusted is False
+
+
+def test_the_documented_schedules_still_work(tmp_path) -> None:
+    from sb3_fair.common.hyperparams import LinearSchedule
+    from sb3_fair.common.long_term.advantages import attention_massaging_threshold, lending_massaging_threshold
+
+    for hyperparams in ({"learning_rate": 3e-4, "clip_range": 0.2, "clip_range_vf": None}, {"learning_rate": 1, "clip_range": "lin_0.2"},
+                        {"learning_rate": "lin_3e-4", "clip_range_vf": "lin_0.5"}, {"learning_rate": LinearSchedule(1e-3)},
+                        {"massaging_tau": 0.1}, {"massaging_tau": "sb3_fair.common.long_term:lending_massaging_threshold"},
+                        {"massaging_tau": "sb3_fair.common.long_term.advantages:attention_massaging_threshold"},
+                        {"policy": "stable_baselines3.ppo.MlpPolicy"}):
+        ExperimentConfig(algo="fair_ppo", env="CartPole-v1", n_timesteps=8, hyperparams=hyperparams)
+    (tmp_path / "exp.yml").write_text("algo: ppo\nenv: CartPole-v1\nn_timesteps: 8\nhyperparams:\n  learning_rate: 3e-4\n")
+    with pytest.raises(ValueError, match=r"got '3e-4' \(YAML reads 3e-4 as a string: write it with a point"):
+        ExperimentConfig.from_file(tmp_path / "exp.yml")  # YAML 1.1 reads 3e-4 as text, which SB3 would refuse later
+    model = build_model(ExperimentConfig(algo="ppo", env="CartPole-v1", n_timesteps=8,
+                                         hyperparams={"policy": "MlpPolicy", "learning_rate": "lin_3e-4", "clip_range": 0.1, "n_steps": 16,
+                                                      "batch_size": 16}))
+    assert model.lr_schedule(1.0) == pytest.approx(3e-4) and model.clip_range(0.5) == pytest.approx(0.1)
+    fair = build_model(ExperimentConfig.from_hyperparams("fair_ppo", "sb3_fair/DelayedImpactLending-v0", variant="f_ppo", n_timesteps=8))
+    assert fair.massaging_tau is lending_massaging_threshold and attention_massaging_threshold(0) == 0.0
+
+
+def _own_schedule(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    (tmp_path / "my_schedules.py").write_text(
+        f"CALLS = {str(tmp_path / 'calls')!r}\n"
+        "NOT_A_SCHEDULE = 'fast'\n"
+        "def decay(progress):\n"
+        "    with open(CALLS, 'a') as f:\n"
+        "        f.write(f'{progress}\\n')\n"
+        "    return 1e-3 * progress\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    sys.modules.pop("my_schedules", None)
+    return tmp_path / "calls"
+
+
+def test_a_trusted_config_may_name_its_own_schedule_as_sb3_allows(tmp_path, monkeypatch) -> None:
+    """With trusted=True a schedule may be any callable of the progress (SB3's Schedule), imported and called only when
+    the model is built; a value that is no schedule at all is still refused, before anything is called."""
+    calls = _own_schedule(tmp_path, monkeypatch)
+    fields = dict(algo="ppo", env="CartPole-v1", n_timesteps=8)
+    hyperparams = {"policy": "MlpPolicy", "n_steps": 16, "batch_size": 16, "learning_rate": "my_schedules:decay"}
+    with pytest.raises(ValueError, match=rf"'my_schedules:decay' is not in a package a config may name.*{TRUST}"):
+        ExperimentConfig(**fields, hyperparams=hyperparams)
+    cfg = ExperimentConfig(**fields, hyperparams=hyperparams, trusted=True)
+    assert "my_schedules" not in sys.modules, "a trusted config imports nothing until the model is built"
+    model = build_model(cfg)
+    assert model.lr_schedule(0.5) == pytest.approx(5e-4) and calls.read_text().splitlines()[0] == "1"  # SB3 called it
+    calls.unlink()
+    with pytest.raises(ValueError, match=r"hyper-parameter 'learning_rate': .*or a callable of the remaining progress; got "
+                                         r"'my_schedules:NOT_A_SCHEDULE'"):
+        build_model(cfg.replace(hyperparams={"learning_rate": "my_schedules:NOT_A_SCHEDULE"}))
+    for value in ("3e-4", True, "fast"):  # no import needed to refuse these
+        with pytest.raises(ValueError, match=r"hyper-parameter 'learning_rate': .*must be a number"):
+            ExperimentConfig(**fields, hyperparams={"learning_rate": value}, trusted=True)
+    with pytest.raises(ValueError, match=r"hyper-parameter 'action_noise'"):
+        ExperimentConfig(**fields, hyperparams={"action_noise": "my_schedules:decay"}, trusted=True)
+    assert not calls.exists()
+
 # --- YAML is bounded ----------------------------------------------------------------------------------------------------
 
 def _laughs(levels: int = 9) -> str:

@@ -13,7 +13,7 @@ Values that are Python objects are written as strings, resolved by :func:`resolv
   ``massaging_tau: sb3_fair.common.long_term.advantages:lending_massaging_threshold``);
 * RL Zoo's forms: ``policy_kwargs`` (and ``replay_buffer_kwargs``, ``normalize``) as a Python
   ``dict(...)`` expression over ``nn``/``th``; ``learning_rate: lin_0.001`` (and ``clip_range``,
-  ``clip_range_vf``) for a linear schedule; ``policy`` or ``replay_buffer_class`` as a dotted path.
+  ``clip_range_vf``, ``delta_std``) for a linear schedule; ``policy`` or ``replay_buffer_class`` as a dotted path.
 
 **Configs are data.** Nothing is ``eval``'d: a ``dict(...)`` string is read by :func:`parse_dict_expression`,
 which takes literals, ``dict(...)``, lists and tuples, and names of classes such as ``nn.ReLU``.
@@ -21,9 +21,10 @@ Every object a file names is resolved by :func:`import_object`, which imports on
 :data:`ALLOWED_PACKAGES` (sb3-fair, Stable-Baselines3, sb3-contrib, ``torch.nn``, ``torch.optim``,
 Gymnasium's wrappers) and only classes and functions defined there, not in :data:`DENIED_MODULES`
 (which read or write files); where a key's role is known (``callback``, ``env_wrapper``, ``policy``, ...)
-the class must be of that kind (:data:`ROLES`). A config you trust may name your own code with
-``trusted=True`` (``sb3-fair ... --trust-config``): it then imports and calls whatever the file names,
-as RL Zoo does. YAML is read by :func:`load_yaml`, which refuses files whose anchors and aliases expand
+the class must be of that kind (:data:`ROLES`), and a value the algorithm calls must be of the kind its key needs,
+checked without calling it (:func:`check_kind`: a schedule is a number or ``lin_<x>``, never another function). A config
+you trust may name your own code with ``trusted=True`` (``sb3-fair ... --trust-config``): it then imports and calls
+whatever the file names, as RL Zoo does (a schedule may then be any callable, as in SB3). YAML is read by :func:`load_yaml`, which refuses files whose anchors and aliases expand
 beyond :data:`MAX_YAML_NODES` values (a "billion laughs" file) or that nest deeper than :data:`MAX_YAML_DEPTH`.
 
 This module reads files and resolves values; :mod:`sb3_fair.experiment` turns an entry into a model.
@@ -64,7 +65,24 @@ ZOO_KEYS = (
 
 _OBJECT = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
 _DOTTED = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)+$")
-_SCHEDULE_KEYS = ("learning_rate", "clip_range", "clip_range_vf")
+#: keys whose value SB3 calls as a schedule of the remaining progress (1 at the start of training, 0 at the end), and
+#: so calls while it builds the model: a number, RL Zoo's ``"lin_<x>"`` or a :class:`LinearSchedule` (``clip_range_vf``
+#: also None); with ``trusted=True`` also any callable, SB3's ``Schedule``
+SCHEDULE_KEYS = ("learning_rate", "clip_range", "clip_range_vf", "delta_std")
+#: keys whose value sb3-fair calls as a schedule of the 0-based PPO iteration (FairPPO's ``massaging_tau``, called on
+#: iteration 0 when the model is built), and the documented schedules a config may name for each besides a number;
+#: with ``trusted=True`` any callable
+ITERATION_SCHEDULES: dict[str, tuple[str, ...]] = {
+    "massaging_tau": tuple(
+        f"sb3_fair.common.long_term.advantages:{case}_massaging_threshold"
+        for case in ("lending", "attention", "epidemic")
+    ),
+}
+#: keys whose value is an object that the algorithm calls and that a config cannot write: the experiment builds it
+#: from other keys (key -> those keys); a Python caller may give an instance of its class
+BUILT_KEYS: dict[str, str] = {"action_noise": "noise_type and noise_std"}
+#: the values RL Zoo's ``noise_type`` takes
+NOISE_TYPES = ("normal", "ornstein-uhlenbeck")
 
 #: the packages a config may name objects from without ``trusted=True``
 ALLOWED_PACKAGES = ("sb3_fair", "stable_baselines3", "sb3_contrib", "torch.nn", "torch.optim", "gymnasium.wrappers")
@@ -381,9 +399,100 @@ def parse_dict_expression(text: str, trusted: bool = False) -> dict[str, Any]:
     return out
 
 
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _shown(value: Any) -> str:
+    """A value as a message names it: a class or function by its module and name, anything else by its repr."""
+    if inspect.isclass(value) or inspect.isroutine(value):
+        kind = "class" if inspect.isclass(value) else "function"
+        return f"the {kind} {getattr(value, '__module__', '?')}:{getattr(value, '__qualname__', '?')}"
+    return repr(value)
+
+
+def _linear(value: str) -> LinearSchedule:
+    """RL Zoo's ``"lin_<x>"`` as a :class:`LinearSchedule`."""
+    try:
+        return LinearSchedule(float(value[4:]))
+    except ValueError:
+        raise ValueError(f"a linear schedule is written lin_<finite number>, got {value!r}") from None
+
+
+def documented_schedules(key: str) -> list[Any]:
+    """The functions of :data:`ITERATION_SCHEDULES` for ``key`` (imported, never called)."""
+    return [import_object(path) for path in ITERATION_SCHEDULES.get(key, ())]
+
+
+def check_kind(key: str, value: Any, trusted: bool = False, written: Any = None) -> None:
+    """Check, without calling it, that ``value`` (resolved: the objects, not their paths) is of the kind needed under
+    ``key``, for the keys whose value the algorithm calls or instantiates while it builds the model or trains:
+
+    * :data:`SCHEDULE_KEYS` (``learning_rate``, ``clip_range``, ``clip_range_vf``, ``delta_std``): a number or a
+      :class:`LinearSchedule` (RL Zoo's ``"lin_<x>"``), ``clip_range_vf`` also None; with ``trusted``, also any
+      callable (SB3's ``Schedule``);
+    * :data:`ITERATION_SCHEDULES` (``massaging_tau``): a number or one of the key's documented schedules; with
+      ``trusted``, any callable;
+    * :data:`BUILT_KEYS` (``action_noise``): None or an instance of SB3's ``ActionNoise`` (a config writes
+      ``noise_type`` and ``noise_std``);
+    * :data:`ROLES` (``policy``, ``activation_fn``, ``features_extractor_class``, ``optimizer_class``,
+      ``replay_buffer_class``, ...), without ``trusted``: None or a subclass of the key's base (``policy`` also a
+      name such as ``"MlpPolicy"``); :func:`import_object` checks the paths, this the classes given in Python.
+
+    Any other key passes: the algorithm does not call its value.
+
+    :param key: the key.
+    :param value: its value, resolved.
+    :param trusted: the config is trusted (see above).
+    :param written: the value as written (a path), for the message; default ``value``.
+    :raises ValueError: naming the key, what it accepts and the value.
+    """
+    shown = _shown(value) if written is None or written is value else f"{written!r} ({_shown(value)})"
+    own = (
+        "; your own function or class here needs trusted=True (sb3-fair --trust-config)"
+        if callable(value) and not trusted
+        else ""
+    )
+    if key in SCHEDULE_KEYS:
+        if _is_number(value) or isinstance(value, LinearSchedule) or (value is None and key == "clip_range_vf"):
+            return
+        if trusted and callable(value):
+            return
+        number = isinstance(value, str) and bool(re.fullmatch(r"[+-]?\d+(\.\d*)?[eE][+-]?\d+", value.strip()))
+        raise ValueError(
+            "SB3 calls it (a schedule) while it builds the model, so it must be a number, 'lin_<x>' (a linear schedule "
+            f"from x to 0) or a LinearSchedule{', or None' if key == 'clip_range_vf' else ''}"
+            f"{', or a callable of the remaining progress' if trusted else ''}; got {shown}{own}"
+            + (f" (YAML reads {value} as a string: write it with a point, e.g. 3.0e-4)" if number else "")
+        )
+    if key in ITERATION_SCHEDULES:
+        if _is_number(value) or (trusted and callable(value)) or any(value is f for f in documented_schedules(key)):
+            return
+        raise ValueError(
+            "sb3-fair calls it (a schedule) when it builds the model, so it must be a number or one of "
+            f"{list(ITERATION_SCHEDULES[key])}{', or a callable of the iteration' if trusted else ''}; got {shown}{own}"
+        )
+    if key in BUILT_KEYS:
+        from stable_baselines3.common.noise import ActionNoise
+
+        if value is None or isinstance(value, ActionNoise):
+            return
+        raise ValueError(
+            f"SB3 calls it at every step; a config writes {BUILT_KEYS[key]} instead (in Python: an ActionNoise "
+            f"instance); got {shown}"
+        )
+    if key in ROLES and not trusted and value is not None and not isinstance(value, (str, dict, list)):
+        base_module, base_name = ROLES[key]
+        base = getattr(importlib.import_module(base_module), base_name)
+        if not (inspect.isclass(value) and issubclass(value, base)):
+            raise ValueError(f"{key} must name a subclass of {base_module}.{base_name}, got {shown}{own}")
+
+
 def _resolve_value(value: Any, trusted: bool, role: str | None) -> Any:
     if isinstance(value, str) and _OBJECT.match(value):
         return import_object(value, trusted=trusted, role=role)
+    if role in ROLES:
+        check_kind(role, value, trusted)
     if isinstance(value, dict):
         return {k: _resolve_value(v, trusted, k if isinstance(k, str) else None) for k, v in value.items()}
     if isinstance(value, list):
@@ -405,12 +514,10 @@ def resolve_hyperparams(hyperparams: dict[str, Any], trusted: bool = False) -> d
                 value = parse_dict_expression(value, trusted=trusted)  # RL Zoo's form: a dict(...) written in the file
             elif key in ("policy", "replay_buffer_class") and isinstance(value, str) and _DOTTED.match(value):
                 value = import_object(value, trusted=trusted, role=key)
-            elif key in _SCHEDULE_KEYS and isinstance(value, str) and value.startswith("lin_"):
-                try:
-                    value = LinearSchedule(float(value[4:]))
-                except ValueError:
-                    raise ValueError(f"a linear schedule is written lin_<finite number>, got {value!r}") from None
+            elif key in SCHEDULE_KEYS and isinstance(value, str) and value.startswith("lin_"):
+                value = _linear(value)
             out[key] = _resolve_value(value, trusted, key)
+            check_kind(key, out[key], trusted, written=hyperparams[key])
         except ValueError as err:
             raise ValueError(f"hyper-parameter {key!r}: {err}") from None
     return out
@@ -464,19 +571,50 @@ def zoo_spec_objects(spec: Any, key: str, trusted: bool = False) -> list[tuple[A
     for path, kwargs in zoo_spec_items(spec, key, trusted=trusted):
         try:
             obj = import_object(path, trusted=trusted, role=key) if isinstance(path, str) else path
+            check_kind(key, obj, trusted)
         except ValueError as err:
             raise ValueError(f"hyper-parameter {key!r}: {err}") from None
         out.append((path, obj, kwargs))
     return out
 
 
-def check_objects(hyperparams: dict[str, Any]) -> None:
-    """Check, without importing anything outside :data:`ALLOWED_PACKAGES`, that every object an entry names is on the
-    allow-list: the values :func:`resolve_hyperparams` resolves, the ``dict(...)`` strings, and the paths of
-    ``env_wrapper``, ``vec_env_wrapper`` and ``callback`` (each a class of its kind, :data:`ROLES`).
+def check_objects(hyperparams: dict[str, Any], trusted: bool = False) -> None:
+    """Check an entry before anything it names is called, importing nothing outside :data:`ALLOWED_PACKAGES` and
+    calling nothing.
 
-    :raises ValueError: naming the key and the path.
+    Without ``trusted``: every object the entry names is on the allow-list (the values :func:`resolve_hyperparams`
+    resolves, the ``dict(...)`` strings, and the paths of ``env_wrapper``, ``vec_env_wrapper`` and ``callback``, each a
+    class of its kind, :data:`ROLES`), and every value the algorithm calls is of the kind its key needs
+    (:func:`check_kind`: a schedule is a number, ``lin_<x>`` or a documented schedule, never another function).
+    With ``trusted`` (nothing is imported): the values of :data:`SCHEDULE_KEYS`, :data:`ITERATION_SCHEDULES` and
+    :data:`BUILT_KEYS` are of their kind or a ``"module:name"`` path, whose object :func:`resolve_hyperparams` checks
+    when the model is built, before anything is called. Both: ``noise_type`` is one of :data:`NOISE_TYPES` and
+    ``noise_std`` a finite number >= 0.
+
+    :raises ValueError: naming the key and the value.
     """
+    kind = hyperparams.get("noise_type")
+    if kind is not None and not (isinstance(kind, str) and kind.strip() in NOISE_TYPES):
+        raise ValueError(
+            f"hyper-parameter 'noise_type' must be 'normal' or 'ornstein-uhlenbeck' (or null), got {kind!r}"
+        )
+    std = hyperparams.get("noise_std")
+    if std is not None and not (_is_number(std) and math.isfinite(std) and std >= 0):
+        raise ValueError(f"hyper-parameter 'noise_std' must be a finite number >= 0, got {std!r}")
+    if trusted:
+        for key in (*SCHEDULE_KEYS, *ITERATION_SCHEDULES, *BUILT_KEYS):
+            if key not in hyperparams:
+                continue
+            value = hyperparams[key]
+            try:
+                if isinstance(value, str) and _OBJECT.match(value) and key not in BUILT_KEYS:
+                    continue  # the config's own code: imported, and its kind checked, when the model is built
+                if isinstance(value, str) and key in SCHEDULE_KEYS and value.startswith("lin_"):
+                    value = _linear(value)
+                check_kind(key, value, trusted=True, written=hyperparams[key])
+            except ValueError as err:
+                raise ValueError(f"hyper-parameter {key!r}: {err}") from None
+        return
     resolve_hyperparams({k: v for k, v in hyperparams.items() if k not in ZOO_KEYS or k == "normalize"})
     for key in ("env_wrapper", "vec_env_wrapper", "callback"):
         zoo_spec_objects(hyperparams.get(key), key)
@@ -492,18 +630,24 @@ def algo_kwargs(hyperparams: dict[str, Any], trusted: bool = False) -> dict[str,
 
 __all__ = [
     "ALLOWED_PACKAGES",
+    "BUILT_KEYS",
     "DENIED_MODULES",
     "HYPERPARAMS_DIR",
+    "ITERATION_SCHEDULES",
     "MAX_YAML_DEPTH",
     "MAX_YAML_NODES",
+    "NOISE_TYPES",
     "PATH_ARGUMENTS",
     "ROLES",
+    "SCHEDULE_KEYS",
     "VARIANT_SEPARATOR",
     "ZOO_KEYS",
     "LinearSchedule",
     "algo_kwargs",
     "bounded_data",
+    "check_kind",
     "check_objects",
+    "documented_schedules",
     "entry_key",
     "hyperparams_file",
     "import_object",

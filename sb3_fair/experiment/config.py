@@ -38,7 +38,7 @@ from sb3_fair.common.hyperparams import (
     load_hyperparams,
     load_yaml,
 )
-from sb3_fair.experiment.registry import canonical_algo, check_env_id
+from sb3_fair.experiment.registry import canonical_algo, check_env_id, get_algo_class
 
 #: the keys of an experiment file (a YAML file with ``algo`` and ``env`` at the top)
 CONFIG_FIELDS = (
@@ -301,8 +301,17 @@ class ExperimentConfig:
                 check_name(getattr(self, name), name)
         if not isinstance(self.hyperparams, dict):
             raise ValueError(f"hyperparams must be a mapping, got {self.hyperparams!r}")
-        if not self.trusted:  # a shared file or a saved model's config: refused here, before anything is imported
-            check_objects(self.hyperparams)
+        # a shared file or a saved model's config: refused here, before anything it names is imported or called
+        # (trusted: the checks that import nothing; the objects are checked when the model is built, before any call)
+        check_objects(self.hyperparams, trusted=self.trusted)
+        policy = self.hyperparams.get("policy", "MlpPolicy")
+        if isinstance(policy, str) and "." not in policy and ":" not in policy:
+            cls = get_algo_class(self.algo)
+            if policy not in cls.policy_aliases:
+                raise ValueError(
+                    f"hyper-parameter 'policy': {policy!r} is not a policy of {cls.__name__}: one of "
+                    f"{sorted(cls.policy_aliases)}, or a path to a subclass of BasePolicy"
+                )
         if not isinstance(self.eval_env_kwargs, dict):
             raise ValueError(f"eval_env_kwargs must be a mapping, got {self.eval_env_kwargs!r}")
         for name, minimum in (("seed", 0), ("eval_episodes", 0), ("verbose", 0), ("checkpoint_buffers", 0)):
