@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing as mp
 import sys
 import time
 from pathlib import Path
@@ -35,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from reproduction import write_section
+from reproduction import worker_pool, write_section
 
 HERE = Path(__file__).resolve().parent
 OUT = HERE / "out" / "contrib"
@@ -212,7 +211,7 @@ def collect_runs(part: str, fn: Any, jobs: list[dict[str, Any]], args: argparse.
     todo = [] if args.report_only else [j for j in jobs if not any(same_job(r, j) for r in done)]
     if not todo:
         return done
-    with mp.get_context("spawn").Pool(args.workers) as pool:
+    with worker_pool(args.workers) as pool:
         return done + pool.map(fn, todo, chunksize=1)
 
 

@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import functools
 import json
-import multiprocessing as mp
 import os
 import time
 from pathlib import Path
@@ -50,7 +49,7 @@ from typing import Any
 import numpy as np
 
 from sb3_fair.experiment.config import int_at_least, number_in
-from reproduction import Output, median_steps_per_s, reproduce_parser
+from reproduction import Output, median_steps_per_s, reproduce_parser, worker_pool
 
 #: the folder under ``<out>/out/`` of this reproduction's runs
 RUNS_NAME = "fair_er"
@@ -271,7 +270,7 @@ def main(argv: list[str] | None = None) -> None:
         jobs = [j for j in jobs if not _done(j, output.runs)]
         work = functools.partial(run_job, runs=str(output.runs))
         if args.workers > 1 and len(jobs) > 1:
-            with mp.get_context("spawn").Pool(args.workers) as pool:
+            with worker_pool(args.workers) as pool:
                 pool.map(work, jobs, chunksize=1)
         else:  # one worker: in this process (no spawn start-up)
             for job in jobs:

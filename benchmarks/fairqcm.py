@@ -63,7 +63,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing as mp
 import os
 import time
 from pathlib import Path
@@ -74,7 +73,7 @@ import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
 from sb3_fair.experiment.config import int_at_least, number_in
-from reproduction import DATA, Output, median_steps_per_s, reproduce_parser
+from reproduction import DATA, Output, median_steps_per_s, reproduce_parser, worker_pool
 
 #: the runs' folder under ``<out>/out/``
 RUNS_NAME = "fairqcm"
@@ -587,7 +586,7 @@ def paired(results: list[dict], a: str, baselines: list[str]) -> list[str]:
 def _run_jobs(jobs: list[dict[str, Any]], workers: int) -> None:
     if not jobs:
         return
-    with mp.get_context("spawn").Pool(min(workers, len(jobs))) as pool:
+    with worker_pool(min(workers, len(jobs))) as pool:
         pool.map(run_job, jobs, chunksize=1)
 
 

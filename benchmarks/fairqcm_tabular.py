@@ -37,7 +37,6 @@ section of ``<out>/RESULTS.md``.
 from __future__ import annotations
 
 import json
-import multiprocessing as mp
 import os
 import time
 from pathlib import Path
@@ -46,7 +45,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from reproduction import DATA, Output, paired_table, reproduce_parser
+from reproduction import DATA, Output, paired_table, reproduce_parser, worker_pool
 from sb3_fair.common.fairqcm.memory import counterfactual_memories
 from sb3_fair.common.protocol import BENEFITS
 from sb3_fair.experiment.config import int_at_least
@@ -348,7 +347,7 @@ def main(argv: list[str] | None = None) -> None:
     todo = [j for j in jobs if args.quick or not on_disk(out / job_file(j), j["method"])]
     t0 = time.perf_counter()
     if todo:
-        with mp.get_context("spawn").Pool(min(args.jobs, len(todo))) as pool:
+        with worker_pool(min(args.jobs, len(todo))) as pool:
             pool.map(run_job, todo, chunksize=1)
     records = [json.loads((out / job_file(j)).read_text()) for j in jobs]
     refs = references(200)

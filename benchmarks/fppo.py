@@ -58,7 +58,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing as mp
 import os
 import time
 import zipfile
@@ -68,7 +67,7 @@ from typing import Any
 import numpy as np
 
 from sb3_fair.experiment.config import int_at_least, number_in
-from reproduction import Output, median_steps_per_s, reproduce_parser
+from reproduction import Output, median_steps_per_s, reproduce_parser, worker_pool
 from sb3_fair.ppo.presets import ENV_IDS, PAPER_TIMESTEPS
 
 #: the runs' folder under ``<out>/out/``
@@ -857,7 +856,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.report_only:
         records = []
     elif args.workers > 1:
-        with mp.get_context("spawn").Pool(args.workers) as pool:
+        with worker_pool(args.workers) as pool:
             records = pool.starmap(run, [(job, runs) for job in jobs], chunksize=1)
     else:
         records = [run(job, runs) for job in jobs]

@@ -34,7 +34,6 @@ section of ``<out>/RESULTS.md``.
 from __future__ import annotations
 
 import json
-import multiprocessing as mp
 import threading
 import time
 from collections.abc import Sequence
@@ -46,7 +45,7 @@ import numpy as np
 from fair_er import evaluate_speeds
 from gymnasium import spaces
 from pettingzoo import ParallelEnv
-from reproduction import Output, paired_test, reproduce_parser
+from reproduction import Output, paired_test, reproduce_parser, worker_pool
 
 from sb3_fair.experiment.config import int_at_least, number_in
 
@@ -349,7 +348,7 @@ def main(argv: list[str] | None = None) -> None:
             for s in range(args.seeds) for r in REWARDS]
     todo = [j for j in jobs if args.quick or not (runs / job_file(j)).exists()]
     if todo:
-        with mp.get_context("spawn").Pool(min(args.jobs, len(todo))) as pool:
+        with worker_pool(min(args.jobs, len(todo))) as pool:
             pool.map(run_job, todo, chunksize=1)
     keys = ("env_steps", "episodes", "speeds")
     records = [rec for j in jobs if (runs / job_file(j)).exists()

@@ -7,8 +7,10 @@ These scripts live in the repository, not in the installed package: run them fro
 from __future__ import annotations
 
 import argparse
+import contextlib
+import multiprocessing as mp
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +49,17 @@ class Output:
         """Replace (or append) the section of ``RESULTS.md`` whose heading contains ``key``."""
         self.root.mkdir(parents=True, exist_ok=True)
         write_section(self.results, key, text)
+
+
+@contextlib.contextmanager
+def worker_pool(processes: int) -> Iterator[Any]:
+    """The benchmarks' process pool (``spawn``), whose workers end with the script: Ctrl+C and SIGTERM raise in this
+    process (``Pool``'s exit then terminates the workers), and on Linux each worker also ends when the script is killed
+    outright (``sb3_fair.experiment.processes``)."""
+    from sb3_fair.experiment.processes import terminate_raises, worker_dies_with_parent
+
+    with terminate_raises(), mp.get_context("spawn").Pool(processes, initializer=worker_dies_with_parent) as pool:
+        yield pool
 
 
 def _folder(text: str) -> str:

@@ -25,9 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import signal
 import sys
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -708,36 +706,24 @@ def main(argv: list[str] | None = None) -> None:
     if getattr(args, "config", None) and not Path(args.config).is_file():
         parser.error(f"argument --config: no file {args.config!r}")
     from sb3_fair.experiment.files import ModelNotSavedError
+    from sb3_fair.experiment.processes import Terminated, terminate_raises
 
-    previous = (
-        signal.signal(signal.SIGTERM, _terminated) if threading.current_thread() is threading.main_thread() else None
-    )
     try:
-        args.func(args)
+        with terminate_raises():  # SIGTERM raises, so that locks, temporary files and workers are cleaned up
+            args.func(args)
     except ValueError as err:  # bad names, keys and values: the message says which and what is accepted
         parser.exit(2, f"{parser.prog} {args.command}: error: {err}\n")
     except ModelNotSavedError as err:  # the trained model is on the error: write it where there is room, say where
         parser.exit(1, f"{parser.prog} {args.command}: error: {err}\n{_rescue(err)}\n")
     except KeyboardInterrupt as err:  # Ctrl+C or SIGTERM: workers ended, files written whole or not at all
-        what = "terminated (SIGTERM)" if isinstance(err, _Terminated) else "interrupted"
+        what = "terminated (SIGTERM)" if isinstance(err, Terminated) else "interrupted"
         parser.exit(
-            143 if isinstance(err, _Terminated) else 130,
+            143 if isinstance(err, Terminated) else 130,
             f"{parser.prog} {args.command}: {what}; "
             + ("every worker process was ended and " if args.command in ("compare", "sweep") else "")
             + "no file was left half-written (a run with checkpoints can go on with --resume from its newest "
             "checkpoint)\n",
         )
-    finally:
-        if previous is not None:
-            signal.signal(signal.SIGTERM, previous)
-
-
-class _Terminated(KeyboardInterrupt):
-    """SIGTERM, raised where the process is, so that ``finally`` blocks run (locks, temporary files, workers)."""
-
-
-def _terminated(signum: int, frame: Any) -> None:
-    raise _Terminated()
 
 
 def _rescue(err: Any) -> str:

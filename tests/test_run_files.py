@@ -274,5 +274,42 @@ def test_compare_ends_its_workers_on_sigterm(tmp_path) -> None:
         proc.kill()
     assert proc.returncode == 143 and "terminated (SIGTERM); every worker process was ended" in err
     time.sleep(1)
-    for pid in children:
-        assert not Path(f"/proc/{pid}").exists() or "zombie" in Path(f"/proc/{pid}/status").read_text().lower()
+    assert not any(map(_running, children))
+
+
+def _running(pid: int) -> bool:
+    """Whether process ``pid`` exists and is not a zombie (one that ended and that nobody has reaped yet)."""
+    try:
+        state = next(line for line in Path(f"/proc/{pid}/status").read_text().splitlines() if line.startswith("State:"))
+    except (OSError, StopIteration):
+        return False
+    return "Z" not in state.split()[1]
+
+
+def _children(pid: int) -> list[int]:
+    out = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout
+    return [int(x) for x in out.split()]
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
+def test_the_benchmarks_pool_ends_its_workers_with_the_script(sig) -> None:
+    """benchmarks/reproduction.py's worker_pool: SIGTERM goes through Pool's exit, which terminates the workers; after
+    SIGKILL the kernel ends them (PR_SET_PDEATHSIG)."""
+    script = ("import sys, time; sys.path.insert(0, 'benchmarks'); from reproduction import worker_pool\n"
+              "with worker_pool(2) as pool:\n    print('up', flush=True); pool.map(time.sleep, [60, 60], chunksize=1)\n")
+    proc = subprocess.Popen([sys.executable, "-c", script], cwd=Path(__file__).parent.parent, stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "up"
+        deadline = time.time() + 60
+        while time.time() < deadline and len([c for c in _children(proc.pid) if "spawn_main" in Path(f"/proc/{c}/cmdline").read_text()]) < 2:
+            time.sleep(0.2)
+        workers = [c for c in _children(proc.pid) if "spawn_main" in Path(f"/proc/{c}/cmdline").read_text()]
+        assert len(workers) == 2
+        proc.send_signal(sig)
+        proc.wait(30)
+    finally:
+        proc.kill()
+    deadline = time.time() + 10
+    while time.time() < deadline and any(map(_running, workers)):
+        time.sleep(0.2)
+    assert not any(map(_running, workers))

@@ -36,6 +36,7 @@ from sb3_fair.experiment.files import (
     model_bytes,
     replay_buffer_bytes,
 )
+from sb3_fair.experiment.processes import end_workers, worker_dies_with_parent
 from sb3_fair.experiment.registry import (
     check_keys,
     get_algo_class,
@@ -792,34 +793,6 @@ def _train_in_worker(data: dict[str, Any], trusted: bool) -> ExperimentResult:
     return result
 
 
-def _worker_dies_with_parent() -> None:
-    """In a worker process of :func:`train_all`: ask Linux to end it when the process that started it ends, however
-    that ends (``kill -9`` included); elsewhere nothing (the parent's handler ends its workers)."""
-    import contextlib
-    import ctypes
-    import signal
-    import sys
-
-    if sys.platform.startswith("linux"):
-        with contextlib.suppress(OSError, AttributeError):
-            ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGTERM))  # PR_SET_PDEATHSIG
-
-
-def end_workers(pool: Any) -> int:
-    """End the worker processes of a :class:`~concurrent.futures.ProcessPoolExecutor` now (runs in progress are
-    lost), without waiting for the runs they hold; the number of processes ended."""
-    processes = list((getattr(pool, "_processes", None) or {}).values())  # the executor has no public way to kill
-    pool.shutdown(wait=False, cancel_futures=True)
-    for process in processes:
-        if process.is_alive():
-            process.terminate()
-    for process in processes:
-        process.join(5)
-        if process.is_alive():
-            process.kill()
-    return len(processes)
-
-
 def train_all(
     configs: list[ExperimentConfig], jobs: int = 1, on_start: Any = None, on_done: Any = None
 ) -> list[ExperimentResult]:
@@ -854,7 +827,7 @@ def train_all(
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
     pool = ProcessPoolExecutor(
-        max_workers=min(jobs, len(configs)), mp_context=mp.get_context("spawn"), initializer=_worker_dies_with_parent
+        max_workers=min(jobs, len(configs)), mp_context=mp.get_context("spawn"), initializer=worker_dies_with_parent
     )
     errors = []
     try:
