@@ -692,15 +692,22 @@ def test_every_grid_value_is_checked_before_ray_starts(monkeypatch, tmp_path) ->
               storage=tmp_path)
 
 
-def test_a_sweep_resumes_with_the_opt_in_it_started_with(tmp_path, monkeypatch) -> None:
-    ray = pytest.importorskip("ray")
-    from sb3_fair.experiment.sweep import TRUST_FILE, sweep
+def test_a_sweep_trial_takes_the_opt_in_from_its_caller_never_from_its_parameters(tmp_path, monkeypatch, marker) -> None:
+    """Ray saves a trial's parameters and restores them on a resume: a ``trusted`` among them (as sb3-fair used to save,
+    or as anyone may write) grants nothing; only the process that runs the sweep gives the opt-in."""
+    from sb3_fair.experiment.sweep import trial_configs
 
-    (tmp_path / "s").mkdir()
-    (tmp_path / "s" / TRUST_FILE).write_text('{"trusted": true}')
-    monkeypatch.setattr(ray, "init", lambda **kwargs: (_ for _ in ()).throw(AssertionError("ray started")))
-    with pytest.raises(ValueError, match=r"sweep 's' was started with trusted=True .* resume it with it"):
-        sweep(ExperimentConfig(algo="dqn", env="CartPole-v1", n_timesteps=8), name="s", storage=tmp_path, resume=True)
+    wrapper = _own_module(tmp_path, monkeypatch, marker)
+    base = ExperimentConfig(algo="dqn", env="CartPole-v1", n_timesteps=8, group="s")
+    params = {"base": base.to_dict(), "overrides": {"env_wrapper": wrapper}, "seeds": [0, 1], "trusted": True}
+    with pytest.raises(ValueError, match=rf"hyper-parameter 'env_wrapper': 'my_code.MarkWrapper' is not in a package .*{TRUST}"):
+        trial_configs(params)
+    configs = trial_configs(params, trusted=True, trial="t1")
+    assert [(c.seed, c.name, c.trusted) for c in configs] == [(0, "s-t1-seed0", True), (1, "s-t1-seed1", True)]
+    for bad in ({}, {"base": base.to_dict(), "seeds": []}, {"base": base.to_dict(), "seeds": ["0"]}, {"base": "x"}):
+        with pytest.raises(ValueError, match=r"parameters of an sb3-fair sweep's trial|seed"):
+            trial_configs(bad)
+    assert not marker.exists() and "my_code" not in sys.modules
 
 
 def test_buffers_that_do_not_fit_in_memory_name_their_hyper_parameters(monkeypatch) -> None:

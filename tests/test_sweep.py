@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import csv
+import json
+import pickle
 import re
+import shutil
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -72,10 +77,26 @@ EXPERIMENT = ("algo: fair_ppo\nenv: sb3_fair/DisparityGame-v0\nn_timesteps: 64\n
 
 
 @pytest.fixture(scope="module")
-def local_ray():
+def user_code(tmp_path_factory) -> tuple[str, Path]:
+    """A user's module (not on the allow-list) that leaves a marker file whenever it is imported, in a folder that the
+    Ray workers of :func:`local_ray` find on their path: what only ``--trust-config`` lets a config name."""
+    folder = tmp_path_factory.mktemp("user_code")
+    marker = folder / "imported"
+    (folder / "sweep_user_code.py").write_text(
+        "import pathlib\n"
+        "import gymnasium as gym\n"
+        f"pathlib.Path({str(marker)!r}).touch()\n"
+        "class MarkWrapper(gym.Wrapper):\n"
+        "    pass\n")
+    return "sweep_user_code", marker
+
+
+@pytest.fixture(scope="module")
+def local_ray(user_code):
     """One embedded Ray for the module's sweeps (sweep() uses a running Ray and leaves it running)."""
     ray = pytest.importorskip("ray")
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False)
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, configure_logging=False,
+             runtime_env={"env_vars": {"PYTHONPATH": str(user_code[1].parent)}})
     yield ray
     ray.shutdown()
 
@@ -157,3 +178,79 @@ def test_with_wandb_every_trial_is_one_named_run_in_the_sweeps_group(tmp_path, l
     names = sorted(run["name"] for run in trial_runs)
     assert all(re.fullmatch(r"wb-trainable_[0-9a-f]+_\d+-seed\d", n) for n in names), names
     assert [n[-5:] for n in names] == ["seed0", "seed1"]
+
+
+def _tampered(path: Path, edit: bool) -> None:
+    """``path`` deleted, or edited to say that the sweep is trusted where the trials used to read it: a JSON file's mapping
+    and every trial's parameters in it (Ray's experiment state nests each trial's JSON in a string) get
+    ``trusted: true``; a pickle becomes one of ``{"trusted": True}``, any other file the text ``{"trusted": true}``."""
+    if not edit:
+        path.unlink()
+        return
+
+    def trusted(node, top=False):
+        if isinstance(node, dict):
+            out = {k: trusted(v) for k, v in node.items()}
+            return {**out, "trusted": True} if top or "base" in node else out
+        if isinstance(node, list):
+            return [trusted(v) for v in node]
+        if isinstance(node, str) and node.lstrip().startswith("{"):
+            try:
+                return json.dumps(trusted(json.loads(node)))
+            except ValueError:
+                return node
+        return node
+
+    if path.suffix == ".pkl":
+        path.write_bytes(pickle.dumps({"trusted": True}))
+        return
+    try:
+        path.write_text(json.dumps(trusted(json.loads(path.read_text()), top=True)))
+    except ValueError:  # not JSON (CSV, a plot, JSON lines, an empty file)
+        path.write_text('{"trusted": true}')
+
+
+def test_the_opt_in_is_never_saved_and_a_resume_asks_for_it_again(tmp_path, local_ray, user_code) -> None:
+    """Issue 47: a sweep started with trusted=True kept the opt-in in Ray's saved trial configs, and one JSON file beside
+    them was the only guard. Now no file holds it: resumed without it, a sweep whose trials name code of the user's is
+    refused before any trial runs, whatever was deleted from its folder or edited in it to say trusted: true."""
+    from sb3_fair.experiment.sweep import sweep
+
+    module, marker = user_code
+    base = ExperimentConfig(algo="ppo", env="CartPole-v1", n_timesteps=16, eval_episodes=1,
+                            hyperparams={"policy": "MlpPolicy", "n_steps": 16, "batch_size": 16, "n_epochs": 1})
+    storage = tmp_path / "sweeps"
+    grid = {"env_wrapper": [{f"{module}.MarkWrapper": {"bogus": 1}}]}  # imports the user's code, then fails: a resume re-runs it
+    with pytest.raises(ValueError, match=r"--trust-config"):
+        sweep(base, grid=grid, name="t", storage=storage)
+    out = sweep(base.replace(trusted=True), grid=grid, name="t", storage=storage)
+    assert [row["status"] for row in out.errors] == ["ERROR"] and "bogus" in out.errors[0]["error"]
+    assert marker.exists(), "the trial ran with the opt-in of the call that started it"
+    folder = storage / "t"
+    for params in folder.rglob("params.json"):
+        assert "trusted" not in json.loads(params.read_text()), "the opt-in is never saved"
+    files = sorted(p.relative_to(folder) for p in folder.rglob("*") if p.is_file())
+    assert len(files) >= 8 and any(p.name == "tuner.pkl" for p in files) and any(p.name.startswith("experiment_state") for p in files)
+    marker.unlink()
+    cases = [(f, edit) for f in files for edit in (False, True)] + [(Path("sb3_fair_trust.json"), True)]  # the old guard file
+    unreadable = []
+    for i, (relative, edit) in enumerate(cases):
+        copy = storage / f"c{i}"
+        shutil.copytree(folder, copy)
+        if (copy / relative).exists():
+            _tampered(copy / relative, edit)
+        else:
+            (copy / relative).write_text('{"trusted": true}')
+        with pytest.raises(ValueError, match=r"sweep 'c\d+' cannot be resumed") as refused:
+            sweep(base, name=f"c{i}", storage=storage, resume=True)
+        message = str(refused.value)
+        if "records of its trials" in message:  # Ray cannot restore the sweep at all: nothing runs either
+            unreadable.append(str(relative))
+        else:
+            assert f"'{module}.MarkWrapper' is not in a package a config may name" in message and "--trust-config" in message, (
+                relative, message)
+        assert not marker.exists() and module not in sys.modules, (relative, edit)
+    assert all(name.startswith(("tuner.pkl", "experiment_state")) for name in unreadable), unreadable
+    # with the opt-in, given again, the failed trial runs again: the trials take it from the call that resumes them
+    out = sweep(base.replace(trusted=True), name="t", storage=storage, resume=True)
+    assert [row["status"] for row in out.table] == ["ERROR"] and marker.exists()

@@ -20,12 +20,15 @@ and trains ``seeds`` seeds inside each trial, reporting their mean, so that the 
 figure that does not hang on one seed. A failed trial is reported in the table (``status`` ERROR,
 ``error``) and does not stop the others; ``resume=True`` goes on with an interrupted sweep of the
 same ``name`` (re-running failed trials).
+
+The opt-in of a config that names your own code (``trusted=True``, ``sb3-fair sweep --trust-config``) is never saved:
+Ray's trial parameters do not hold it, each trial gets it from the call that runs it, and a resume checks every trial
+Ray restores under its own call's opt-in before any trial runs, whatever the files in the sweep's folder say.
 """
 
 from __future__ import annotations
 
 import csv
-import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,8 +39,6 @@ import numpy as np
 from sb3_fair.experiment.config import MAX_NAME_LENGTH, ExperimentConfig, check_name, parse_value
 from sb3_fair.experiment.registry import check_keys
 
-#: the file in a sweep's folder that records whether it was started with trusted=True (a resume must match it)
-TRUST_FILE = "sb3_fair_trust.json"
 #: figures used for the Pareto plot when none is named: utility (higher is better) and unfairness (its size ``|x|``,
 #: lower is better)
 UTILITY_KEYS = ("episode_reward", "episode_return", "utilitarian")
@@ -143,31 +144,58 @@ def _figures(results: list[Any]) -> dict[str, float]:
     return out
 
 
-def trainable(params: dict[str, Any]) -> None:
+def trial_configs(params: dict[str, Any], trusted: bool = False, trial: str = "trial") -> list[ExperimentConfig]:
+    """The configs of one trial, one per seed, each checked (:class:`~sb3_fair.experiment.config.ExperimentConfig`)
+    before any is trained.
+
+    :param params: the trial's parameters as Ray holds them: ``base`` (the base config's :meth:`to_dict`),
+        ``overrides`` (the point) and ``seeds``; any other key (the ``trusted`` that earlier versions saved, or one
+        written into a file) is ignored.
+    :param trusted: the opt-in of the call that runs the sweep: the only place it comes from.
+    :param trial: the trial's name, for the runs' names.
+    :raises ValueError: for parameters that are not a trial's, or a config refused under ``trusted``.
+    """
+    base_data, overrides, seeds = params.get("base"), params.get("overrides") or {}, params.get("seeds", 0)
+    if not isinstance(base_data, dict) or not isinstance(overrides, dict):
+        raise ValueError(f"not the parameters of an sb3-fair sweep's trial (base, overrides, seeds): {params!r}"[:300])
+    seeds = seeds if isinstance(seeds, list) else [seeds]
+    if not seeds:
+        raise ValueError("a trial has at least one seed, got none")
+    base = ExperimentConfig.from_dict(base_data, trusted=trusted)
+    out = []
+    for seed in seeds:
+        if isinstance(seed, bool) or not isinstance(seed, int):
+            raise ValueError(f"a trial's seeds are ints, got {seed!r}")
+        out.append(
+            base.replace(
+                seed=seed,
+                hyperparams=dict(overrides),
+                save_path=None,
+                checkpoint_every=None,
+                progress_bar=False,
+                name=f"{base.group}-{trial}-seed{seed}",
+            )
+        )
+    return out
+
+
+def trainable(params: dict[str, Any], trusted: bool = False) -> None:
     """The Ray Tune trainable: one :func:`~sb3_fair.experiment.run.train` per seed of ``params`` (the base
-    config, the point's overrides, the seeds), reported as ``eval/*`` figures."""
+    config, the point's overrides, the seeds), reported as ``eval/*`` figures.
+
+    :param params: the trial's parameters (:func:`trial_configs`).
+    :param trusted: the opt-in, from the process that runs the sweep (``tune.with_parameters``), never from ``params``,
+        which Ray saves and restores.
+    """
     import torch as th
     from ray import tune
 
     from sb3_fair.experiment.run import train
 
-    base = ExperimentConfig.from_dict(params["base"], trusted=bool(params.get("trusted", False)))
-    th.set_num_threads(base.num_threads or 1)  # the CPUs Ray gave the trial (train() sets it again, for its own run)
-    overrides = dict(params.get("overrides") or {})
-    seeds = params["seeds"] if isinstance(params["seeds"], list) else [params["seeds"]]
-    results = []
     trial = tune.get_context().get_trial_name() or "trial"
-    for seed in seeds:
-        cfg = base.replace(
-            seed=int(seed),
-            hyperparams=overrides,
-            save_path=None,
-            checkpoint_every=None,
-            progress_bar=False,
-            name=f"{base.group}-{trial}-seed{seed}",
-        )
-        results.append(train(cfg))
-    tune.report(_figures(results))
+    configs = trial_configs(params, trusted=trusted, trial=trial)  # every seed's config accepted before any run
+    th.set_num_threads(configs[0].num_threads or 1)  # the CPUs Ray gave the trial (train() sets it again, for its run)
+    tune.report(_figures([train(cfg) for cfg in configs]))
 
 
 @dataclass
@@ -271,6 +299,9 @@ def sweep(
             raise ValueError(f"grid[{key!r}] must be a non-empty list of values, got {values!r}")
         for value in values:
             base.replace(hyperparams={key: value})
+    for key, (kind, *args) in space.items():  # a choice's values, or a distribution's low end (a number of the key)
+        for value in args if kind == "choice" else args[:1]:
+            base.replace(hyperparams={key: value})
     name = base.default_group if name is None else name
     check_name(name, "name", MAX_NAME_LENGTH // 2)
     root = Path(storage).resolve()
@@ -283,14 +314,6 @@ def sweep(
         raise ValueError(
             f"a sweep {name!r} exists in {root}: resume=True (--resume) goes on with it, or give another name"
         )
-    trust_file = path / TRUST_FILE  # Ray restores the trials' configs, the opt-in included: a resume must give the same
-    if resume and trust_file.is_file():
-        started = json.loads(trust_file.read_text()).get("trusted", False)
-        if started != base.trusted:
-            raise ValueError(
-                f"sweep {name!r} was started {'with' if started else 'without'} trusted=True (--trust-config), and "
-                f"its trials go on that way: resume it {'with' if started else 'without'} it"
-            )
     base = base.replace(group=name, eval_episodes=base.eval_episodes or 1)
     if isinstance(base.wandb, dict) or base.wandb:
         wandb_kwargs = dict(base.wandb) if isinstance(base.wandb, dict) else {}
@@ -311,15 +334,17 @@ def sweep(
         ray.init(log_to_driver=False, configure_logging=False, **init)
         started = True
     try:
-        # each trial holds as many CPUs as its torch threads, so that Ray does not run more threads than cores
-        trial = tune.with_resources(trainable, {"cpu": base.num_threads or 1})
+        # each trial holds as many CPUs as its torch threads, so that Ray does not run more threads than cores; the
+        # opt-in goes to the trials from this call only (Ray saves the param_space, and restores it on a resume)
+        trial = tune.with_resources(
+            tune.with_parameters(trainable, trusted=base.trusted), {"cpu": base.num_threads or 1}
+        )
         if resume:
-            tuner = tune.Tuner.restore(str(path), trial, resume_unfinished=True, resume_errored=True)
+            tuner = _restore(tune, path, trial, name, base.trusted)
         else:
             if search is None:
                 param_space: dict[str, Any] = {
                     "base": base.to_dict(),
-                    "trusted": base.trusted,
                     "seeds": tune.grid_search(list(range(seeds))),
                     "overrides": {k: tune.grid_search(v) for k, v in grid.items()},
                 }
@@ -329,7 +354,6 @@ def sweep(
 
                 param_space = {
                     "base": base.to_dict(),
-                    "trusted": base.trusted,
                     "seeds": list(range(seeds)),
                     "overrides": {k: _tune_domain(v) for k, v in space.items()},
                 }
@@ -345,11 +369,7 @@ def sweep(
                 failure_config=tune.FailureConfig(max_failures=0, fail_fast=False),
             )
             tuner = tune.Tuner(trial, param_space=param_space, tune_config=tune_config, run_config=run_config)
-        try:
-            grid_result = _fit_keeping_signal_handlers(tuner)
-        finally:  # also when interrupted: the sweep's folder then exists, and a resume checks the opt-in against it
-            if not resume and path.is_dir():
-                trust_file.write_text(json.dumps({"trusted": base.trusted}))
+        grid_result = _fit_keeping_signal_handlers(tuner)
     finally:
         if started:
             ray.shutdown()
@@ -385,6 +405,29 @@ def sweep(
             **init,
         )
     return out
+
+
+def _restore(tune: Any, path: Path, trial: Any, name: str, trusted: bool) -> Any:
+    """The sweep at ``path`` restored by Ray Tune, after every trial Ray holds for it was checked under this call's
+    opt-in (:func:`trial_configs`), so that a config that needs ``trusted=True`` is refused before any trial runs.
+
+    :raises ValueError: naming the sweep, for Ray records that cannot be read or a trial whose config is refused.
+    """
+    try:
+        tuner = tune.Tuner.restore(str(path), trial, resume_unfinished=True, resume_errored=True)
+        trials = tune.ExperimentAnalysis(str(path)).trials  # what the restore goes on with: the newest experiment state
+    except Exception as err:  # noqa: BLE001  (whatever Ray raises for missing or broken records: nothing may run)
+        raise ValueError(
+            f"sweep {name!r} cannot be resumed: Ray Tune's records of its trials in {path} cannot be read "
+            f"({type(err).__name__}: {str(err).strip().splitlines()[0] if str(err).strip() else ''}); nothing was run"
+        ) from None
+    for t in trials:
+        label = Path(t.path).name if t.path else str(t)
+        try:
+            trial_configs(t.config if isinstance(t.config, dict) else {}, trusted=trusted, trial=label)
+        except ValueError as err:
+            raise ValueError(f"sweep {name!r} cannot be resumed: its trial {label}: {err}") from None
+    return tuner
 
 
 def _fit_keeping_signal_handlers(tuner: Any) -> Any:
@@ -544,4 +587,14 @@ def pareto_plot(
     return path
 
 
-__all__ = ["DISTRIBUTIONS", "SweepResult", "pareto_plot", "parse_grid", "parse_space", "points", "sweep", "trainable"]
+__all__ = [
+    "DISTRIBUTIONS",
+    "SweepResult",
+    "pareto_plot",
+    "parse_grid",
+    "parse_space",
+    "points",
+    "sweep",
+    "trainable",
+    "trial_configs",
+]
