@@ -353,6 +353,12 @@ def cmd_compare(args: argparse.Namespace) -> None:
         f"{args.eval_episodes} evaluation episodes each{notes} "
     )
     _print_table(table, figures, spread=spread, title=title + f"({time.perf_counter() - t0:.0f} s)")
+    absent = [k for k in figures if all(k not in r for runs in per_seed.values() for r in runs)]
+    if absent:  # a figure the table names but no evaluation reported (e.g. a group figure of a one-group env)
+        print(
+            f"no run reported {', '.join(absent)} (nan in the table): {task.env}'s evaluation has no such figure",
+            file=sys.stderr,
+        )
     if args.plot:
         from sb3_fair.experiment.compare import plot_comparison
 

@@ -224,7 +224,7 @@ def test_the_layer_builds_what_from_preset_builds() -> None:
 @pytest.mark.parametrize("hyperparams, message", [
     ({"seed": 3}, "['seed'] is set by the experiment"),
     ({"n_stepz": 8}, "['n_stepz'] is not an argument of PPO; accepted: ["),
-    ({"learning_rate": "abc"}, "PPO could not be built from the hyper-parameters of 'CartPole-v1'"),
+    ({"learning_rate": "abc"}, "hyper-parameter 'learning_rate': SB3 calls it (a schedule)"),
     ({"policy_kwargs": {"foo": 1}}, "PPO could not be built from"),
     ({"env_kwargs": {"foo": 1}}, "env 'CartPole-v1' refused env_kwargs {'foo': 1}"),
     ({"normalize": {"foo": 1}}, "hyper-parameter 'normalize' takes VecNormalize's arguments"),

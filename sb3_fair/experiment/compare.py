@@ -19,6 +19,7 @@ Example::
 
 from __future__ import annotations
 
+import re
 import string
 import warnings
 from dataclasses import dataclass, field
@@ -107,6 +108,36 @@ class CompareTask:
         return self.runs_by_fairness.get(str(values.get("fairness")), self.runs)
 
 
+#: the figures a task may name beyond the figure table's (:data:`~sb3_fair.common.figure_table.FIGURE_NAMES`): what the
+#: evaluators report beside them (:mod:`sb3_fair.common.evaluation`), and the price of fairness ``compare`` adds
+EVALUATION_FIGURES = (
+    "episode_reward",
+    "episode_reward_std",
+    "episode_length",
+    "episode_return",
+    "team_fairness",
+    "capture_success",
+    "short_term_mean",
+    "long_term_mean",
+    "long_term_final",
+)
+#: figures with a group or stratum in their name: ``group_<g>_mean``, ``csp_<k>``, ``pof_group_<g>``
+_NUMBERED_FIGURES = re.compile(r"^(group_-?\d+_mean|csp_.+|pof_group_-?\d+)$")
+
+
+def check_figure(name: str, where: str) -> str:
+    """``name`` if a comparison can report it (a figure of the table, an evaluator's figure, a group's or stratum's,
+    the price of fairness); a ValueError naming ``where`` and the accepted names otherwise."""
+    from sb3_fair.common.figure_table import FIGURE_NAMES
+
+    if name in FIGURE_NAMES or name in EVALUATION_FIGURES or _NUMBERED_FIGURES.match(name):
+        return name
+    raise ValueError(
+        f"{where}: unknown figure {name!r}; accepted: {sorted({*FIGURE_NAMES, *EVALUATION_FIGURES} - {'csp_strata'})}, "
+        "group_<g>_mean, csp_<k>, pof_group_<g>"
+    )
+
+
 def _check_keys(data: Any, allowed: set[str], where: str) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ValueError(f"{where} must be a mapping, got {data!r}")
@@ -173,6 +204,16 @@ def parse_task(name: str, data: Any, source: str = "<data>") -> CompareTask:
     price = entry.get("price_of_fairness", False)
     if not isinstance(price, bool):
         raise ValueError(f"{where}.price_of_fairness must be true or false, got {price!r}")
+    for i, figure in enumerate(figures):  # a misspelled figure would train every run, then print nan
+        check_figure(figure, f"{where}.figures[{i}]")
+    for i, figure in enumerate(_strings(entry["absolute"], f"{where}.absolute") if "absolute" in entry else []):
+        if figure not in figures:
+            raise ValueError(f"{where}.absolute[{i}]: {figure!r} is not one of the task's figures {figures}")
+    for key in ("x", "curve"):
+        if key in plot:
+            check_figure(str(plot[key]), f"{where}.plot.{key}")
+    for i, figure in enumerate(_strings(plot["y"], f"{where}.plot.y") if "y" in plot else []):
+        check_figure(figure, f"{where}.plot.y[{i}]")
     return CompareTask(
         name=name,
         algo=entry["algo"],
@@ -203,7 +244,12 @@ def load_tasks(path: str | Path | None = None) -> dict[str, CompareTask]:
 
     tasks: dict[str, CompareTask] = {}
     for file in [TASKS_FILE] if path is None else [TASKS_FILE, Path(path)]:
-        data = load_yaml(Path(file).read_text(), str(file)) or {}
+        try:
+            text = Path(file).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as err:
+            why = "not UTF-8 text" if isinstance(err, UnicodeDecodeError) else (err.strerror or str(err))
+            raise ValueError(f"tasks file {str(file)!r} cannot be read ({why}): give a YAML file of tasks") from None
+        data = load_yaml(text, str(file)) or {}
         if not isinstance(data, dict):
             raise ValueError(f"{file} must map task names to tasks, got {type(data).__name__}")
         tasks.update({str(name): parse_task(str(name), entry, str(file)) for name, entry in data.items()})
@@ -223,9 +269,15 @@ def episode_steps(env_id: str, env_kwargs: dict[str, Any]) -> int:
         return int(game.max_steps) * len(game.possible_agents)
     env = gym.make(env_id, **env_kwargs)
     try:
-        return int(cast(Any, env.unwrapped).horizon)  # the sb3-fair envs' episode length
+        horizon = getattr(env.unwrapped, "horizon", None)  # the sb3-fair envs' episode length
     finally:
         env.close()
+    if not isinstance(horizon, (int, np.integer)) or isinstance(horizon, bool) or horizon < 1:
+        raise ValueError(
+            f"--episodes: {env_id!r} has no fixed episode length (its env has no horizon) to count steps by; "
+            "leave --episodes out (the entry's n_timesteps) or set n_timesteps"
+        )
+    return int(horizon)
 
 
 def baseline_of(config: Any) -> Any:
@@ -341,6 +393,12 @@ def plot_comparison(
         task.plot_curve in point for runs in curves.values() for c in runs for _, point in c
     )
     show_split = task.plot_split is not None and any(r is not None and r.size for rs in returns.values() for r in rs)
+    for asked, drawn, what in (
+        (task.plot_curve, show_curve, f"plot.curve {task.plot_curve!r}: no training episode reported it"),
+        (task.plot_split, show_split, "plot.split: no evaluation gave per-stakeholder returns"),
+    ):
+        if asked is not None and not drawn:
+            warnings.warn(f"task {task.name!r}: {what}, so {path.name} leaves that panel out", stacklevel=2)
     show_tradeoff = task.plot_tradeoff or not (show_curve or show_split)
     panels = int(show_curve) + int(show_split) + int(show_tradeoff)
     fig, axes = plt.subplots(1, panels, figsize=(6.5 * panels, 4.4), squeeze=False)
@@ -430,11 +488,13 @@ def plot_comparison(
 
 
 __all__ = [
+    "EVALUATION_FIGURES",
     "OPTIONS",
     "TASKS_FILE",
     "CompareTask",
     "Run",
     "baseline_of",
+    "check_figure",
     "episode_steps",
     "load_tasks",
     "parse_task",

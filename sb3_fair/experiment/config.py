@@ -142,7 +142,8 @@ MAX_NAME_LENGTH = 200
 
 def check_name(value: Any, what: str, max_length: int = MAX_NAME_LENGTH) -> str:
     """``value`` checked to be a plain name (it becomes a folder or file name): a non-empty str of at most
-    ``max_length`` characters, without path separators or control characters, not ``.`` or ``..``.
+    ``max_length`` bytes in UTF-8 (file systems bound a file name's bytes: 255 on most), without path separators or
+    control characters, not ``.`` or ``..``.
 
     :param value: the name.
     :param what: the argument it was given as, for the message.
@@ -152,13 +153,13 @@ def check_name(value: Any, what: str, max_length: int = MAX_NAME_LENGTH) -> str:
     if (
         not isinstance(value, str)
         or not value.strip()
-        or len(value) > max_length
+        or len(value.encode("utf-8", "surrogatepass")) > max_length
         or value in (".", "..")
         or any(c in value for c in "/\\")
         or any(ord(c) < 32 for c in value)
     ):
         raise ValueError(
-            f"{what} must be a plain name (1-{max_length} characters, no '/' or '\\', not '.' or '..', "
+            f"{what} must be a plain name (1-{max_length} bytes in UTF-8, no '/' or '\\', not '.' or '..', "
             f"no control characters): it names a folder or file inside the output folder; got {value!r}"
         )
     return value

@@ -793,6 +793,34 @@ def _train_in_worker(data: dict[str, Any], trusted: bool) -> ExperimentResult:
     return result
 
 
+def check_configs(configs: list[ExperimentConfig]) -> None:
+    """Build the model of every distinct config (its settings, env and hyper-parameters; the seed, step count and
+    names aside) and close it again, so that a setting the algorithm or the env refuses is reported before any run
+    trains. Nothing is trained, saved or logged.
+
+    :raises ValueError: the first config's error, prefixed with the run it belongs to.
+    """
+    import json
+
+    seen = set()
+    for config in configs:
+        key = json.dumps(
+            {k: v for k, v in config.to_plain_dict().items() if k in ("algo", "env", "variant", "hyperparams")},
+            sort_keys=True,
+            default=repr,
+        )
+        if key in seen:
+            continue
+        seen.add(key)
+        try:
+            model = build_model(config.replace(wandb=False, tensorboard_log=None, verbose=0))
+        except ValueError as err:
+            raise ValueError(f"run {config.run_name!r}: {err}") from None
+        env = model.get_env()
+        if env is not None:
+            env.close()
+
+
 def train_all(
     configs: list[ExperimentConfig], jobs: int = 1, on_start: Any = None, on_done: Any = None
 ) -> list[ExperimentResult]:
@@ -814,6 +842,7 @@ def train_all(
     """
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1:
         raise ValueError(f"jobs must be an int >= 1, got {jobs!r}")
+    check_configs(configs)  # a bad setting of the last run is reported before the first trains
     results: list[ExperimentResult | None] = [None] * len(configs)
     if jobs == 1 or len(configs) <= 1:
         for i, config in enumerate(configs):
@@ -1109,6 +1138,59 @@ def _damaged_checkpoint(checkpoint: Path, why: str) -> ValueError:
     return ValueError(f"resume: cannot resume from {checkpoint}: {why}{offer}")
 
 
+def _zip_data(path: Path) -> dict[str, Any]:
+    """The ``data`` record of an SB3 zip as JSON (nothing is unpickled)."""
+    import json
+    import zipfile
+
+    with zipfile.ZipFile(path) as z:
+        data = json.loads(z.read("data"))
+    return data if isinstance(data, dict) else {}
+
+
+def _plain_json(value: Any) -> Any:
+    return [_plain_json(v) for v in value] if isinstance(value, (list, tuple)) else value
+
+
+def _check_checkpoint_fits(config: ExperimentConfig, checkpoint: Path) -> None:
+    """Refuse a checkpoint that ``config`` (its folder's, when resumed from the command line) does not describe: one
+    saved by another class (a Fair class's zip records its class; a parent's zip records none), or whose fairness
+    settings differ from the config's."""
+    from sb3_fair.common.fair_algorithm import fairness_parameters
+
+    cls = get_algo_class(config.algo)
+    data = _zip_data(checkpoint)
+    saved_by = data.get("_saved_by")
+    fair = is_fair_algo(config.algo)
+    if fair and saved_by is None and "fairness_window" not in data:
+        who = "an SB3 / sb3-contrib model (no Fair class recorded in it)"
+    elif saved_by is not None and saved_by != cls.__name__:
+        who = str(saved_by)
+    elif not fair and ("fairness_window" in data or saved_by is not None):
+        who = f"a Fair class ({saved_by or 'of sb3-fair'})"
+    else:
+        who = None
+    if who is not None:
+        raise ValueError(
+            f"resume: {checkpoint} was saved by {who}, but the config says algo {config.algo!r} ({cls.__name__}): "
+            "resume it with the config of the run that wrote it"
+        )
+    if not fair:
+        return
+    own = fairness_parameters(cls)
+    differ = [
+        f"{key} {data[key]!r} in the checkpoint, {config.hyperparams[key]!r} in the config"
+        for key in sorted(own & set(config.hyperparams) & set(data))
+        if isinstance(data[key], (int, float, str, bool, list, type(None)))
+        and _plain_json(data[key]) != _plain_json(config.hyperparams[key])
+    ]
+    if differ:
+        raise ValueError(
+            f"resume: {checkpoint} was trained with other fairness settings than the config says ({'; '.join(differ)}): "
+            "resume it with the config of the run that wrote it"
+        )
+
+
 def _resume(config: ExperimentConfig, checkpoint: Path) -> tuple[BaseAlgorithm, Path | None]:
     """A checkpoint of :class:`CheckpointCallback` (``<prefix>_<N>_steps.zip``), or a model :func:`save` wrote, on a
     fresh env of ``config``, with its replay buffer and VecNormalize statistics where they were saved beside it.
@@ -1119,6 +1201,7 @@ def _resume(config: ExperimentConfig, checkpoint: Path) -> tuple[BaseAlgorithm, 
     why = _complete_checkpoint(checkpoint)
     if why is not None:
         raise _damaged_checkpoint(checkpoint, why)
+    _check_checkpoint_fits(config, checkpoint)
     probe = build_model(config)  # the training env, built as the config says
     env = probe.get_env()
     match = _CHECKPOINT.match(checkpoint.name[:-4])
@@ -1166,6 +1249,7 @@ __all__ = [
     "CONFIG_SUFFIX",
     "ExperimentResult",
     "build_model",
+    "check_configs",
     "check_output_path",
     "check_run_files",
     "checkpoint_folder",
