@@ -8,6 +8,7 @@ import pickle
 import re
 import shutil
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -68,6 +69,9 @@ def test_sweep_needs_a_sound_request() -> None:
                              "metric must be a reported figure, 'eval/<figure>'")]:
         with pytest.raises(ValueError, match=message):
             sweep(base, **kwargs)
+    # a value SB3 refuses when it builds the model is reported before Ray starts, not in every trial that has it
+    with pytest.raises(ValueError, match=r"run 'ppo-CartPole-v1-seed0': .*n_steps"):
+        sweep(base, grid={"n_steps": [8, 0]})
     with pytest.raises(ValueError, match="policy_kwargs is written as a string"):  # refused before Ray starts, not in every trial
         sweep(base.replace(hyperparams={"policy_kwargs": "dict(net_arch=[8])"}), grid={"policy_kwargs.net_arch": [[4]]})
 
@@ -77,7 +81,7 @@ EXPERIMENT = ("algo: fair_ppo\nenv: sb3_fair/DisparityGame-v0\nn_timesteps: 64\n
 
 
 @pytest.fixture(scope="module")
-def user_code(tmp_path_factory) -> tuple[str, Path]:
+def user_code(tmp_path_factory) -> Iterator[tuple[str, Path]]:
     """A user's module (not on the allow-list) that leaves a marker file whenever it is imported, in a folder that the
     Ray workers of :func:`local_ray` find on their path: what only ``--trust-config`` lets a config name."""
     folder = tmp_path_factory.mktemp("user_code")
@@ -87,8 +91,11 @@ def user_code(tmp_path_factory) -> tuple[str, Path]:
         "import gymnasium as gym\n"
         f"pathlib.Path({str(marker)!r}).touch()\n"
         "class MarkWrapper(gym.Wrapper):\n"
-        "    pass\n")
-    return "sweep_user_code", marker
+        "    def reset(self, **kwargs):\n"
+        "        raise RuntimeError('bogus: this wrapper fails when training starts')\n")
+    sys.path.insert(0, str(folder))  # the sweep's own process builds each grid value's model once before Ray starts
+    yield "sweep_user_code", marker
+    sys.path.remove(str(folder))
 
 
 @pytest.fixture(scope="module")
@@ -102,19 +109,21 @@ def local_ray(user_code):
 
 
 def test_a_real_two_trial_sweep_on_local_ray_reports_a_failed_trial_and_resumes(tmp_path, capsys, local_ray) -> None:
-    """Two trials on an embedded Ray: one trains, one fails (n_steps=0); the table, CSV and plot hold both; resume re-runs the failure only."""
+    """Two trials on an embedded Ray: one trains, one fails while training (a learning rate of 1e30 makes the policy's
+    parameters NaN); the table, CSV and plot hold both; resume re-runs the failure only."""
     from sb3_fair.cli import main
 
     (tmp_path / "exp.yml").write_text(EXPERIMENT)
-    argv = [str(tmp_path / "exp.yml"), "--grid", "n_steps=8,0", "--name", "two", "--storage", str(tmp_path / "sweeps"), "--quiet"]
+    argv = [str(tmp_path / "exp.yml"), "--grid", "learning_rate=0.0003,1.0e+30", "--name", "two", "--storage",
+            str(tmp_path / "sweeps"), "--quiet"]
     main(["sweep", *argv])
     out = capsys.readouterr().out
-    assert "1 of 2 trials finished" in out and "failed: " in out and "n_steps" in out
+    assert "1 of 2 trials finished" in out and "failed: " in out and "NaN or inf" in out
     with open(tmp_path / "sweeps" / "two" / "results.csv") as f:
         rows = list(csv.DictReader(f))
     assert sorted(r["status"] for r in rows) == ["ERROR", "TERMINATED"]
     done = next(r for r in rows if r["status"] == "TERMINATED")
-    assert done["hp/n_steps"] == "8" and float(done["eval/episode_return"]) >= 0 and "eval/dp_normalized" in done
+    assert float(done["hp/learning_rate"]) == 0.0003 and float(done["eval/episode_return"]) >= 0 and "eval/dp_normalized" in done
     assert (tmp_path / "sweeps" / "two" / "pareto.png").is_file()
     # the same name again: refused without --resume; with it, the finished trial is kept and the failed one re-runs (and fails)
     with pytest.raises(SystemExit):
@@ -220,12 +229,13 @@ def test_the_opt_in_is_never_saved_and_a_resume_asks_for_it_again(tmp_path, loca
     base = ExperimentConfig(algo="ppo", env="CartPole-v1", n_timesteps=16, eval_episodes=1,
                             hyperparams={"policy": "MlpPolicy", "n_steps": 16, "batch_size": 16, "n_epochs": 1})
     storage = tmp_path / "sweeps"
-    grid = {"env_wrapper": [{f"{module}.MarkWrapper": {"bogus": 1}}]}  # imports the user's code, then fails: a resume re-runs it
+    grid = {"env_wrapper": [f"{module}.MarkWrapper"]}  # imports the user's code, then fails: a resume re-runs it
     with pytest.raises(ValueError, match=r"--trust-config"):
         sweep(base, grid=grid, name="t", storage=storage)
     out = sweep(base.replace(trusted=True), grid=grid, name="t", storage=storage)
     assert [row["status"] for row in out.errors] == ["ERROR"] and "bogus" in out.errors[0]["error"]
     assert marker.exists(), "the trial ran with the opt-in of the call that started it"
+    sys.modules.pop(module, None)  # imported here too, trusted, by the check before Ray started
     folder = storage / "t"
     for params in folder.rglob("params.json"):
         assert "trusted" not in json.loads(params.read_text()), "the opt-in is never saved"

@@ -291,6 +291,7 @@ def sweep(
         if isinstance(samples, bool) or not isinstance(samples, int) or samples < 1:
             raise ValueError(f"samples must be an int >= 1, got {samples!r}")
     check_keys(base.algo, [*grid, *space])  # a key the algorithm does not take fails here, not in every trial
+    variants: list[ExperimentConfig] = []
     for (
         key,
         values,
@@ -298,10 +299,15 @@ def sweep(
         if not isinstance(values, list) or not values:
             raise ValueError(f"grid[{key!r}] must be a non-empty list of values, got {values!r}")
         for value in values:
-            base.replace(hyperparams={key: value})
+            variants.append(base.replace(hyperparams={key: value}))
     for key, (kind, *args) in space.items():  # a choice's values, or a distribution's low end (a number of the key)
         for value in args if kind == "choice" else args[:1]:
-            base.replace(hyperparams={key: value})
+            variants.append(base.replace(hyperparams={key: value}))
+    # every value built into a model once, before Ray starts: a value SB3 or the env refuses (a batch size of 0) would
+    # otherwise fail inside every trial that has it
+    from sb3_fair.experiment.run import check_configs
+
+    check_configs(variants or [base])
     name = base.default_group if name is None else name
     check_name(name, "name", MAX_NAME_LENGTH // 2)
     root = Path(storage).resolve()
