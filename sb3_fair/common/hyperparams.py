@@ -26,6 +26,8 @@ checked without calling it (:func:`check_kind`: a schedule is a number or ``lin_
 you trust may name your own code with ``trusted=True`` (``sb3-fair ... --trust-config``): it then imports and calls
 whatever the file names, as RL Zoo does (a schedule may then be any callable, as in SB3). YAML is read by :func:`load_yaml`, which refuses files whose anchors and aliases expand
 beyond :data:`MAX_YAML_NODES` values (a "billion laughs" file) or that nest deeper than :data:`MAX_YAML_DEPTH`.
+Without ``trusted``, every path among a wrapper's or callback's arguments and a config's W&B folders must lead inside
+the working folder, symlinks followed (:func:`check_arguments`, :func:`check_wandb_paths`).
 
 This module reads files and resolves values; :mod:`sb3_fair.experiment` turns an entry into a model.
 The algorithms' ``from_preset`` read their papers' variants from here.
@@ -38,9 +40,11 @@ import copy
 import importlib
 import inspect
 import math
+import os
 import re
+from collections.abc import Mapping
 from functools import lru_cache
-from pathlib import Path, PurePath
+from pathlib import Path
 from typing import Any, cast
 
 import yaml
@@ -101,9 +105,10 @@ ROLES: dict[str, tuple[str, str]] = {
     "features_extractor_class": ("stable_baselines3.common.torch_layers", "BaseFeaturesExtractor"),
     "optimizer_class": ("torch.optim", "Optimizer"),
 }
-#: keyword arguments of a wrapper or callback that name a file or folder to write (SB3's ``Monitor(filename)``,
-#: ``CheckpointCallback(save_path)``, Gymnasium's ``RecordVideo(video_folder)``, ...): without ``trusted`` a config's
-#: values for them must be relative paths that stay in the working folder
+#: keyword arguments of a wrapper or callback that name a folder or file to write (SB3's ``Monitor(filename)``,
+#: ``CheckpointCallback(save_path)``, Gymnasium's ``RecordVideo(video_folder)``, ...), as are those with one of
+#: :data:`PATH_WORDS` among the ``_``-separated words of their name: a prefix argument (``name_prefix``) is joined to
+#: each of them beside it (:func:`check_arguments`)
 PATH_ARGUMENTS = frozenset(
     {
         "filename",
@@ -120,6 +125,10 @@ PATH_ARGUMENTS = frozenset(
         "output_path",
     }
 )
+#: the words of an argument's name (``best_model_save_path``, ``root_dir``) that make it a folder or file argument
+PATH_WORDS = frozenset({"path", "dir", "directory", "folder", "file", "filename", "root"})
+#: the W&B ``init`` arguments of a config's ``wandb`` mapping that say where W&B writes (:func:`check_wandb_paths`)
+WANDB_PATH_ARGUMENTS = ("dir", "settings")
 #: how :func:`load_yaml` bounds a file: values after anchors and aliases are expanded, and nesting
 MAX_YAML_NODES = 100_000
 MAX_YAML_DEPTH = 100
@@ -523,14 +532,132 @@ def resolve_hyperparams(hyperparams: dict[str, Any], trusted: bool = False) -> d
     return out
 
 
+#: how a message about a path that leaves the working folder ends
+CONTAINMENT_HINT = "give a relative path inside it (or trusted=True, sb3-fair --trust-config, for a config you trust)"
+
+
+def path_text(value: Any) -> str | None:
+    """``value`` as the path text a writer would open: a str as it is, bytes (YAML's ``!!binary``) and
+    ``os.PathLike`` objects decoded as the file system does (:func:`os.fsdecode`); None for anything else."""
+    if isinstance(value, (bytes, bytearray)):
+        return os.fsdecode(bytes(value))
+    if isinstance(value, os.PathLike):
+        value = os.fspath(value)
+        return os.fsdecode(value) if isinstance(value, bytes) else value
+    return value if isinstance(value, str) else None
+
+
+def check_contained(value: Any, where: str, root: str | os.PathLike[str] | None = None, base: Any = None) -> Path:
+    """The destination of the path ``value``, checked to lead inside ``root``: joined to the folder ``base`` (for a
+    file-name prefix) and to ``root``, ``..`` and every symlink that exists along it resolved.
+
+    A path that starts with ``~`` (a home folder: some writers expand it, others do not) is refused, wherever home is.
+
+    :param value: a str, bytes or ``os.PathLike`` (:func:`path_text`); anything else passes.
+    :param where: what writes it, for the message (``"hyper-parameter 'callback': 'x:Y' would write log_path='...'"``).
+    :param root: the folder to stay in; default the working folder (resolved).
+    :param base: a folder ``value`` is a name in (``CheckpointCallback``'s ``save_path`` for its ``name_prefix``).
+    :returns: the resolved destination (``root`` itself for a value that is no path).
+    :raises ValueError: ``where``, the destination, the folder it leaves and the opt-in.
+    """
+    top = Path.cwd().resolve() if root is None else Path(root).resolve()
+    text, folder = path_text(value), path_text(base)
+    if text is None:
+        return top
+    texts = [text] if folder is None else [folder, text]
+    if any(t.startswith("~") for t in texts):
+        raise ValueError(f"{where}: a home folder ('~'), outside the working folder {top}; {CONTAINMENT_HINT}")
+    try:
+        destination = top.joinpath(*texts).resolve()
+    except (OSError, RuntimeError, ValueError) as err:  # a NUL byte, a symlink loop
+        raise ValueError(f"{where}: not a path that can be resolved ({err}); {CONTAINMENT_HINT}") from None
+    if not destination.is_relative_to(top):
+        raise ValueError(f"{where}: {destination}, outside the working folder {top}; {CONTAINMENT_HINT}")
+    return destination
+
+
+def is_path_argument(name: Any) -> bool:
+    """Whether an argument named ``name`` is a folder or file to write: in :data:`PATH_ARGUMENTS`, or one of
+    :data:`PATH_WORDS` among its ``_``-separated words (``best_model_save_path``, ``root_dir``, ``x_files_dir``)."""
+    return isinstance(name, str) and (name in PATH_ARGUMENTS or not PATH_WORDS.isdisjoint(name.lower().split("_")))
+
+
+def _is_prefix(name: Any) -> bool:
+    return isinstance(name, str) and "prefix" in name.lower().split("_")
+
+
+def check_arguments(arguments: Any, where: str, root: str | os.PathLike[str] | None = None) -> None:
+    """Check every path that an object built from ``arguments`` (a wrapper's or callback's keyword arguments, W&B's
+    ``settings``) may write to, by where it leads (:func:`check_contained`): every str, bytes or ``os.PathLike`` value
+    at any depth of its mappings and lists, whatever its key (a value that is no path, such as ``"episode"``, leads
+    inside), from the working folder; but a prefix argument's value (``name_prefix``: ``prefix`` among the words of its
+    name) joined to each folder argument beside it (:func:`is_path_argument`), as writers join it
+    (``CheckpointCallback`` writes ``<save_path>/<name_prefix>_<N>_steps.zip``). Of a mapping under ``wandb`` (W&B's
+    init arguments, such as ``FairnessCallback``'s), only :data:`WANDB_PATH_ARGUMENTS`.
+
+    :param arguments: the arguments.
+    :param where: what they are given to, for the messages (``"hyper-parameter 'callback': 'x:Y'"``).
+    :param root: the folder to stay in; default the working folder.
+    :raises ValueError: ``"<where> would write <key>=<value>: <destination>, outside the working folder ..."``.
+    """
+    seen: set[int] = set()
+
+    def walk(node: Any, name: str) -> None:
+        if isinstance(node, Mapping):
+            if id(node) in seen:
+                return
+            seen.add(id(node))
+            folders = [(k, v) for k, v in node.items() if is_path_argument(k) and path_text(v) is not None]
+            for key, child in node.items():
+                shown = f"{name}.{key}" if name else str(key)
+                if key == "wandb" and isinstance(child, Mapping):  # W&B's init arguments (FairnessCallback's)
+                    child = {k: child[k] for k in WANDB_PATH_ARGUMENTS if k in child}
+                if not (folders and _is_prefix(key) and path_text(child) is not None):
+                    walk(child, shown)
+                    continue
+                for folder, folder_value in folders:  # a name inside each folder beside it
+                    check_contained(
+                        child,
+                        f"{where} would write {shown}={path_text(child)!r} in {folder}={path_text(folder_value)!r}",
+                        root,
+                        base=folder_value,
+                    )
+        elif isinstance(node, (list, tuple)):
+            if id(node) in seen:
+                return
+            seen.add(id(node))
+            for i, child in enumerate(node):
+                walk(child, f"{name}[{i}]")
+        elif path_text(node) is not None:
+            check_contained(node, f"{where} would write {name}={path_text(node)!r}", root)
+
+    walk(arguments, "")
+
+
+def check_wandb_paths(
+    wandb: Any, trusted: bool = False, where: str = "wandb", root: str | os.PathLike[str] | None = None
+) -> None:
+    """Check the folders a config's ``wandb`` (a mapping of :func:`wandb.init` arguments: the config's field, or a Fair
+    algorithm's ``wandb`` hyper-parameter) makes W&B write to: its :data:`WANDB_PATH_ARGUMENTS`, ``dir`` and every path
+    in ``settings`` (``root_dir``, ``x_files_dir``, ...), by :func:`check_arguments`. Nothing is checked with
+    ``trusted``, nor for ``True`` (W&B writes in the working folder, or in ``$WANDB_DIR``: the environment's, not the
+    config's).
+
+    :raises ValueError: ``"<where> would write dir=...: ..., outside the working folder ..."``.
+    """
+    if trusted or not isinstance(wandb, Mapping):
+        return
+    check_arguments({k: wandb[k] for k in WANDB_PATH_ARGUMENTS if k in wandb}, where, root)
+
+
 def zoo_spec_items(spec: Any, key: str, trusted: bool = False) -> list[tuple[Any, dict[str, Any]]]:
     """RL Zoo's ``env_wrapper`` / ``vec_env_wrapper`` / ``callback`` entry as ``(path, kwargs)`` pairs: the entry is a
     path, ``{path: kwargs}`` (kwargs may be null), or a list of either.
 
     :param spec: the entry.
     :param key: its key, for the messages.
-    :param trusted: without it, an argument of :data:`PATH_ARGUMENTS` must be a relative path that stays in the
-        working folder (no absolute path, ``..`` or ``~``).
+    :param trusted: without it, every path among the arguments must lead inside the working folder
+        (:func:`check_arguments`: nested values, prefixes and bytes too, symlinks followed).
     :raises ValueError: naming ``key`` for a malformed entry or a path that leaves the working folder.
     """
     if spec is None:
@@ -548,15 +675,8 @@ def zoo_spec_items(spec: Any, key: str, trusted: bool = False) -> list[tuple[Any
         kwargs = {} if kwargs is None else kwargs
         if not isinstance(kwargs, dict):
             raise ValueError(f"hyper-parameter {key!r}: the arguments of {path!r} must be a mapping, got {kwargs!r}")
-        for name, value in kwargs.items() if not trusted else ():
-            if name in PATH_ARGUMENTS and isinstance(value, (str, PurePath)):
-                where = PurePath(value)
-                if where.is_absolute() or ".." in where.parts or str(value).startswith("~"):
-                    raise ValueError(
-                        f"hyper-parameter {key!r}: {path!r} would write {name}={str(value)!r}, outside the working "
-                        "folder; give a relative path inside it (or trusted=True, sb3-fair --trust-config, for a "
-                        "config you trust)"
-                    )
+        if not trusted:
+            check_arguments(kwargs, f"hyper-parameter {key!r}: {path!r}")
         items.append((path, dict(kwargs)))
     return items
 
@@ -589,7 +709,8 @@ def check_objects(hyperparams: dict[str, Any], trusted: bool = False) -> None:
     With ``trusted`` (nothing is imported): the values of :data:`SCHEDULE_KEYS`, :data:`ITERATION_SCHEDULES` and
     :data:`BUILT_KEYS` are of their kind or a ``"module:name"`` path, whose object :func:`resolve_hyperparams` checks
     when the model is built, before anything is called. Both: ``noise_type`` is one of :data:`NOISE_TYPES` and
-    ``noise_std`` a finite number >= 0.
+    ``noise_std`` a finite number >= 0. Without ``trusted``, every path the entry's wrappers, callbacks and W&B
+    arguments write to leads inside the working folder (:func:`check_arguments`, :func:`check_wandb_paths`).
 
     :raises ValueError: naming the key and the value.
     """
@@ -601,6 +722,7 @@ def check_objects(hyperparams: dict[str, Any], trusted: bool = False) -> None:
     std = hyperparams.get("noise_std")
     if std is not None and not (_is_number(std) and math.isfinite(std) and std >= 0):
         raise ValueError(f"hyper-parameter 'noise_std' must be a finite number >= 0, got {std!r}")
+    check_wandb_paths(hyperparams.get("wandb"), trusted, "hyper-parameter 'wandb'")  # a Fair algorithm's W&B run
     if trusted:
         for key in (*SCHEDULE_KEYS, *ITERATION_SCHEDULES, *BUILT_KEYS):
             if key not in hyperparams:
@@ -631,6 +753,7 @@ def algo_kwargs(hyperparams: dict[str, Any], trusted: bool = False) -> dict[str,
 __all__ = [
     "ALLOWED_PACKAGES",
     "BUILT_KEYS",
+    "CONTAINMENT_HINT",
     "DENIED_MODULES",
     "HYPERPARAMS_DIR",
     "ITERATION_SCHEDULES",
@@ -638,23 +761,30 @@ __all__ = [
     "MAX_YAML_NODES",
     "NOISE_TYPES",
     "PATH_ARGUMENTS",
+    "PATH_WORDS",
     "ROLES",
     "SCHEDULE_KEYS",
     "VARIANT_SEPARATOR",
+    "WANDB_PATH_ARGUMENTS",
     "ZOO_KEYS",
     "LinearSchedule",
     "algo_kwargs",
     "bounded_data",
+    "check_arguments",
+    "check_contained",
     "check_kind",
     "check_objects",
+    "check_wandb_paths",
     "documented_schedules",
     "entry_key",
     "hyperparams_file",
     "import_object",
     "is_allowed_module",
+    "is_path_argument",
     "load_hyperparams",
     "load_yaml",
     "parse_dict_expression",
+    "path_text",
     "read_hyperparams_file",
     "resolve_hyperparams",
     "variants",

@@ -24,7 +24,13 @@ from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.vec_env import VecEnv, VecNormalize
 
-from sb3_fair.common.hyperparams import LinearSchedule, algo_kwargs, resolve_hyperparams, zoo_spec_objects
+from sb3_fair.common.hyperparams import (
+    LinearSchedule,
+    algo_kwargs,
+    check_wandb_paths,
+    resolve_hyperparams,
+    zoo_spec_objects,
+)
 from sb3_fair.experiment.checkpoints import CompactCheckpointCallback
 from sb3_fair.experiment.config import ExperimentConfig
 from sb3_fair.experiment.files import (
@@ -627,6 +633,7 @@ def _train(
 ) -> ExperimentResult:
     if resume is not None and model is not None:
         raise ValueError("give resume (a checkpoint on disk) or model (a model in memory), not both")
+    check_wandb_paths(config.wandb, config.trusted)  # W&B writes in the working folder: refused before any write
     if config.save_path:
         check_output_path(
             config.save_path, "save_path"
