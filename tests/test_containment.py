@@ -140,3 +140,27 @@ def test_check_contained_resolves_the_destination(work: Path) -> None:
     (root / "loop").symlink_to(root / "loop")
     with pytest.raises(ValueError, match=r"where: "):
         check_contained("loop/x", "where")
+
+
+def test_a_config_files_own_save_path_and_tensorboard_log_stay_inside(work: Path) -> None:
+    """A config file's save_path / tensorboard_log lead inside the working folder, unless --save / --tensorboard-log (the
+    user's own choice) replace them, or the file is trusted; a saved config's save_path may be the model beside it."""
+    outside = work / "outside"
+    exp = work / "work" / "exp.yml"
+    for key, value in (("save_path", outside / "m.zip"), ("tensorboard_log", outside / "tb"), ("save_path", "../outside/m.zip")):
+        exp.write_text(f"algo: ppo\nenv: CartPole-v1\nn_timesteps: 64\n{key}: {value}\n")
+        with pytest.raises(ValueError, match=rf"exp.yml: {key}=.* would write: .*outside the working folder"):
+            ExperimentConfig.from_file(exp)
+        ExperimentConfig.from_file(exp, trusted=True)
+        ExperimentConfig.from_file(exp, **{key: str(work / "work" / "mine")})  # the command line's --save wins
+    # a run saved outside the working folder (the user's --save) resumes from there: its folder's config names it
+    run = outside / "runs"
+    cfg = ExperimentConfig(algo="dqn", env="CartPole-v1", hyperparams={"learning_starts": 0, "buffer_size": 200}, n_timesteps=64,
+                           eval_episodes=0, checkpoint_every=32, save_path=str(run / "m.zip"))
+    train(cfg)
+    for saved in (run / "m" / "model.config.yml", run / "m.config.yml"):
+        assert ExperimentConfig.from_file(saved).save_path == str(run / "m.zip")
+    (run / "elsewhere.config.yml").write_text((run / "m.config.yml").read_text())
+    with pytest.raises(ValueError, match=r"save_path=.* would write"):
+        ExperimentConfig.from_file(run / "elsewhere.config.yml")
+    assert not list(work.glob("work/*.zip"))

@@ -173,7 +173,8 @@ def test_with_wandb_every_trial_is_one_named_run_in_the_sweeps_group(tmp_path, l
     from sb3_fair.experiment.sweep import sweep
 
     (tmp_path / "exp.yml").write_text(EXPERIMENT)
-    base = ExperimentConfig.from_file(tmp_path / "exp.yml").replace(wandb={"mode": "offline", "dir": str(tmp_path)})
+    # trusted: W&B's folder is outside the working folder (a test's tmp_path), which only the opt-in allows
+    base = ExperimentConfig.from_file(tmp_path / "exp.yml").replace(wandb={"mode": "offline", "dir": str(tmp_path)}, trusted=True)
     out = sweep(base, grid={"n_steps": [8]}, seeds=2, name="wb", storage=tmp_path / "sweeps")
     assert [r["status"] for r in out.table] == ["TERMINATED", "TERMINATED"]
     runs = offline_runs(tmp_path / "wandb")  # read through W&B's own records, once its service has written them all

@@ -165,6 +165,31 @@ def check_name(value: Any, what: str, max_length: int = MAX_NAME_LENGTH) -> str:
     return value
 
 
+def _check_file_outputs(path: Path, data: dict[str, Any], fields: dict[str, Any]) -> None:
+    """A config file's own ``save_path`` and ``tensorboard_log`` (those ``fields`` do not replace: ``--save`` and
+    ``--tensorboard-log`` are the user's own choice) must lead inside the working folder, like every other path a config
+    names; a saved config's ``save_path`` may also be the model it was saved beside (``m.zip`` for ``m.config.yml``,
+    and for a checkpoint folder's ``m/model.config.yml``), so that a run saved elsewhere can be resumed from there.
+
+    :raises ValueError: naming the file, the key and the destination (the opt-in: ``trusted=True``, ``--trust-config``).
+    """
+    from sb3_fair.common.hyperparams import check_contained
+
+    path = path.resolve()
+    beside = {path.parent.with_suffix(".zip")} if path.parent.name else set()  # a checkpoint folder's: the run's model
+    if path.name.endswith(".config.yml"):  # a model's config: the model beside it
+        beside.add(path.with_name(path.name[: -len(".config.yml")] + ".zip"))
+    for key in ("save_path", "tensorboard_log"):
+        value = data.get(key)
+        if key in fields or value is None:
+            continue
+        if key == "save_path" and isinstance(value, str):
+            target = Path(value) if Path(value).suffix == ".zip" else Path(value + ".zip")
+            if target.resolve() in beside:
+                continue
+        check_contained(value, f"{path}: {key}={value!r} would write")
+
+
 def plain_name(text: str) -> str:
     """``text`` with its path separators (``/``, ``\\``) written ``_``: an env id or a run's label as a name of a run,
     group or folder (``sb3_fair/DonutAllocation-v0`` -> ``sb3_fair_DonutAllocation-v0``)."""
@@ -327,6 +352,9 @@ class ExperimentConfig:
             raise ValueError(f"eval_deterministic must be True, False or None, got {self.eval_deterministic!r}")
         if not isinstance(self.wandb, (bool, dict)):
             raise ValueError(f"wandb must be True, False or a dict of wandb.init arguments, got {self.wandb!r}")
+        from sb3_fair.common.hyperparams import check_wandb_paths
+
+        check_wandb_paths(self.wandb, self.trusted)  # W&B's folders: checked here, before anything is written
         if self.n_timesteps is None and "n_timesteps" in self.hyperparams:
             steps = self.hyperparams["n_timesteps"]
             if isinstance(steps, bool) or not isinstance(steps, (int, float)) or not math.isfinite(steps) or steps < 1:
@@ -424,6 +452,8 @@ class ExperimentConfig:
             raise ValueError(f"{p}: unknown keys {unknown}; accepted: {list(CONFIG_FIELDS) + list(extra)}")
         if "n_timesteps" in override_keys(overrides) and "n_timesteps" not in fields:
             data.pop("n_timesteps", None)  # -p n_timesteps=... wins over the file's field
+        if not fields.get("trusted", False):
+            _check_file_outputs(p, data, fields)
         data.update(fields)
         own = data.pop("hyperparams", None) or {}
         if not isinstance(own, dict):

@@ -27,7 +27,6 @@ from stable_baselines3.common.vec_env import VecEnv, VecNormalize
 from sb3_fair.common.hyperparams import (
     LinearSchedule,
     algo_kwargs,
-    check_wandb_paths,
     resolve_hyperparams,
     zoo_spec_objects,
 )
@@ -633,7 +632,6 @@ def _train(
 ) -> ExperimentResult:
     if resume is not None and model is not None:
         raise ValueError("give resume (a checkpoint on disk) or model (a model in memory), not both")
-    check_wandb_paths(config.wandb, config.trusted)  # W&B writes in the working folder: refused before any write
     if config.save_path:
         check_output_path(
             config.save_path, "save_path"
