@@ -268,7 +268,11 @@ def test_non_finite_benefits_fail_at_that_step_naming_env_and_stakeholder(wrap, 
 def test_wrappers_record_their_arguments_so_the_spec_rebuilds_the_same_env() -> None:
     """MemoryAugmentation and FairnessReward are RecordConstructorArgs wrappers: ``env.spec`` lists them with their
     arguments, and ``gym.make(env.spec)`` builds the same stack, which steps like the original."""
-    base = gym.make("sb3_fair/DonutAllocationTabular-v0")  # registered already wrapped by its factory
+    # a registered bare env (the sb3_fair/DonutAllocation ids already include both wrappers: a second is refused)
+    if "test/BareDonutTabular-v0" not in gym.registry:
+        gym.register("test/BareDonutTabular-v0", entry_point="sb3_fair.envs.donut:DonutAllocationEnv",
+                     kwargs={"n_customers": 3, "horizon": 12})
+    base = gym.make("test/BareDonutTabular-v0")
     env = FairnessReward(MemoryAugmentation(base, kind="min", encoding="scaled", period=3), welfare="utilitarian",
                          scheme="periodic", period=3, task_coef=0.5)
     recorded = env.spec.additional_wrappers[-2:]

@@ -9,6 +9,7 @@ import numpy as np
 
 from sb3_fair.common.fairqcm.reward import FilterFn, RewardSpec, assessed, fairness_reward
 from sb3_fair.common.protocol import FAIRNESS_TERMS, get_benefits, get_stakeholders
+from sb3_fair.wrappers._stacking import refuse_second
 
 
 class FairnessReward(gym.Wrapper, gym.utils.RecordConstructorArgs):
@@ -43,6 +44,10 @@ class FairnessReward(gym.Wrapper, gym.utils.RecordConstructorArgs):
     :param fairness_coef: weight of the fairness term.
     :param task_coef: weight of the env's own reward.
     :param welfare_kwargs: extra arguments of the welfare function.
+
+    An env takes one fairness reward: an env that already has a ``FairnessReward`` anywhere in its wrapper chain
+    (e.g. ``gym.make("sb3_fair/DonutAllocation-v0")``) is refused with a ``ValueError``; a second would count the
+    fairness term twice.
     """
 
     def __init__(
@@ -67,6 +72,12 @@ class FairnessReward(gym.Wrapper, gym.utils.RecordConstructorArgs):
             fairness_coef=fairness_coef,
             task_coef=task_coef,
             welfare_kwargs=welfare_kwargs,
+        )
+        refuse_second(
+            env,
+            FairnessReward,
+            "wrap the env in one FairnessReward and set its welfare, fairness_coef and task_coef (for the registered "
+            "sb3_fair ids, whose reward is fixed, wrap the bare env, e.g. sb3_fair.envs.DonutAllocationEnv, yourself)",
         )
         gym.Wrapper.__init__(self, env)
         if welfare_kwargs is not None and not isinstance(welfare_kwargs, dict):

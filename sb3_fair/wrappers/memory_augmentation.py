@@ -19,6 +19,7 @@ from sb3_fair.common.fairqcm.memory import (
 )
 from sb3_fair.common.protocol import get_benefits, get_stakeholders
 from sb3_fair.common.validation import check_bool
+from sb3_fair.wrappers._stacking import refuse_second
 
 
 def default_max_value(env: gym.Env) -> float | None:
@@ -62,6 +63,9 @@ class MemoryAugmentation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs
 
     Its arguments are recorded in ``env.spec`` (``gymnasium.utils.RecordConstructorArgs``), so
     ``gym.make(env.spec)`` rebuilds the wrapped env.
+
+    An env takes one memory: an env that already has a ``MemoryAugmentation`` (anywhere in its wrapper chain,
+    e.g. ``gym.make("sb3_fair/DonutAllocation-v0")``, which includes one) is refused with a ``ValueError``.
     """
 
     #: the Dict keys of ``dict_observation=True``
@@ -85,6 +89,12 @@ class MemoryAugmentation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs
             max_value=max_value,
             period=period,
             dict_observation=dict_observation,
+        )
+        refuse_second(
+            env,
+            MemoryAugmentation,
+            "wrap the bare env once (for a registered sb3_fair id choose the memory with gym.make(id, memory=..., "
+            "encoding=...), or memory=None for none)",
         )
         gym.ObservationWrapper.__init__(self, env)
         self.dict_observation = check_bool(dict_observation, "dict_observation")
