@@ -206,6 +206,13 @@ class FairAlgorithmMixin(_AlgorithmBase):
           rules, together with the zip's own (``FairPPO.load(path, alpha=-1.0)`` is refused as ``FairPPO(...,
           alpha=-1.0)`` is), and the fairness method the model was trained with is kept: ``fairness=`` may only
           repeat it (the method's state, e.g. F-PPO's terms, is not in a zip of another method).
+        * The zip's own saved settings go through the same checks: a zip whose ``data`` was edited to
+          ``alpha=-1`` or ``batch_size=0`` is refused (``FairPPO.load: alpha must be a finite number >= 0, got -1.0
+          (as saved in the zip)``); SB3's hyper-parameters, given or saved, are checked against the ranges a config's
+          are (:data:`sb3_fair.experiment.run.SB3_RANGES`).
+        * A keyword argument that is neither a setting saved in the zip nor an argument of the class is refused
+          (SB3 would set it as an attribute nothing reads); one that is sb3-fair's but unused by the saved fairness
+          method is refused as the constructor refuses it.
         * A zip saved by the SB3 / sb3-contrib parent loads as the parent: with the fairness weights at zero
           (:attr:`PARENT_ZIP_SETTINGS`, e.g. ``fairness_coef=0.0`` for FairPPO), unless you give them.
 
@@ -218,6 +225,7 @@ class FairAlgorithmMixin(_AlgorithmBase):
         if data is not None:
             cls._check_load_change(data, overrides)
         _check_saved_class(cls, path, data, custom_objects)
+        _check_load_keywords(cls, data, kwargs)
         _check_load_settings(cls, data, overrides)
         if data is not None and "fairness_window" not in data:  # the parent's zip: the parent, unless told otherwise
             kwargs = {**{k: v for k, v in cls.PARENT_ZIP_SETTINGS.items() if k not in overrides}, **kwargs}
@@ -500,16 +508,55 @@ def fairness_parameters(cls: type) -> set[str]:
     return constructor_arguments(cls, sb3_fair_only=True) - {"policy", "env"}
 
 
+def _simple(value: Any) -> bool:
+    """Whether a value of a zip's JSON ``data`` is a plain setting (not a serialized object, a list or a dict)."""
+    return value is None or isinstance(value, (str, bool, int, float))
+
+
+def _check_load_keywords(cls: Any, data: dict[str, Any] | None, kwargs: dict[str, Any]) -> None:
+    """Refuse a keyword argument of ``cls.load`` that is neither a setting saved in the zip (``data``) nor an argument
+    of ``cls``: SB3 sets it as an attribute of the model, which nothing reads (a typo such as ``fairnes_coef=1.0``
+    would be lost silently)."""
+    if data is None:  # not a zip SB3 can read: its own load says why
+        return
+    known = set(data) | constructor_arguments(cls) | {"policy_kwargs"}
+    unknown = sorted(k for k in kwargs if k not in known)
+    if not unknown:
+        return
+    import difflib
+
+    key = unknown[0]
+    close = difflib.get_close_matches(key, sorted(fairness_parameters(cls) | constructor_arguments(cls)), n=1)
+    raise ValueError(
+        f"{cls.__name__}.load: unknown keyword argument {key!r}: it is neither a setting saved in the zip nor an "
+        f"argument of {cls.__name__} (SB3 would set it as an attribute nothing reads)"
+        + (f"; did you mean {close[0]!r}?" if close else "")
+        + f". {cls.__name__}.load takes env, device, custom_objects, print_system_info, force_reset and the settings "
+        "saved in the zip (e.g. learning_rate) or the class's arguments"
+    )
+
+
+def _check_sb3_ranges(cls: Any, data: dict[str, Any] | None, overrides: dict[str, Any]) -> None:
+    """SB3's hyper-parameters given to ``load`` and saved in the zip, within the ranges a config's must be in."""
+    from sb3_fair.experiment.run import SB3_RANGES, _check_ranges  # the config's rule (imported late: run imports us)
+
+    saved = {k: v for k, v in (data or {}).items() if k in SB3_RANGES and k not in overrides and _simple(v)}
+    for values, where in ((overrides, ""), (saved, " (as saved in the zip)")):
+        try:
+            _check_ranges(values)
+        except ValueError as err:
+            raise ValueError(f"{cls.__name__}.load: {err}{where}") from None
+
+
 def _check_load_settings(cls: Any, data: dict[str, Any] | None, overrides: dict[str, Any]) -> None:
-    """Check the fairness settings given to ``cls.load`` with the constructor's rules, on top of the zip's own simple
-    settings (``data``); refuse a change of the fairness method."""
+    """Check the fairness settings given to ``cls.load`` and those saved in the zip (``data``) with the constructor's
+    rules (the given ones on top of the zip's own simple settings); refuse a change of the fairness method."""
+    _check_sb3_ranges(cls, data, overrides)
     own = fairness_parameters(cls)
     given = {k: v for k, v in overrides.items() if k in own}
-    if not given:
+    saved = {k: v for k, v in (data or {}).items() if k in own and _simple(v)}
+    if not given and not saved:  # nothing of sb3-fair's (e.g. a parent's zip loaded with its defaults)
         return
-    saved = {
-        k: v for k, v in (data or {}).items() if k in own and (v is None or isinstance(v, (str, bool, int, float)))
-    }
     if "fairness" in given and "fairness" in saved and given["fairness"] != saved["fairness"]:
         raise ValueError(
             f"{cls.__name__}.load: fairness={given['fairness']!r}, but the model was trained with "
@@ -522,7 +569,18 @@ def _check_load_settings(cls: Any, data: dict[str, Any] | None, overrides: dict[
             warnings.simplefilter("ignore")
             cls(policy, None, _init_setup_model=False, **{**saved, **given})
     except ValueError as err:
-        raise ValueError(f"{cls.__name__}.load: {err}") from None
+        where = ""
+        if given:  # whose value is wrong: the zip's, when the given settings alone pass
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    cls(policy, None, _init_setup_model=False, **given)
+                where = " (as saved in the zip)"
+            except ValueError:
+                pass
+        elif saved:
+            where = " (as saved in the zip)"
+        raise ValueError(f"{cls.__name__}.load: {err}{where}") from None
 
 
 def _check_saved_class(
