@@ -59,7 +59,21 @@ def _as_groups(groups: Any, n: int, name: str = "groups") -> np.ndarray:
     if g.shape != (n,):
         raise ValueError(f"{name} must have one entry per stakeholder ({n}), got shape {g.shape}")
     if not np.issubdtype(g.dtype, np.integer):
-        if not np.all(np.equal(np.mod(g, 1), 0)):
+        labels = g.dtype.kind in "USO" and not all(
+            isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, (bool, np.bool_))
+            for x in g.tolist()
+        )
+        if labels:  # strings (or other labels): an id per group is what the metrics compare
+            shown = g.tolist() if g.size <= 12 else f"{g[:12].tolist()} ..."
+            raise ValueError(
+                f"{name} must hold integer ids (one int >= 0 per stakeholder, 1 the protected group by default), got "
+                f"labels {shown}: map them to ids first, e.g. np.unique(labels, return_inverse=True)[1]"
+            )
+        try:
+            whole = bool(np.all(np.equal(np.mod(g, 1), 0)))
+        except TypeError:
+            whole = False
+        if not whole:
             raise ValueError(f"{name} must hold integers, got {g!r}")
         g = g.astype(np.int64)
     return g

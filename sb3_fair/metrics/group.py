@@ -4,6 +4,7 @@ fairness (La Malfa et al. 2025, §6.2)."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -11,11 +12,38 @@ import numpy as np
 from sb3_fair.metrics._checks import _as_array, _as_groups, _as_vector, _finite
 
 
+def _mean(v: np.ndarray) -> float:
+    """``float(v.mean())`` of a finite, non-empty float64 array; when the sum behind it overflows float64 (entries near
+    1e308), the mean of ``v / max|v|`` times ``max|v|``, which is finite (a mean lies between the entries)."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        m = float(v.mean())
+    if math.isfinite(m):
+        return m
+    scale = float(np.max(np.abs(v)))
+    return float(np.clip((v / scale).mean(), -1.0, 1.0)) * scale
+
+
+def _beyond_float64(what: str, shown: str) -> ValueError:
+    """The error of a gap whose true value exceeds float64 (the data's scale; never returned as inf or NaN)."""
+    return ValueError(
+        f"{what} is {shown}, beyond float64's range (about 1.8e308): rescale the returns (e.g. divide them by their "
+        "largest magnitude), or use the normalised form, which stays in [-1, 1]"
+    )
+
+
+def _difference(first: float, second: float, what: str) -> float:
+    """``first - second``, or a ValueError naming ``what`` when it exceeds float64."""
+    out = first - second
+    if not math.isfinite(out):
+        raise _beyond_float64(what, f"{first!r} - {second!r}")
+    return out
+
+
 def group_means(returns: Any, groups: Any) -> dict[int, float]:
     """Mean return of each group: ``{group: mean of returns[groups == group]}``."""
     r = _as_vector(returns, "returns")
     g = _as_groups(groups, r.size)
-    return {int(k): float(r[g == k].mean()) for k in np.unique(g)}
+    return {int(k): _mean(r[g == k]) for k in np.unique(g)}
 
 
 def _two_groups(g: np.ndarray, protected: int) -> None:
@@ -38,7 +66,7 @@ def demographic_parity(returns: Any, groups: Any, protected: int = 1) -> float:
     r = _as_vector(returns, "returns")
     g = _as_groups(groups, r.size)
     _two_groups(g, protected)
-    return float(r[g == protected].mean() - r[g != protected].mean())
+    return _difference(_mean(r[g == protected]), _mean(r[g != protected]), "the demographic-parity gap")
 
 
 def demographic_parity_pairwise(returns: Any, groups: Any, attributes: Any | None = None, protected: int = 1) -> float:
@@ -53,7 +81,12 @@ def demographic_parity_pairwise(returns: Any, groups: Any, attributes: Any | Non
     _two_groups(g, protected)
     p_idx = np.flatnonzero(g == protected)
     u_idx = np.flatnonzero(g != protected)
-    diffs = r[p_idx][:, None] - r[u_idx][None, :]
+    with np.errstate(over="ignore"):
+        diffs = r[p_idx][:, None] - r[u_idx][None, :]
+    scale = 1.0
+    if not np.isfinite(diffs).all():  # returns near 1e308: the differences of the returns / max|r|, scaled back
+        scale = float(np.max(np.abs(r)))
+        diffs = (r[p_idx] / scale)[:, None] - (r[u_idx] / scale)[None, :]
     if attributes is not None:
         a = np.asarray(attributes)
         if a.shape[:1] != (r.size,):
@@ -62,8 +95,14 @@ def demographic_parity_pairwise(returns: Any, groups: Any, attributes: Any | Non
         same = np.all(a[p_idx][:, None, :] == a[u_idx][None, :, :], axis=-1)
         if not np.any(same):
             raise ValueError("no protected/unprotected pair is equal on the other attributes")
-        return float(diffs[same].mean())
-    return float(diffs.mean())
+        mean = float(diffs[same].mean())
+    else:
+        mean = float(diffs.mean())
+    if scale == 1.0:
+        return mean
+    if not math.isfinite(mean * scale):
+        raise _beyond_float64("the pairwise demographic-parity gap", f"{mean!r} * {scale!r}")
+    return mean * scale
 
 
 def normalized_demographic_parity(returns: Any, groups: Any, protected: int = 1) -> float:
@@ -78,12 +117,25 @@ def normalized_demographic_parity(returns: Any, groups: Any, protected: int = 1)
     r = _as_vector(returns, "returns")
     g = _as_groups(groups, r.size)
     _two_groups(g, protected)
-    return _normalized_gap(float(r[g != protected].sum()), float(r[g == protected].sum()))
+    return _normalized_totals(r[g != protected], r[g == protected])
 
 
 def _normalized_gap(first: float, second: float) -> float:
     """``(first - second) / max(|first| + |second|, 1)``, in [-1, 1]."""
     return (first - second) / max(abs(first) + abs(second), 1.0)
+
+
+def _normalized_totals(first: np.ndarray, second: np.ndarray) -> float:
+    """:func:`_normalized_gap` of the totals of two finite float64 arrays. Where a total or the difference overflows
+    float64 (returns near 1e308) it is computed on the returns divided by their largest magnitude ``s``:
+    ``(A - B) / max(|A| + |B|, 1) = (A/s - B/s) / max(|A/s| + |B/s|, 1/s)``, finite and in [-1, 1], never NaN."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = _normalized_gap(float(first.sum()), float(second.sum()))
+    if math.isfinite(out):
+        return out
+    scale = max(float(np.max(np.abs(first))), float(np.max(np.abs(second))))
+    a, b = float((first / scale).sum()), float((second / scale).sum())
+    return float(np.clip((a - b) / max(abs(a) + abs(b), 1.0 / scale), -1.0, 1.0))
 
 
 def conditional_statistical_parity(returns: Any, groups: Any, factors: Any, protected: int = 1) -> dict[str, Any]:
@@ -120,7 +172,18 @@ def counterfactual_fairness(factual: Any, counterfactual: Any) -> float:
     b = _as_vector(counterfactual, "counterfactual")
     if a.shape != b.shape:
         raise ValueError(f"factual and counterfactual must match agent for agent, got {a.shape} and {b.shape}")
-    return float(np.mean(a - b))
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = float(np.mean(a - b))
+    if math.isfinite(out):
+        return out
+    scale = max(float(np.max(np.abs(a))), float(np.max(np.abs(b))))  # an entry's difference overflowed: scaled
+    scaled = float(np.mean(a / scale - b / scale))
+    out = scaled * scale
+    if not math.isfinite(out):
+        raise _beyond_float64(
+            "the counterfactual-fairness gap (the mean of factual - counterfactual)", f"{scaled!r} * {scale!r}"
+        )
+    return out
 
 
 def normalized_counterfactual_fairness(factual: Any, counterfactual: Any) -> float:
@@ -135,7 +198,7 @@ def normalized_counterfactual_fairness(factual: Any, counterfactual: Any) -> flo
     b = _as_vector(counterfactual, "counterfactual")
     if a.shape != b.shape:
         raise ValueError(f"factual and counterfactual must match agent for agent, got {a.shape} and {b.shape}")
-    return _normalized_gap(float(a.sum()), float(b.sum()))
+    return _normalized_totals(a, b)
 
 
 def normalized_conditional_statistical_parity(
