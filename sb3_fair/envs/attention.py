@@ -42,6 +42,10 @@ MAX_WINDOW = 10**6
 #: the longest observed history (steps): the observation holds 4 K floats per step (1e4 steps: 200,000 floats for
 #: the paper's 5 sites; the paper's history is 8)
 MAX_HISTORY = 10**4
+#: the most sites (``initial_rates``' length): the observation holds 4 K floats per step of the history
+MAX_SITES = 1000
+#: the longest observation (``history_len * 4 K`` floats): it is allocated, with the space's bounds, at construction
+MAX_OBSERVATION = 10**7
 #: the accepted ``long_term`` values: which long-term gap Δl the env reports
 LONG_TERM_MEASURES = ("rates", "counts")
 #: ε of the what-if's one-unit moves: the probability a site keeps when mass moves away from it (the authors' 0.005)
@@ -62,6 +66,11 @@ def _check_rates(value: Any, name: str, size: int | None = None) -> np.ndarray:
         raise ValueError(f"{accepted}, got {value!r}") from None
     if (size is not None and len(entries) != size) or len(entries) < 2:
         raise ValueError(f"{accepted}, got {value!r}")
+    if len(entries) > MAX_SITES:
+        raise ValueError(
+            f"{name} must be at most {MAX_SITES} numbers (MAX_SITES: the env allocates arrays of this size per step of "
+            f"its history), got {len(entries)}"
+        )
     rates = np.array([check_weights(v, f"{name}[{k}]") for k, v in enumerate(entries)], dtype=np.float64)
     if np.any(rates > MAX_RATE):
         k = int(np.argmax(rates > MAX_RATE))
@@ -275,6 +284,11 @@ class AttentionAllocationEnv(gym.Env):
         self.window = check_int(window, "window", 1)
         if self.window > MAX_WINDOW:
             raise ValueError(f"window must be an int in [1, {MAX_WINDOW:.0e}] (MAX_WINDOW, steps), got {window!r}")
+        if self.history_len * 4 * k > MAX_OBSERVATION:
+            raise ValueError(
+                f"history_len * 4 * sites must be at most {MAX_OBSERVATION:.0e} (MAX_OBSERVATION: the observation's "
+                f"length, allocated at construction), got history_len={history_len!r} with {k} sites"
+            )
         self.horizon = check_horizon(horizon)
         # a site left without attention gains increase_rates[k] at every step: its rate must stay <= MAX_RATE all episode
         peak = rates + self.horizon * self.increase_rates

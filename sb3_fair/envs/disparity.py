@@ -12,7 +12,7 @@ from pettingzoo import ParallelEnv
 from sb3_fair.common.protocol import BENEFITS, group_info
 from sb3_fair.common.stakeholders import Stakeholders
 from sb3_fair.common.validation import MAX_COEF, check_probability
-from sb3_fair.envs.horizon import MAX_HORIZON
+from sb3_fair.envs.horizon import MAX_HORIZON, MAX_STAKEHOLDERS
 
 
 class DisparityGame(ParallelEnv):
@@ -34,7 +34,7 @@ class DisparityGame(ParallelEnv):
 
         vec_env = make_multiagent_vec_env(DisparityGame(n_agents=8, disparity=0.5), n_instances=2)
 
-    :param n_agents: number of agents (even, >= 2).
+    :param n_agents: number of agents (even, >= 2, at most :data:`~sb3_fair.envs.horizon.MAX_STAKEHOLDERS`).
     :param disparity: how much less a group-0 agent earns for working, in [0, 1].
     :param rest_reward: reward for resting.
     :param max_steps: episode length.
@@ -53,6 +53,11 @@ class DisparityGame(ParallelEnv):
     ) -> None:
         if not isinstance(n_agents, (int, np.integer)) or n_agents < 2 or n_agents % 2:
             raise ValueError(f"n_agents must be an even int >= 2, got {n_agents!r}")
+        if n_agents > MAX_STAKEHOLDERS:
+            raise ValueError(
+                f"n_agents must be an even int in [2, {MAX_STAKEHOLDERS}] (MAX_STAKEHOLDERS: the game allocates arrays of "
+                f"this size), got {n_agents!r}"
+            )
         check_probability(disparity, "disparity")
         if isinstance(rest_reward, (bool, str, bytes)) or not isinstance(
             rest_reward, (int, float, np.integer, np.floating)

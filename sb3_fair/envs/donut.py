@@ -10,8 +10,8 @@ from gymnasium import spaces
 
 from sb3_fair.common.protocol import BENEFITS
 from sb3_fair.common.stakeholders import Stakeholders
-from sb3_fair.common.validation import as_float_array, check_int
-from sb3_fair.envs.horizon import check_horizon
+from sb3_fair.common.validation import as_float_array
+from sb3_fair.envs.horizon import check_count, check_horizon
 from sb3_fair.envs.rendering import RENDER_MODES, bars_rgb, check_render_mode
 
 
@@ -36,7 +36,8 @@ class DonutAllocationEnv(gym.Env):
     Deviation from the authors' code: none in the dynamics; their reward adds 1e-4 inside the log,
     which sb3-fair's reward does not (it does not change the optimal policy).
 
-    :param n_customers: number of customers n (paper: 5; tabular variant: 3).
+    :param n_customers: number of customers n (paper: 5; tabular variant: 3), at most
+        :data:`~sb3_fair.envs.horizon.MAX_STAKEHOLDERS`.
     :param p: presence probability, one float or one per customer (paper: 0.8).
     :param horizon: episode length T (paper: 100; tabular variant: 12), at most
         :data:`~sb3_fair.envs.horizon.MAX_HORIZON`.
@@ -47,7 +48,7 @@ class DonutAllocationEnv(gym.Env):
     def __init__(
         self, n_customers: int = 5, p: float | list[float] = 0.8, horizon: int = 100, render_mode: str | None = None
     ) -> None:
-        self.n = check_int(n_customers, "n_customers", 2)
+        self.n = check_count(n_customers, "n_customers", 2)
         accepted = f"one probability or one per customer ({self.n})"
         try:
             probs = np.broadcast_to(as_float_array(p, "p", accepted), (self.n,)).copy()

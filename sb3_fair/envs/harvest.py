@@ -20,7 +20,7 @@ from pettingzoo import ParallelEnv
 
 from sb3_fair.common.protocol import BENEFITS, group_info
 from sb3_fair.common.stakeholders import Stakeholders
-from sb3_fair.envs.horizon import MAX_HORIZON
+from sb3_fair.envs.horizon import MAX_HORIZON, MAX_STAKEHOLDERS
 from sb3_fair.envs.rendering import check_render_mode
 
 #: Action indices of :class:`AllelopathicHarvestEnv`.
@@ -130,7 +130,7 @@ class AllelopathicHarvestEnv(ParallelEnv):
         obs, rewards, terms, truncs, infos = env.step(actions)
         infos["agent_0"]["group"], infos["agent_0"]["factor"]
 
-    :param n_agents: number of agents, even (half prefer red, half blue), >= 4.
+    :param n_agents: number of agents, even (half prefer red, half blue), >= 4, at most :data:`~sb3_fair.envs.horizon.MAX_STAKEHOLDERS`.
     :param width: grid width (columns).
     :param height: grid height (rows).
     :param n_bushes: bushes at the start.
@@ -189,13 +189,14 @@ class AllelopathicHarvestEnv(ParallelEnv):
             ("spawn_interval", spawn_interval, MAX_HORIZON),
             ("freeze_steps", freeze_steps, MAX_HORIZON),
             ("obstruct_range", obstruct_range, MAX_HORIZON),
+            ("n_agents", n_agents, MAX_STAKEHOLDERS),
             ("width", width, MAX_SIDE),
             ("height", height, MAX_SIDE),
             ("view_radius", view_radius, MAX_VIEW_RADIUS),
         ):
             if value > high:
                 raise ValueError(
-                    f"{name} must be an int in [{1 if name != 'view_radius' else 0}, {high:g}], got {value!r}"
+                    f"{name} must be an int in [{ {'view_radius': 0, 'n_agents': 4}.get(name, 1) }, {high:g}], got {value!r}"
                 )
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
             raise ValueError(f"seed must be an int >= 0 or None, got {seed!r}")

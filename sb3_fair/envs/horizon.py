@@ -16,6 +16,28 @@ from sb3_fair.common.validation import check_int
 MAX_HORIZON = 10**9
 
 
+#: the most stakeholders (customers, agents) an env of sb3-fair accepts (``n_customers``, ``n_agents``): arrays,
+#: observations and spaces grow with it, and the memory wrapper, the group penalties and the counterfactual sets grow
+#: with it again. 10^4 is far beyond any task of the papers (at most 40 agents); a size such as 10^9 would otherwise end
+#: in NumPy's ``MemoryError`` at construction, after minutes of allocation, naming no argument.
+MAX_STAKEHOLDERS = 10_000
+
+
+def check_count(
+    value: Any,
+    name: str,
+    minimum: int,
+    maximum: int = MAX_STAKEHOLDERS,
+    cap: str = "MAX_STAKEHOLDERS",
+    why: str = "the env allocates arrays of this size",
+) -> int:
+    """``value`` as an int in ``[minimum, maximum]``; the error names ``name``, the range, the cap and ``why``."""
+    v = check_int(value, name, minimum)
+    if v > maximum:
+        raise ValueError(f"{name} must be an int in [{minimum}, {maximum}] ({cap}: {why}), got {value!r}")
+    return v
+
+
 def check_horizon(value: Any, name: str = "horizon", minimum: int = 1) -> int:
     """``value`` as an int in ``[minimum, MAX_HORIZON]``; the error names ``name`` and the range (:data:`MAX_HORIZON`)."""
     v = check_int(value, name, minimum)
@@ -54,4 +76,4 @@ class TerminalHorizon(gym.Wrapper, gym.utils.RecordConstructorArgs):
         return obs, reward, bool(terminated or truncated), False, info
 
 
-__all__ = ["MAX_HORIZON", "TerminalHorizon", "check_horizon", "horizon_end"]
+__all__ = ["MAX_HORIZON", "MAX_STAKEHOLDERS", "TerminalHorizon", "check_count", "check_horizon", "horizon_end"]

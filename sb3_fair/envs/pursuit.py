@@ -13,9 +13,14 @@ from stable_baselines3.common.callbacks import BaseCallback
 from sb3_fair.common.fair_er.symmetry import AgentSymmetry
 from sb3_fair.common.protocol import BENEFITS
 from sb3_fair.common.stakeholders import Stakeholders
-from sb3_fair.common.validation import check_choice, check_int, check_weights
-from sb3_fair.envs.horizon import check_horizon
+from sb3_fair.common.validation import check_choice, check_weights
+from sb3_fair.envs.horizon import check_count, check_horizon
 from sb3_fair.envs.rendering import RENDER_MODES, check_render_mode
+
+#: the most pursuers ``PursuitEvasionEnv`` accepts: its agent symmetry (Fair-E, Fair-ER) enumerates and checks all n!
+#: permutations of the pursuers at construction: 9! = 362,880 take seconds, 10! about a minute and 11! gigabytes
+#: (a count such as 10^5 would allocate 2 n^2 observation entries and never finish)
+MAX_PURSUERS = 9
 
 #: the smallest torus side accepted: reset places every pursuer at least 0.5 from the evader by rejection
 #: sampling, and no point of a torus of side < 1/sqrt(2) is that far (reset would never end); at side 1 about a
@@ -83,7 +88,7 @@ class PursuitEvasionEnv(gym.Env):
     sb3-fair's choice; the paper leaves them to its code. Deviation from that code: capture is measured across
     the seam too (toroidal distance).
 
-    :param n_pursuers: number of pursuers (paper: 3).
+    :param n_pursuers: number of pursuers (paper: 3), at most :data:`MAX_PURSUERS` (9: the symmetry enumerates n! permutations).
     :param pursuer_speed: pursuer speed ``|v_p|`` (the skill knob; paper trains from 1.2 to 0.4).
     :param evader_speed: evader speed (paper: 1.0).
     :param size: side of the torus, at least :data:`MIN_SIZE` (1).
@@ -107,7 +112,14 @@ class PursuitEvasionEnv(gym.Env):
         observation: str = "relative",
         render_mode: str | None = None,
     ) -> None:
-        self.n = check_int(n_pursuers, "n_pursuers", 2)
+        self.n = check_count(
+            n_pursuers,
+            "n_pursuers",
+            2,
+            MAX_PURSUERS,
+            "MAX_PURSUERS",
+            "the agent symmetry enumerates all n! permutations",
+        )
         self.pursuer_speed = check_weights(pursuer_speed, "pursuer_speed")
         self.evader_speed = check_weights(evader_speed, "evader_speed")
         self.size = check_weights(size, "size", allow_zero=False)
