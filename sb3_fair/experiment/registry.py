@@ -215,10 +215,35 @@ def wrapper_chain(spec: Any, key: str = "env_wrapper", trusted: bool = False) ->
 
     def wrap(env: Any) -> Any:
         for cls, kwargs in chain:
-            env = cls(env, **kwargs)
+            try:
+                env = cls(env, **kwargs)
+            except (ImportError, gym.error.DependencyNotInstalled) as err:
+                raise ImportError(_missing_package_message(key, cls, err)) from err
         return env
 
     return wrap
+
+
+#: the optional packages of wrappers a config may name, and how to install them
+_OPTIONAL_PACKAGES: dict[str, tuple[str, str]] = {
+    "RecordVideo": ("moviepy", 'pip install moviepy (or pip install "gymnasium[other]")'),
+    "HumanRendering": ("pygame", 'pip install pygame (or pip install "gymnasium[classic-control]")'),
+}
+
+
+def _missing_package_message(key: str, cls: Any, err: BaseException) -> str:
+    """What an ``ImportError`` of a wrapper named by a config says: the entry, the wrapper, the package, the pip command."""
+    name = getattr(cls, "__qualname__", repr(cls))
+    where = f"{getattr(cls, '__module__', '?')}.{name}"
+    if name in _OPTIONAL_PACKAGES:
+        package, command = _OPTIONAL_PACKAGES[name]
+    else:
+        package = getattr(err, "name", None) or "an optional package"
+        command = f"pip install {package}" if getattr(err, "name", None) else "install the package the error names"
+    return (
+        f"{key}: {where} needs {package}, which is not installed ({err}); install it with {command}, or leave "
+        f"{name} out of {key}"
+    )
 
 
 def make_env(
