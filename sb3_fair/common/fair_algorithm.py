@@ -539,9 +539,9 @@ def _check_load_keywords(cls: Any, data: dict[str, Any] | None, kwargs: dict[str
 def _check_sb3_ranges(cls: Any, data: dict[str, Any] | None, overrides: dict[str, Any]) -> None:
     """SB3's hyper-parameters given to ``load`` and saved in the zip, within the ranges a config's must be in (those the
     class's constructor takes: TRPO's zip holds an unused ``max_grad_norm=0.0``, which TRPO does not take)."""
-    from sb3_fair.experiment.run import SB3_RANGES, _check_ranges  # the config's rule (imported late: run imports us)
-
     import inspect
+
+    from sb3_fair.experiment.run import SB3_RANGES, _check_ranges  # the config's rule (imported late: run imports us)
 
     # the arguments a user gives: sb3-fair's and those of the first SB3 class of the MRO (its parents' are set by it)
     parent = next(c for c in cls.__mro__ if "__init__" in vars(c) and not c.__module__.startswith("sb3_fair."))
