@@ -338,7 +338,7 @@ def test_after_a_failed_finish_the_next_model_starts_a_new_run(tmp_path, monkeyp
     monkeypatch.setattr(fair_logging, "_CREATED_RUN", None, raising=False)
     before = len(list((tmp_path / "wandb").glob("offline-run-*")))
     train(ExperimentConfig(algo="fair_dqn", env="sb3_fair/DonutAllocation-v0", hyperparams={"policy": "MlpPolicy", **small},
-                           n_timesteps=100, eval_episodes=1, wandb={"dir": str(tmp_path)}))
+                           n_timesteps=100, eval_episodes=1, wandb={"dir": str(tmp_path)}, trusted=True))  # tmp_path: outside
     assert len(list((tmp_path / "wandb").glob("offline-run-*"))) == before + 1
     original(stale)
 

@@ -265,3 +265,29 @@ def test_the_opt_in_is_never_saved_and_a_resume_asks_for_it_again(tmp_path, loca
     # with the opt-in, given again, the failed trial runs again: the trials take it from the call that resumes them
     out = sweep(base.replace(trusted=True), name="t", storage=storage, resume=True)
     assert [row["status"] for row in out.table] == ["ERROR"] and marker.exists()
+
+
+def test_every_grid_point_is_built_before_ray_starts(monkeypatch) -> None:
+    """Up to MAX_CHECKED_POINTS points, every grid point is checked (built once) before Ray starts; past it, each value."""
+    pytest.importorskip("ray")
+    from sb3_fair.experiment import run, sweep as sweep_module
+
+    checked = []
+
+    class Stop(Exception):
+        pass
+
+    def record(configs):
+        checked.append(sorted((c.hyperparams.get("n_steps", 0), c.hyperparams.get("batch_size", 0)) for c in configs))
+        raise Stop
+
+    monkeypatch.setattr(run, "check_configs", record)
+    base = ExperimentConfig(algo="ppo", env="CartPole-v1", n_timesteps=64)
+    grid = {"n_steps": [8, 16], "batch_size": [4, 8]}
+    with pytest.raises(Stop):
+        sweep_module.sweep(base, grid=grid)
+    assert checked[-1] == [(8, 4), (8, 8), (16, 4), (16, 8)]
+    monkeypatch.setattr(sweep_module, "MAX_CHECKED_POINTS", 3)
+    with pytest.raises(Stop):
+        sweep_module.sweep(base, grid=grid)
+    assert checked[-1] == [(0, 4), (0, 8), (8, 0), (16, 0)]  # each value alone (0: the entry's own)

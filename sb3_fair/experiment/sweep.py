@@ -29,6 +29,8 @@ Ray restores under its own call's opt-in before any trial runs, whatever the fil
 from __future__ import annotations
 
 import csv
+import itertools
+import math
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -54,6 +56,10 @@ UNFAIRNESS_KEYS = (
 )
 #: the sampling distributions of a search space
 DISTRIBUTIONS = ("uniform", "loguniform", "randint", "choice")
+
+
+#: grids of up to this many points have every point built once before Ray starts; larger ones have each value built
+MAX_CHECKED_POINTS = 256
 
 
 def _require_ray() -> Any:
@@ -291,23 +297,27 @@ def sweep(
         if isinstance(samples, bool) or not isinstance(samples, int) or samples < 1:
             raise ValueError(f"samples must be an int >= 1, got {samples!r}")
     check_keys(base.algo, [*grid, *space])  # a key the algorithm does not take fails here, not in every trial
-    variants: list[ExperimentConfig] = []
+    singles: list[ExperimentConfig] = []  # each grid value alone (a refused value fails here, not in every trial)
     for (
         key,
         values,
-    ) in grid.items():  # and so does a dotted key into something that is not a mapping, or a refused value
+    ) in grid.items():  # and so does a dotted key into something that is not a mapping
         if not isinstance(values, list) or not values:
             raise ValueError(f"grid[{key!r}] must be a non-empty list of values, got {values!r}")
-        for value in values:
-            variants.append(base.replace(hyperparams={key: value}))
-    for key, (kind, *args) in space.items():  # a choice's values, or a distribution's low end (a number of the key)
-        for value in args if kind == "choice" else args[:1]:
-            variants.append(base.replace(hyperparams={key: value}))
-    # every value built into a model once, before Ray starts: a value SB3 or the env refuses (a batch size of 0) would
-    # otherwise fail inside every trial that has it
+        singles += [base.replace(hyperparams={key: value}) for value in values]
+    choices: list[ExperimentConfig] = []  # a choice's values, or a distribution's low end (a number of the key)
+    for key, (kind, *args) in space.items():
+        choices += [base.replace(hyperparams={key: value}) for value in (args if kind == "choice" else args[:1])]
+    # every grid point (each value alone past MAX_CHECKED_POINTS points) built into a model once, before Ray starts: a
+    # setting SB3 or the env refuses (a batch size of 0) would otherwise fail inside every trial that has it
     from sb3_fair.experiment.run import check_configs
 
-    check_configs(variants or [base])
+    keys = list(grid)
+    if grid and math.prod(len(grid[k]) for k in keys) <= MAX_CHECKED_POINTS:
+        points = [base.replace(hyperparams=dict(zip(keys, values))) for values in itertools.product(*grid.values())]
+    else:
+        points = singles
+    check_configs(points + choices or [base])
     name = base.default_group if name is None else name
     check_name(name, "name", MAX_NAME_LENGTH // 2)
     root = Path(storage).resolve()
