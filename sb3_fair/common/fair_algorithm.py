@@ -209,7 +209,7 @@ class FairAlgorithmMixin(_AlgorithmBase):
         * The zip's own saved settings go through the same checks: a zip whose ``data`` was edited to
           ``alpha=-1`` or ``batch_size=0`` is refused (``FairPPO.load: alpha must be a finite number >= 0, got -1.0
           (as saved in the zip)``); SB3's hyper-parameters, given or saved, are checked against the ranges a config's
-          are (:data:`sb3_fair.experiment.run.SB3_RANGES`).
+          are (:data:`sb3_fair.common.hyperparams.SB3_RANGES`).
         * A keyword argument that is neither a setting saved in the zip nor an argument of the class is refused
           (SB3 would set it as an attribute nothing reads); one that is sb3-fair's but unused by the saved fairness
           method is refused as the constructor refuses it.
@@ -541,7 +541,7 @@ def _check_sb3_ranges(cls: Any, data: dict[str, Any] | None, overrides: dict[str
     class's constructor takes: TRPO's zip holds an unused ``max_grad_norm=0.0``, which TRPO does not take)."""
     import inspect
 
-    from sb3_fair.experiment.run import SB3_RANGES, _check_ranges  # the config's rule (imported late: run imports us)
+    from sb3_fair.common.hyperparams import SB3_RANGES, check_sb3_ranges  # the config's rule
 
     # the arguments a user gives: sb3-fair's and those of the first SB3 class of the MRO (its parents' are set by it)
     parent = next(c for c in cls.__mro__ if "__init__" in vars(c) and not c.__module__.startswith("sb3_fair."))
@@ -551,7 +551,7 @@ def _check_sb3_ranges(cls: Any, data: dict[str, Any] | None, overrides: dict[str
     saved = {k: v for k, v in (data or {}).items() if k in taken and k not in overrides and _simple(v)}
     for values, where in ((given, ""), (saved, " (as saved in the zip)")):
         try:
-            _check_ranges(values)
+            check_sb3_ranges(values)
         except ValueError as err:
             raise ValueError(f"{cls.__name__}.load: {err}{where}") from None
 

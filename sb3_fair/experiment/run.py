@@ -9,7 +9,6 @@ the evaluation figures in its summary.
 
 from __future__ import annotations
 
-import math
 import re
 import time
 import warnings
@@ -24,12 +23,7 @@ from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.vec_env import VecEnv, VecNormalize
 
-from sb3_fair.common.hyperparams import (
-    LinearSchedule,
-    algo_kwargs,
-    resolve_hyperparams,
-    zoo_spec_objects,
-)
+from sb3_fair.common.hyperparams import algo_kwargs, check_sb3_ranges, resolve_hyperparams, zoo_spec_objects
 from sb3_fair.experiment.checkpoints import CompactCheckpointCallback
 from sb3_fair.experiment.config import ExperimentConfig
 from sb3_fair.experiment.files import (
@@ -188,77 +182,6 @@ def _coerce_ints(cls: type, kwargs: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-#: the ranges of SB3's own arguments, which SB3 checks late or not at all (``gamma=2`` trains, ``n_epochs=0`` fails at
-#: the first update): name -> (lowest, highest, lowest excluded, an int)
-SB3_RANGES: dict[str, tuple[float, float, bool, bool]] = {
-    "gamma": (0.0, 1.0, False, False),
-    "gae_lambda": (0.0, 1.0, False, False),
-    "tau": (0.0, 1.0, False, False),
-    "exploration_fraction": (0.0, 1.0, False, False),
-    "exploration_initial_eps": (0.0, 1.0, False, False),
-    "exploration_final_eps": (0.0, 1.0, False, False),
-    "learning_rate": (0.0, math.inf, True, False),
-    "clip_range": (0.0, math.inf, True, False),
-    "clip_range_vf": (0.0, math.inf, True, False),
-    "ent_coef": (0.0, math.inf, False, False),
-    "vf_coef": (0.0, math.inf, False, False),
-    "max_grad_norm": (0.0, math.inf, True, False),
-    "target_kl": (0.0, math.inf, True, False),
-    "target_policy_noise": (0.0, math.inf, False, False),
-    "target_noise_clip": (0.0, math.inf, False, False),
-    "n_epochs": (1, math.inf, False, True),
-    "batch_size": (1, math.inf, False, True),
-    "n_steps": (1, math.inf, False, True),
-    "buffer_size": (1, math.inf, False, True),
-    "learning_starts": (0, math.inf, False, True),
-    "target_update_interval": (1, math.inf, False, True),
-    "gradient_steps": (-1, math.inf, False, True),
-    "policy_delay": (1, math.inf, False, True),
-    "train_freq": (1, math.inf, False, True),
-}
-
-
-def _check_ranges(kwargs: dict[str, Any]) -> None:
-    """Refuse, before any env or model is built, a number outside :data:`SB3_RANGES` (for ``lin_<x>``, its ``x``) and a
-    ``policy_kwargs.net_arch`` layer that is not a positive int (other schedules, strings such as SAC's
-    ``ent_coef="auto"`` and None pass).
-
-    :raises ValueError: naming the hyper-parameter and its range.
-    """
-    for key, (low, high, open_low, integer) in SB3_RANGES.items():
-        value = kwargs.get(key)
-        if key == "train_freq" and isinstance(value, tuple) and value:
-            value = value[0]  # (n, "step" | "episode")
-        if isinstance(value, LinearSchedule):
-            value = value.initial_value  # lin_<x>: x at the start, falling to 0
-        if value is None or isinstance(value, (str, bool)) or callable(value) or not isinstance(value, (int, float)):
-            continue
-        bad = not math.isfinite(value) and not (
-            key == "max_grad_norm" and value == math.inf
-        )  # no clipping: SB3's idiom
-        bad = (
-            bad
-            or value < low
-            or (open_low and value == low)
-            or value > high
-            or (integer and float(value) != int(value))
-        )
-        if bad:
-            kind = "an int" if integer else "a number"
-            bounds = f"{'>' if open_low else '>='} {low:g}" + ("" if high == math.inf else f" and <= {high:g}")
-            raise ValueError(f"hyper-parameter {key!r} must be {kind} {bounds}, got {value!r}")
-    arch = (
-        (kwargs.get("policy_kwargs") or {}).get("net_arch") if isinstance(kwargs.get("policy_kwargs"), dict) else None
-    )
-    layers = (
-        [v for part in arch.values() for v in (part if isinstance(part, list) else [part])]
-        if isinstance(arch, dict)
-        else arch
-    )
-    if isinstance(layers, list) and not all(isinstance(n, int) and not isinstance(n, bool) and n >= 1 for n in layers):
-        raise ValueError(f"hyper-parameter 'policy_kwargs.net_arch' must list layer sizes (ints >= 1), got {arch!r}")
-
-
 def build_model(config: ExperimentConfig, env: VecEnv | None = None) -> BaseAlgorithm:
     """The model of ``config`` on its training env (built with :func:`~sb3_fair.experiment.registry.make_env`
     unless ``env`` is given).
@@ -285,7 +208,7 @@ def build_model(config: ExperimentConfig, env: VecEnv | None = None) -> BaseAlgo
         kwargs.get("train_freq"), list
     ):  # YAML has no tuples: [1, episode] is SB3's (1, "episode"), as RL Zoo reads it
         kwargs["train_freq"] = tuple(kwargs["train_freq"])
-    _check_ranges(kwargs)
+    check_sb3_ranges(kwargs)
     if env is None:
         n_envs = hp.get("n_envs", 1)
         if isinstance(n_envs, bool) or not isinstance(n_envs, int) or n_envs < 1:
