@@ -404,8 +404,8 @@ add("1.70", C1, "legit -p replay_buffer_class=stable_baselines3.common.buffers.R
     DQN_T + " -p replay_buffer_class=stable_baselines3.common.buffers.ReplayBuffer", **ACC)
 add("1.71", C1, "legit -p callback=stable_baselines3.common.callbacks.StopTrainingOnMaxEpisodes with kwargs", "cli",
     PPO_T + " -p 'callback={\"stable_baselines3.common.callbacks.StopTrainingOnMaxEpisodes\": {\"max_episodes\": 100}}'", **ACC)
-add("1.72", C1, "legit --resume from a checkpoint with its saved config", "cli",
-    "train --resume m/model_32_steps.zip --timesteps 96 --eval-episodes 1 --quiet",
+add("1.72", C1, "legit --resume from the newest checkpoint with its saved config (an earlier one is refused since round 3)", "cli",
+    "train --resume m/model_64_steps.zip --timesteps 96 --eval-episodes 1 --quiet",
     setup=SETUP_CKPT.split("d = yaml.safe_load")[0], **ACC)
 add("1.73", C1, "legit YAML policy_kwargs: \"dict(net_arch=[64, 64], activation_fn=nn.Tanh)\" through from_file + build_model (Python)", "py", """
 from sb3_fair.experiment import ExperimentConfig, build_model
@@ -1209,6 +1209,196 @@ RESULT["warned"] = any("finish" in w for w in _w)
 """, expect="custom", check=wandb_check, timeout=120)
 
 
+# ---------------------------------------------------------------- class 12: round 3 (issue 47)
+C12 = "12 round 3"
+TRAIN_CKPT = ("import subprocess, sys\n"
+              "subprocess.run([sys.executable, '-m', 'sb3_fair.cli', 'train', '--algo', 'dqn', '--env', 'CartPole-v1', '--timesteps', "
+              "'1000', '--checkpoint-every', '250', '--save', 'runs/m.zip', '-p', 'learning_starts=100', '--eval-episodes', '1', '--quiet'], "
+              "check=True)\n")
+add("12.01", C12, "--resume an earlier checkpoint of a finished run (it wrote over the later checkpoints and the final model)", "cli",
+    "train --resume runs/m/model_250_steps.zip --timesteps 1000 --eval-episodes 1 --quiet", setup=TRAIN_CKPT,
+    names=("later checkpoints", "model_1000_steps"), timeout=120)
+add("12.02", C12, "two train processes into one --save at once", "py", """
+import subprocess, sys, time, pathlib
+other = subprocess.Popen([sys.executable, "-m", "sb3_fair.cli", "train", "--algo", "dqn", "--env", "CartPole-v1", "--timesteps", "200000",
+                          "--save", "m.zip", "--eval-episodes", "1", "--quiet"])
+try:
+    for _ in range(600):
+        if pathlib.Path(".m.lock").exists():
+            break
+        time.sleep(0.1)
+    phase("construct")
+    from sb3_fair.experiment import ExperimentConfig, train
+    train(ExperimentConfig(algo="dqn", env="CartPole-v1", n_timesteps=1000, eval_episodes=1, save_path="m.zip"))
+finally:
+    other.kill()
+""", names=("being written by process",), timeout=120)
+add("12.03", C12, "Ctrl+C while a checkpoint's replay buffer is written: no partial file under a final name", "py", """
+import pathlib
+from sb3_fair.experiment import ExperimentConfig, train
+from sb3_fair.experiment import checkpoints
+class Interrupted:
+    def __init__(self, f, buffer): self.f = f
+    def dump(self, obj):
+        self.f.write(b"partial"); raise KeyboardInterrupt
+checkpoints._CompactPickler = Interrupted
+cfg = ExperimentConfig(algo="dqn", env="CartPole-v1", hyperparams={"learning_starts": 0, "buffer_size": 500}, n_timesteps=100,
+                       eval_episodes=0, checkpoint_every=50, save_path="m.zip")
+try:
+    train(cfg)
+except KeyboardInterrupt:
+    pass
+bad = [str(p) for p in pathlib.Path(".").rglob("*") if p.is_file() and p.suffix in (".pkl", ".zip")
+       and (p.stat().st_size == 0 or (p.suffix == ".pkl" and not p.read_bytes().endswith(b".")))]
+RESULT["value"] = bad
+RESULT["valid"] = not bad
+""", expect="accept")
+add("12.04", C12, "--resume a checkpoint whose replay buffer is 0 bytes (what an interrupted write left)", "cli",
+    "train --resume runs/m/model_1000_steps.zip --timesteps 1500 --eval-episodes 1 --quiet",
+    setup=TRAIN_CKPT + "open('runs/m/model_replay_buffer_1000_steps.pkl', 'wb').close()\n",
+    names=("incomplete", "newest complete checkpoint"), timeout=120)
+add("12.05", C12, "a disk with 100 kB free: the run is refused before training, not lost after", "py", """
+import shutil
+from sb3_fair.experiment import files
+real = shutil.disk_usage
+files.shutil.disk_usage = lambda p: real(p)._replace(free=100_000)
+from sb3_fair.experiment import ExperimentConfig, train
+phase("construct")
+train(ExperimentConfig(algo="dqn", env="CartPole-v1", n_timesteps=100, eval_episodes=0, save_path="m.zip"))
+""", names=("free",))
+add("12.06", C12, "the final save fails with ENOSPC: the trained model is kept (on the error, and by the CLI in the temp folder)", "py", """
+import errno, glob, os, tempfile
+os.makedirs("tmp", exist_ok=True); tempfile.tempdir = os.path.abspath("tmp")
+from sb3_fair.experiment import run
+def full(*a, **k): raise OSError(errno.ENOSPC, "No space left on device")
+run.save = full
+from sb3_fair.cli import main
+try:
+    main(["train", "--algo", "dqn", "--env", "CartPole-v1", "--timesteps", "100", "--save", "m.zip", "--eval-episodes", "1", "--quiet"])
+except SystemExit as e:
+    RESULT["exit"] = e.code
+RESULT["value"] = glob.glob("tmp/sb3-fair-unsaved-*.zip") + glob.glob("m.zip")
+RESULT["valid"] = RESULT.get("exit") == 1 and len(glob.glob("tmp/sb3-fair-unsaved-*.zip")) == 1 and not os.path.exists("m.zip")
+""", expect="accept", timeout=120)
+TASK_TYPO = ("open('t.yml', 'w').write('mine:\\n  algo: fair_dqn\\n  env: sb3_fair/DonutAllocation-v0\\n  figures: [episode_reward]\\n"
+             "  runs:\\n    DQN: {baseline: true}\\n    FairDQN: {hyperparams: {counterfactual: true, max_counterfactuals: 0}}\\n')\n")
+add("12.07", C12, "compare: a bad value in the fair run's hyper-parameters (it was reported after the baseline trained)", "cli",
+    "compare --tasks-file t.yml --task mine --seeds 1 --episodes 2 --eval-episodes 1 --jobs 1", setup=TASK_TYPO,
+    expect="custom", timeout=120,
+    check=lambda o: ("BAD", "accepted") if o["rc"] == 0 else (
+        ("LATE", "refused after the baseline trained: " + o["err_line"][:150]) if "training DQN" in o["stdout"] else
+        ("GOOD", "refused before any run trained: " + o["err_line"][:150]) if "max_counterfactuals" in o["err_line"] else
+        ("BAD", o["err_line"][:150])))
+add("12.08", C12, "compare: a misspelled figure in a tasks file (it trained every run, then printed nan)", "cli",
+    "compare --tasks-file t.yml --task mine --seeds 1 --episodes 2 --eval-episodes 1",
+    setup=TASK_TYPO.replace("episode_reward]", "episode_rewrad]").replace("max_counterfactuals: 0", "max_counterfactuals: 2"),
+    names=("episode_rewrad",), timeout=120)
+for cid, what, setup in (("12.09", "missing", ""), ("12.10", "binary", "open('t.yml', 'wb').write(bytes(range(256)))\n"),
+                         ("12.11", "a directory", "import os; os.mkdir('t.yml')\n")):
+    add(cid, C12, f"compare --tasks-file naming {what} file", "cli", "compare --tasks-file t.yml --task mine --seeds 1", setup=setup,
+        names=("t.yml",))
+add("12.12", C12, "compare --episodes on a task whose env has no horizon", "cli", "compare --tasks-file t.yml --task cp --seeds 1 --episodes 3",
+    setup="open('t.yml', 'w').write('cp:\\n  algo: fair_ppo\\n  env: CartPole-v1\\n  figures: [episode_reward]\\n  hyperparams: {fairness_coef: 0.0}\\n"
+          "  runs:\\n    PPO: {baseline: true}\\n    FairPPO: {}\\n')\n", names=("--episodes", "horizon"))
+add("12.13", C12, "--name of 150 'é' (150 characters, 300 bytes: too long for the file system)", "cli", DQN_T + " --name " + "é" * 150,
+    names=("name", "bytes"))
+add("12.14", C12, "--resume a checkpoint swapped for the parent's zip (it resumed as the parent)", "py", """
+import json, zipfile
+from sb3_fair.experiment import ExperimentConfig, train
+cfg = ExperimentConfig(algo="fair_dqn", env="sb3_fair/DonutAllocation-v0", hyperparams={"learning_starts": 0, "buffer_size": 500},
+                       n_timesteps=100, eval_episodes=0, checkpoint_every=100, save_path="m.zip")
+train(cfg)
+path = "m/model_100_steps.zip"
+with zipfile.ZipFile(path) as z:
+    members = {n: z.read(n) for n in z.namelist()}
+data = json.loads(members["data"]); data.pop("_saved_by"); data.pop("fairness_window"); members["data"] = json.dumps(data).encode()
+with zipfile.ZipFile(path, "w") as z:
+    for n, b in members.items(): z.writestr(n, b)
+phase("construct")
+train(cfg.replace(n_timesteps=200), resume=path)
+""", names=("saved by an SB3",), timeout=120)
+add("12.15", C12, "sweep --grid n_steps=8,0 (it failed inside every trial that had 0)", "cli",
+    "sweep --algo ppo --env CartPole-v1 --timesteps 64 --grid n_steps=8,0 --name s --storage sw --quiet",
+    names=("n_steps",), exclusive=True, timeout=180)
+add("12.16", C12, "-p learning_rate=stable_baselines3.common.utils:set_random_seed (an allow-listed function SB3 would call)", "cli",
+    PPO_T + " -p learning_rate=stable_baselines3.common.utils:set_random_seed", names=("learning_rate", "schedule"),
+    called=("NoneType",))
+
+# class 12, continued: containment by destination
+CKPT_CB = "stable_baselines3.common.callbacks.CheckpointCallback"
+for cid, what, spec, setup in (
+    ("12.20", "a path nested two mappings deep in a callback's arguments",
+     "[{%s: {save_freq: 32, save_path: ckpt, verbose: {extra: {log_path: ../../../../escape}}}}]" % CKPT_CB, ""),
+    ("12.21", "name_prefix ../../../escape (a prefix joined to save_path)",
+     "[{%s: {save_freq: 32, save_path: ckpt, name_prefix: ../../../../escape}}]" % CKPT_CB, ""),
+    ("12.22", "save_path through a symlink inside the working folder", "[{%s: {save_freq: 32, save_path: link/ckpt}}]" % CKPT_CB,
+     "import os; os.symlink(os.path.abspath('../..'), 'link')\n"),
+    ("12.23", "save_path as YAML !!binary of an absolute path", "[{%s: {save_freq: 32, save_path: !!binary L3RtcC9hZHZydW4vZXNjYXBlZA==}}]"
+     % CKPT_CB, ""),
+):
+    add(cid, C12, f"config file: callback {what}", "cli", "train --config exp.yml --quiet",
+        setup=setup + "open('exp.yml', 'w').write('algo: ppo\\nenv: CartPole-v1\\nn_timesteps: 64\\neval_episodes: 1\\nhyperparams:\\n"
+        "  n_steps: 32\\n  batch_size: 32\\n  n_epochs: 1\\n  callback: " + spec.replace("'", "\\'") + "\\n')\n",
+        names=("working folder", "callback"))
+add("12.24", C12, "config file: wandb: {dir: ../../..} (W&B's folder outside)", "cli", "train --config exp.yml --quiet",
+    setup="open('exp.yml', 'w').write('algo: ppo\\nenv: CartPole-v1\\nn_timesteps: 64\\nwandb: {mode: offline, dir: ../../..}\\n')\n",
+    names=("wandb", "working folder"))
+add("12.25", C12, "config file: save_path: ../../../m.zip (the file's own save path)", "cli", "train --config exp.yml --quiet",
+    setup="open('exp.yml', 'w').write('algo: ppo\\nenv: CartPole-v1\\nn_timesteps: 64\\nsave_path: ../../../m.zip\\n')\n",
+    names=("save_path", "working folder"))
+# class 12, continued: silent wrong results and raw tracebacks
+add("12.30", C12, "MemoryAugmentation over gym.make('sb3_fair/DonutAllocation-v0') (which has one): two memories", "py", """
+import gymnasium as gym, sb3_fair
+from sb3_fair.wrappers import MemoryAugmentation
+phase("construct"); MemoryAugmentation(gym.make("sb3_fair/DonutAllocation-v0"))
+""", names=("already has a MemoryAugmentation",))
+add("12.31", C12, "FairnessReward stacked twice, a TimeLimit between (the fairness term counted twice)", "py", """
+from gymnasium.wrappers import TimeLimit
+from sb3_fair.envs import DonutAllocationEnv
+from sb3_fair.wrappers import FairnessReward, MemoryAugmentation
+env = FairnessReward(MemoryAugmentation(DonutAllocationEnv()))
+phase("construct"); FairnessReward(TimeLimit(env, 50))
+""", names=("already has a FairnessReward",))
+add("12.32", C12, "a FairPPO zip whose data says alpha -1 (edited), loaded", "py", """
+import json, zipfile
+from sb3_fair import FairPPO
+from sb3_fair.envs import DisparityGame
+from sb3_fair.wrappers import make_multiagent_vec_env
+FairPPO("MlpPolicy", make_multiagent_vec_env(DisparityGame(n_agents=4, max_steps=8), n_instances=2), n_steps=16, batch_size=32).save("m.zip")
+with zipfile.ZipFile("m.zip") as z:
+    members = {n: z.read(n) for n in z.namelist()}
+data = json.loads(members["data"]); data["alpha"] = -1.0; members["data"] = json.dumps(data).encode()
+with zipfile.ZipFile("m.zip", "w") as z:
+    for n, b in members.items(): z.writestr(n, b)
+phase("construct"); FairPPO.load("m.zip")
+""", names=("alpha", "saved in the zip"))
+add("12.33", C12, "FairPPO.load(path, fairnes_coef=0.5): a misspelled keyword (SB3 sets it as an attribute)", "py", """
+from sb3_fair import FairPPO
+from sb3_fair.envs import DisparityGame
+from sb3_fair.wrappers import make_multiagent_vec_env
+FairPPO("MlpPolicy", make_multiagent_vec_env(DisparityGame(n_agents=4, max_steps=8), n_instances=2), n_steps=16, batch_size=32).save("m.zip")
+phase("construct"); FairPPO.load("m.zip", fairnes_coef=0.5)
+""", names=("fairnes_coef",))
+add("12.34", C12, "metrics with string group labels", "py", """
+from sb3_fair import metrics
+phase("construct"); metrics.demographic_parity([1.0, 2.0, 3.0, 4.0], ["a", "a", "b", "b"], 0)
+""", names=("groups", "integer"))
+add("12.35", C12, "normalized DP of returns near float64's limit (NaN before)", "py", """
+import math
+from sb3_fair import metrics
+v = metrics.normalized_demographic_parity([1e308, 1e308, -1e308, 1e308], [0, 0, 1, 1], 1)
+RESULT["value"] = v
+RESULT["valid"] = math.isfinite(v)
+""", expect="accept")
+add("12.36", C12, "DonutAllocationEnv(n_customers=10**9) (MemoryError before)", "py", """
+from sb3_fair.envs import DonutAllocationEnv
+phase("construct"); DonutAllocationEnv(n_customers=10**9)
+""", names=("n_customers",), mem_gb=3)
+add("12.37", C12, "PursuitEvasionEnv(n_pursuers=1000) (every permutation enumerated)", "py", """
+from sb3_fair.envs import PursuitEvasionEnv
+phase("construct"); PursuitEvasionEnv(n_pursuers=1000)
+""", names=("n_pursuers",), mem_gb=3)
+
 # ---------------------------------------------------------------- previous round (sampled)
 CP = "P previous round"
 for cid, kw, nm in (("P.01", "fairness_coef=-1.0", "fairness_coef"), ("P.02", "fairness_coef=float('nan')", "fairness_coef"),
@@ -1226,11 +1416,11 @@ add("P.11", CP, "FairDQN(counterfactual=True) on CartPole (no memory)", "py", ""
 from sb3_fair import FairDQN
 phase("construct"); FairDQN("MlpPolicy", "CartPole-v1", counterfactual=True, buffer_size=100)
 """, names=("memory", "counterfactual"))
-for cid, call, nm in (("P.20", "FairnessReward(donut(), fairness_coef=float('nan'))", "fairness_coef"),
-                      ("P.21", "FairnessReward(donut(), welfare='bogus')", "welfare"),
-                      ("P.22", "FairnessReward(donut(), scheme='bogus')", "scheme"),
-                      ("P.23", "FairnessReward(donut(), scheme='periodic', period=0)", "period"),
-                      ("P.24", "FairnessReward(donut(), scheme='periodic', period=1.5)", "period"),
+for cid, call, nm in (("P.20", "FairnessReward(MemoryAugmentation(base()), fairness_coef=float('nan'))", "fairness_coef"),
+                      ("P.21", "FairnessReward(MemoryAugmentation(base()), welfare='bogus')", "welfare"),
+                      ("P.22", "FairnessReward(MemoryAugmentation(base()), scheme='bogus')", "scheme"),
+                      ("P.23", "FairnessReward(MemoryAugmentation(base()), scheme='periodic', period=0)", "period"),
+                      ("P.24", "FairnessReward(MemoryAugmentation(base()), scheme='periodic', period=1.5)", "period"),
                       ("P.25", "MemoryAugmentation(base(), kind='bogus')", "kind"),
                       ("P.26", "MemoryAugmentation(base(), encoding='bogus')", "encoding"),
                       ("P.27", "MemoryAugmentation(base(), max_value=-1)", "max_value"),
