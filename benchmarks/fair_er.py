@@ -49,7 +49,7 @@ from typing import Any
 import numpy as np
 
 from sb3_fair.experiment.config import int_at_least, number_in
-from reproduction import Output, median_steps_per_s, reproduce_parser, worker_pool
+from reproduction import Output, check_configs, median_steps_per_s, reproduce_parser, worker_pool
 
 #: the folder under ``<out>/out/`` of this reproduction's runs
 RUNS_NAME = "fair_er"
@@ -268,6 +268,7 @@ def main(argv: list[str] | None = None) -> None:
                 for s in range(args.first_seed, args.first_seed + args.seeds) for v in args.variants]
         # runs already on disk with the same settings are kept (resume, or add seeds to some variants)
         jobs = [j for j in jobs if not _done(j, output.runs)]
+        check_configs([experiment_config(j) for j in jobs])  # every run's settings, before the first trains
         work = functools.partial(run_job, runs=str(output.runs))
         if args.workers > 1 and len(jobs) > 1:
             with worker_pool(args.workers) as pool:

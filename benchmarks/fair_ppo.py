@@ -50,7 +50,7 @@ from typing import Any
 import numpy as np
 
 from sb3_fair.experiment.config import int_at_least, number_in
-from reproduction import Output, median_steps_per_s, reproduce_parser, worker_pool
+from reproduction import Output, check_configs, median_steps_per_s, reproduce_parser, worker_pool
 
 #: the runs' folder under ``<out>/out/``
 RUNS_NAME = "fair_ppo"
@@ -300,6 +300,8 @@ def main(argv: list[str] | None = None) -> None:
         t0 = time.perf_counter()
         env_tp = env_throughput(1.0 if args.quick else 5.0)
         deadline = None if args.deadline_s is None else time.time() + args.deadline_s
+        # every run's settings, before the first trains
+        check_configs([job_config(j["metric"], j["alpha"], j["beta"], j["seed"], j["steps"]) for j in todo])
         with worker_pool(args.workers) as pool:
             done = pool.starmap(run_job, [(job, str(runs_dir), deadline) for job in todo], chunksize=1)
         left = [job for job, record in zip(todo, done) if record is None]

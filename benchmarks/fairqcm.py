@@ -73,7 +73,7 @@ import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
 from sb3_fair.experiment.config import int_at_least, number_in
-from reproduction import DATA, Output, median_steps_per_s, reproduce_parser, worker_pool
+from reproduction import DATA, Output, check_configs, median_steps_per_s, reproduce_parser, worker_pool
 
 #: the runs' folder under ``<out>/out/``
 RUNS_NAME = "fairqcm"
@@ -586,6 +586,7 @@ def paired(results: list[dict], a: str, baselines: list[str]) -> list[str]:
 def _run_jobs(jobs: list[dict[str, Any]], workers: int) -> None:
     if not jobs:
         return
+    check_configs([job_config(j) for j in jobs])  # every run's settings, before the first trains
     with worker_pool(min(workers, len(jobs))) as pool:
         pool.map(run_job, jobs, chunksize=1)
 

@@ -67,7 +67,7 @@ from typing import Any
 import numpy as np
 
 from sb3_fair.experiment.config import int_at_least, number_in
-from reproduction import Output, median_steps_per_s, reproduce_parser, worker_pool
+from reproduction import Output, check_configs, median_steps_per_s, reproduce_parser, worker_pool
 from sb3_fair.ppo.presets import ENV_IDS, PAPER_TIMESTEPS
 
 #: the runs' folder under ``<out>/out/``
@@ -853,6 +853,9 @@ def main(argv: list[str] | None = None) -> None:
     jobs = [dict(part=args.part, method=m, seed=s, timesteps=args.timesteps, chunk=args.chunk, deadline=deadline,
                  eval_episodes=args.eval_episodes, quick=args.quick) for m, s in pairs]
     runs = str(output.runs)
+    if not args.report_only:  # every run's settings, before the first trains
+        check_configs([experiment_config(j["part"], j["method"], j["seed"], j["timesteps"], quick=bool(j["quick"]))
+                       for j in jobs if j["method"] != "reference"])  # the reference policy is scripted, not trained
     if args.report_only:
         records = []
     elif args.workers > 1:

@@ -51,6 +51,14 @@ class Output:
         write_section(self.results, key, text)
 
 
+def check_configs(configs: list[Any]) -> None:
+    """Every run's settings, checked before the first trains (:func:`sb3_fair.experiment.run.check_configs`: each
+    distinct config built once): a bad setting of the last run is reported before the first has trained."""
+    from sb3_fair.experiment.run import check_configs as check
+
+    check(list(configs))
+
+
 @contextlib.contextmanager
 def worker_pool(processes: int) -> Iterator[Any]:
     """The benchmarks' process pool (``spawn``), whose workers end with the script: Ctrl+C and SIGTERM raise in this

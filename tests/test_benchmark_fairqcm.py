@@ -289,3 +289,15 @@ def test_quick_gaussian_run_writes_its_own_section_and_leaves_the_main_one(tmp_p
     lending = text[text.index("### Simulated lending (Fig. 3)"):text.index("### Throughput")]
     for method in benchmark.LENDING_METHODS:
         assert f"| {method} | 1 |" in lending
+
+
+def test_every_runs_settings_are_checked_before_the_pool_starts(monkeypatch):
+    """Issue 47: a bad setting of the last job is reported before any job trains (reproduction.check_configs)."""
+    import reproduction
+
+    started = []
+    monkeypatch.setattr(reproduction.mp, "get_context", lambda *a: started.append(a) or pytest.fail("the pool started"))
+    jobs = [job("donut", "FairQCM"), job("donut", "DQN-Full", learning_rate=-1.0)]
+    with pytest.raises(ValueError, match=r"learning_rate' must be a number > 0, got -1.0"):
+        benchmark._run_jobs(jobs, workers=2)
+    assert started == []
