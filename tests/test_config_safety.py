@@ -98,17 +98,22 @@ def test_shipped_kinds_of_value_still_resolve() -> None:
     assert import_object("gymnasium.wrappers.TimeLimit", role="env_wrapper").__name__ == "TimeLimit"
 
 
+def _user_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, source: str) -> None:
+    """A user's module ``name`` on the path (not on the allow-list), imported afresh by the next import."""
+    (tmp_path / f"{name}.py").write_text(source)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    sys.modules.pop(name, None)
+
+
 def _own_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, marker: Path) -> str:
     """A user's module whose import and wrapper leave the marker: what --trust-config lets a config name."""
-    (tmp_path / "my_code.py").write_text(
-        "import gymnasium as gym\n"
-        f"MARKER = {str(marker)!r}\n"
-        "class MarkWrapper(gym.Wrapper):\n"
-        "    def __init__(self, env):\n"
-        "        super().__init__(env)\n"
-        "        open(MARKER, 'w').close()\n")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    sys.modules.pop("my_code", None)
+    _user_module(tmp_path, monkeypatch, "my_code",
+                 "import gymnasium as gym\n"
+                 f"MARKER = {str(marker)!r}\n"
+                 "class MarkWrapper(gym.Wrapper):\n"
+                 "    def __init__(self, env):\n"
+                 "        super().__init__(env)\n"
+                 "        open(MARKER, 'w').close()\n")
     return "my_code.MarkWrapper"
 
 
@@ -304,15 +309,13 @@ def test_the_documented_schedules_still_work(tmp_path) -> None:
 
 
 def _own_schedule(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    (tmp_path / "my_schedules.py").write_text(
-        f"CALLS = {str(tmp_path / 'calls')!r}\n"
-        "NOT_A_SCHEDULE = 'fast'\n"
-        "def decay(progress):\n"
-        "    with open(CALLS, 'a') as f:\n"
-        "        f.write(f'{progress}\\n')\n"
-        "    return 1e-3 * progress\n")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    sys.modules.pop("my_schedules", None)
+    _user_module(tmp_path, monkeypatch, "my_schedules",
+                 f"CALLS = {str(tmp_path / 'calls')!r}\n"
+                 "NOT_A_SCHEDULE = 'fast'\n"
+                 "def decay(progress):\n"
+                 "    with open(CALLS, 'a') as f:\n"
+                 "        f.write(f'{progress}\\n')\n"
+                 "    return 1e-3 * progress\n")
     return tmp_path / "calls"
 
 
