@@ -62,12 +62,20 @@ def check_configs(configs: list[Any]) -> None:
 @contextlib.contextmanager
 def worker_pool(processes: int) -> Iterator[Any]:
     """The benchmarks' process pool (``spawn``), whose workers end with the script: Ctrl+C and SIGTERM raise in this
-    process (``Pool``'s exit then terminates the workers), and on Linux each worker also ends when the script is killed
-    outright (``sb3_fair.experiment.processes``)."""
-    from sb3_fair.experiment.processes import terminate_raises, worker_dies_with_parent
+    process (``Pool``'s exit then terminates the workers, and the script exits with one line and status 130 / 143), and
+    on Linux each worker also ends when the script is killed outright (``sb3_fair.experiment.processes``)."""
+    import sys
 
-    with terminate_raises(), mp.get_context("spawn").Pool(processes, initializer=worker_dies_with_parent) as pool:
-        yield pool
+    from sb3_fair.experiment.processes import Terminated, terminate_raises, worker_dies_with_parent
+
+    try:
+        with terminate_raises(), mp.get_context("spawn").Pool(processes, initializer=worker_dies_with_parent) as pool:
+            yield pool
+    except KeyboardInterrupt as err:  # Pool's exit has terminated the workers: say so in one line, not a traceback
+        what = "terminated (SIGTERM)" if isinstance(err, Terminated) else "interrupted"
+        print(f"{Path(sys.argv[0]).name}: {what}; every worker process was ended (the records of finished runs are kept: "
+              "the same command goes on from them)", file=sys.stderr, flush=True)
+        raise SystemExit(143 if isinstance(err, Terminated) else 130) from None
 
 
 def _folder(text: str) -> str:

@@ -297,7 +297,8 @@ def test_the_benchmarks_pool_ends_its_workers_with_the_script(sig) -> None:
     SIGKILL the kernel ends them (PR_SET_PDEATHSIG)."""
     script = ("import sys, time; sys.path.insert(0, 'benchmarks'); from reproduction import worker_pool\n"
               "with worker_pool(2) as pool:\n    print('up', flush=True); pool.map(time.sleep, [60, 60], chunksize=1)\n")
-    proc = subprocess.Popen([sys.executable, "-c", script], cwd=Path(__file__).parent.parent, stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([sys.executable, "-c", script], cwd=Path(__file__).parent.parent, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
     try:
         assert proc.stdout.readline().strip() == "up"
         deadline = time.time() + 60
@@ -306,9 +307,12 @@ def test_the_benchmarks_pool_ends_its_workers_with_the_script(sig) -> None:
         workers = [c for c in _children(proc.pid) if "spawn_main" in Path(f"/proc/{c}/cmdline").read_text()]
         assert len(workers) == 2
         proc.send_signal(sig)
-        proc.wait(30)
+        _, err = proc.communicate(timeout=30)
     finally:
         proc.kill()
+    if sig == signal.SIGTERM:  # one line, not a traceback
+        assert proc.returncode == 143 and "terminated (SIGTERM); every worker process was ended" in err, err
+        assert "Traceback" not in err, err
     deadline = time.time() + 10
     while time.time() < deadline and any(map(_running, workers)):
         time.sleep(0.2)
