@@ -81,15 +81,24 @@ def test_runs_side_by_side_give_the_serial_results_seed_for_seed() -> None:
 
 
 def test_a_failed_run_is_raised_after_the_others_finish() -> None:
+    """A run that fails while training is raised after the others have finished; a setting a run's model refuses is
+    raised before any run trains (issue 47: every run is built once first)."""
     from sb3_fair.experiment.run import train_all
 
     good = ExperimentConfig(algo="dqn", env="CartPole-v1", hyperparams={"policy": "MlpPolicy", "learning_starts": 0}, n_timesteps=50,
                             eval_episodes=1)
-    bad = good.replace(hyperparams={"env_kwargs": {"colour": 1}})
+    diverges = ExperimentConfig(algo="fair_ppo", env="CartPole-v1", n_timesteps=64, eval_episodes=1,
+                                hyperparams={"policy": "MlpPolicy", "fairness_coef": 0.0, "n_steps": 32, "batch_size": 32,
+                                             "learning_rate": 1.0e30})  # the policy turns NaN at the first update
     done = []
-    with pytest.raises(ValueError, match=r"refused env_kwargs \{'colour': 1\}"):
-        train_all([bad, good], jobs=2, on_done=lambda i, r: done.append(i))
+    with pytest.raises(FloatingPointError, match=r"became NaN or inf during training"):
+        train_all([diverges, good], jobs=2, on_done=lambda i, r: done.append(i))
     assert done == [1]
+    bad = good.replace(hyperparams={"env_kwargs": {"colour": 1}})
+    started = []
+    with pytest.raises(ValueError, match=r"refused env_kwargs \{'colour': 1\}"):
+        train_all([good, bad], jobs=2, on_start=lambda i, c: started.append(i))
+    assert started == []
 
 
 def test_compare_jobs_prints_the_serial_table(capsys) -> None:

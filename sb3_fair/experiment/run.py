@@ -762,7 +762,9 @@ def train_all(
     :param jobs: how many at a time (>= 1).
     :param on_start: called with ``(index, config)`` when a run is handed out.
     :param on_done: called with ``(index, result)`` when a run has finished.
-    :raises ValueError: for ``jobs`` < 1; the first error of a run, after the others have finished.
+    :raises ValueError: for ``jobs`` < 1; a setting some run's model refuses, before any run trains
+        (:func:`check_configs`); otherwise the first error of a run that failed while training, after the others have
+        finished.
 
     When this process is interrupted (Ctrl+C, or SIGTERM where the caller turns it into an exception, as the command
     line does), the worker processes are ended before the exception goes on; on Linux a worker also ends when this
