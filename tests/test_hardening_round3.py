@@ -220,3 +220,49 @@ def test_a_missing_optional_package_names_it_and_the_pip_command(tmp_path, monke
                                           r"installed .*pip install moviepy"):
         make_env("CartPole-v1", env_kwargs={"render_mode": "rgb_array"},
                  env_wrapper=[{"gymnasium.wrappers.RecordVideo": {"video_folder": "videos"}}])
+
+
+# ------------------------------------------------------------------------------------ issue 46's smaller items (7)
+def test_recent_episodes_take_a_slice() -> None:
+    from sb3_fair.common.callbacks import EpisodeFigures, FairnessCallback
+
+    callback = FairnessCallback(window=3, episodes=[{"x": float(i)} for i in range(5)])
+    assert isinstance(callback.episodes, EpisodeFigures) and len(callback.episodes) == 3  # bounded, newest kept
+    assert callback.episodes[-2:] == [{"x": 3.0}, {"x": 4.0}] and callback.episodes[-1] == {"x": 4.0}
+    callback.episodes.append({"x": 5.0})
+    assert [e["x"] for e in callback.episodes[:]] == [3.0, 4.0, 5.0]
+
+
+def test_a_memory_without_a_bound_names_the_horizon_fallback() -> None:
+    from gymnasium.wrappers import TimeLimit
+
+    from sb3_fair.envs import DonutAllocationEnv
+    from sb3_fair.wrappers import MemoryAugmentation
+
+    def NoHorizon() -> DonutAllocationEnv:  # an env with stakeholders that declares no episode length
+        env = DonutAllocationEnv()
+        env.horizon = None
+        return env
+
+    with pytest.raises(ValueError, match=r"encoding='scaled' needs a bound .* max_value=\.\.\., or an env with a horizon "
+                                         r"\(env.unwrapped.horizon\) or a TimeLimit"):
+        MemoryAugmentation(NoHorizon(), encoding="scaled")
+    assert MemoryAugmentation(NoHorizon(), encoding="scaled", max_value=50).memory_spec.max_value == 50
+    wrapped = MemoryAugmentation(TimeLimit(NoHorizon(), 40), encoding="scaled")  # a TimeLimit without a registered id
+    assert wrapped.memory_spec.max_value == 40
+
+
+def test_a_game_without_figures_is_told_the_games_contract(caplog) -> None:
+    """Issue 46, item 7: the warning for a game without figures named Gymnasium's FairnessMonitor and make_vec_env."""
+    import logging
+
+    from sb3_fair import FairPPO
+    from sb3_fair.envs import DisparityGame
+    from sb3_fair.wrappers import make_multiagent_vec_env
+
+    with caplog.at_level(logging.WARNING, logger="sb3_fair"):
+        FairPPO("MlpPolicy", make_multiagent_vec_env(DisparityGame(n_agents=4, max_steps=4), monitor=False), fairness_coef=0.0,
+                n_steps=8, batch_size=16)
+    said = " ".join(r.getMessage() for r in caplog.records)
+    assert "this game reports no fairness figures" in said and "make_multiagent_vec_env" in said and "make_vec_env" not in said.replace(
+        "make_multiagent_vec_env", "")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import warnings
 from collections import deque
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, SupportsIndex, overload
 
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
@@ -16,6 +16,28 @@ from sb3_fair.common.figure_table import scalar_figures
 from sb3_fair.common.protocol import FAIRNESS, get_fairness_signal_lists, is_fairness_signals_supported
 from sb3_fair.common.validation import check_int, check_wandb
 from sb3_fair.common.wandb_logging import WandbOutputFormat, active_wandb_run, finish_wandb_run, start_wandb_run
+
+
+class EpisodeFigures(deque[dict[str, float]]):
+    """The recent episodes' figures (one dict each, newest last): a bounded :class:`collections.deque`, as SB3's
+    ``ep_info_buffer``, that also takes a slice, ``episodes[-20:]``, and gives a list for it (a deque alone raises
+    ``TypeError``)::
+
+        callback = FairnessCallback()
+        model.learn(10_000, callback=callback)
+        last = callback.episodes[-20:]  # the 20 newest episodes' figures
+    """
+
+    @overload
+    def __getitem__(self, index: SupportsIndex) -> dict[str, float]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[dict[str, float]]: ...
+
+    def __getitem__(self, index: SupportsIndex | slice) -> dict[str, float] | list[dict[str, float]]:
+        if isinstance(index, slice):
+            return list(self)[index]
+        return super().__getitem__(index)
 
 
 class FairnessCallback(BaseCallback):
@@ -62,7 +84,7 @@ class FairnessCallback(BaseCallback):
             raise ValueError(f"config must be a dict or None, got {config!r}")
         self.wandb = check_wandb(wandb)
         self.config = dict(config or {})
-        self.episodes: deque[dict[str, float]] = deque(episodes or (), maxlen=self.window or 100)
+        self.episodes: EpisodeFigures = EpisodeFigures(episodes or (), maxlen=self.window or 100)
         self.wandb_run: Any = None
         self._owns_run = False
         self._output: WandbOutputFormat | None = None
@@ -73,7 +95,7 @@ class FairnessCallback(BaseCallback):
     def _init_callback(self) -> None:
         self._per_rollout = isinstance(self.model, OnPolicyAlgorithm)
         if self.window is None:
-            self.episodes = deque(self.episodes, maxlen=getattr(self.model, "_stats_window_size", 100))
+            self.episodes = EpisodeFigures(self.episodes, maxlen=getattr(self.model, "_stats_window_size", 100))
         if hasattr(self.model, "fairness_episodes"):  # a Fair model saves them, so a resumed run goes on from them
             self.model.fairness_episodes = self.episodes
         if self.wandb:

@@ -50,6 +50,16 @@ def fairness_figures_logged(env: VecEnv) -> bool:
     return any(env.env_is_wrapped(FairnessMonitor)) or any(env.env_is_wrapped(ParallelFairnessMonitor))
 
 
+def _is_game_vec_env(env: VecEnv) -> bool:
+    """Whether ``env`` is a PettingZoo game made a VecEnv (sb3-fair's or SuperSuit's), under any VecEnv wrappers."""
+    from stable_baselines3.common.vec_env import VecEnvWrapper
+
+    while isinstance(env, VecEnvWrapper):
+        env = env.venv
+    # sb3_fair.wrappers.PettingZooVecEnv holds its games as par_envs (read by name: common/ imports no wrapper)
+    return hasattr(env, "par_envs") or type(env).__module__.startswith("supersuit")
+
+
 class FairAlgorithmMixin(_AlgorithmBase):
     """Mixed in before an SB3 / sb3-contrib algorithm: ``class FairX(..., FairAlgorithmMixin, X)``.
 
@@ -276,13 +286,23 @@ class FairAlgorithmMixin(_AlgorithmBase):
             self._warned_no_figures = True
             # said through `logging` (printed to stderr without any set-up), not `warnings`: SB3's own tests and
             # users who turn warnings into errors must see the parent's warnings and no others
-            LOGGER.warning(
-                "%s: this env reports no fairness figures, so none will be logged; for them, honour %s and wrap gym envs "
-                "in sb3_fair.wrappers.FairnessMonitor (done automatically for a single env; for a VecEnv pass "
-                "wrapper_class=FairnessMonitor to make_vec_env)",
-                type(self).__name__,
-                CONTRACT_HINT,
-            )
+            if _is_game_vec_env(env):  # a PettingZoo game: its own contract and its own VecEnv builder
+                LOGGER.warning(
+                    "%s: this game reports no fairness figures, so none will be logged; for them, declare the game's "
+                    "`stakeholders` (an sb3_fair.Stakeholders, one per agent) and give each agent's "
+                    "`infos[agent]['benefits']` at every step, and build the VecEnv with "
+                    "sb3_fair.wrappers.make_multiagent_vec_env (its monitor=True wraps the game in "
+                    "ParallelFairnessMonitor)",
+                    type(self).__name__,
+                )
+            else:
+                LOGGER.warning(
+                    "%s: this env reports no fairness figures, so none will be logged; for them, honour %s and wrap gym "
+                    "envs in sb3_fair.wrappers.FairnessMonitor (done automatically for a single env; for a VecEnv pass "
+                    "wrapper_class=FairnessMonitor to make_vec_env)",
+                    type(self).__name__,
+                    CONTRACT_HINT,
+                )
 
     def _setup_fairness(self, env: VecEnv) -> None:
         """Read what the fairness needs from the env; raise a clear error if it is missing."""

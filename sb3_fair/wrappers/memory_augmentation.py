@@ -27,6 +27,11 @@ def default_max_value(env: gym.Env) -> float | None:
     horizon = getattr(env.unwrapped, "horizon", None)
     if horizon is None and env.spec is not None:
         horizon = env.spec.max_episode_steps
+    if horizon is None:  # a TimeLimit of an env that was not made from a registered id (no spec)
+        try:
+            horizon = env.get_wrapper_attr("_max_episode_steps")
+        except AttributeError:
+            horizon = None
     return None if horizon is None else float(horizon)
 
 
@@ -101,6 +106,12 @@ class MemoryAugmentation(gym.ObservationWrapper, gym.utils.RecordConstructorArgs
         stakeholders = self._stakeholders = get_stakeholders(env)
         if max_value is None:
             max_value = default_max_value(env)
+            if max_value is None and encoding != "raw":
+                raise ValueError(
+                    f"encoding={encoding!r} needs a bound on a memory entry (max_value), and the env declares none to "
+                    "default to: give max_value=..., or an env with a horizon (env.unwrapped.horizon) or a TimeLimit "
+                    "(gym.make(id, max_episode_steps=N)), whose length bounds what one stakeholder can receive"
+                )
         self.memory_spec = MemorySpec(
             n_stakeholders=stakeholders.n,
             kind=kind,
