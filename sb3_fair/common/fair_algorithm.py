@@ -556,7 +556,7 @@ def _check_load_keywords(cls: Any, data: dict[str, Any] | None, kwargs: dict[str
     )
 
 
-def _check_sb3_ranges(cls: Any, data: dict[str, Any] | None, overrides: dict[str, Any]) -> None:
+def _check_load_ranges(cls: Any, data: dict[str, Any] | None, overrides: dict[str, Any]) -> None:
     """SB3's hyper-parameters given to ``load`` and saved in the zip, within the ranges a config's must be in (those the
     class's constructor takes: TRPO's zip holds an unused ``max_grad_norm=0.0``, which TRPO does not take)."""
     import inspect
@@ -579,7 +579,7 @@ def _check_sb3_ranges(cls: Any, data: dict[str, Any] | None, overrides: dict[str
 def _check_load_settings(cls: Any, data: dict[str, Any] | None, overrides: dict[str, Any]) -> None:
     """Check the fairness settings given to ``cls.load`` and those saved in the zip (``data``) with the constructor's
     rules (the given ones on top of the zip's own simple settings); refuse a change of the fairness method."""
-    _check_sb3_ranges(cls, data, overrides)
+    _check_load_ranges(cls, data, overrides)
     own = fairness_parameters(cls)
     given = {k: v for k, v in overrides.items() if k in own}
     saved = {k: v for k, v in (data or {}).items() if k in own and _simple(v)}

@@ -174,6 +174,7 @@ def _check_file_outputs(path: Path, data: dict[str, Any], fields: dict[str, Any]
     :raises ValueError: naming the file, the key and the destination (the opt-in: ``trusted=True``, ``--trust-config``).
     """
     from sb3_fair.common.hyperparams import check_contained
+    from sb3_fair.experiment.files import zip_path
 
     path = path.resolve()
     beside = {path.parent.with_suffix(".zip")} if path.parent.name else set()  # a checkpoint folder's: the run's model
@@ -183,10 +184,8 @@ def _check_file_outputs(path: Path, data: dict[str, Any], fields: dict[str, Any]
         value = data.get(key)
         if key in fields or value is None:
             continue
-        if key == "save_path" and isinstance(value, str):
-            target = Path(value) if Path(value).suffix == ".zip" else Path(value + ".zip")
-            if target.resolve() in beside:
-                continue
+        if key == "save_path" and isinstance(value, str) and zip_path(value).resolve() in beside:
+            continue
         check_contained(value, f"{path}: {key}={value!r} would write")
 
 

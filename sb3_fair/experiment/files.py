@@ -57,10 +57,10 @@ def atomic_path(path: str | Path, fsync: bool = True) -> Iterator[Path]:
             tmp.unlink()
 
 
-def write_bytes_atomic(path: str | Path, data: bytes) -> None:
-    """``Path(path).write_bytes(data)`` through :func:`atomic_path`."""
-    with atomic_path(path) as tmp:
-        tmp.write_bytes(data)
+def zip_path(path: str | Path) -> Path:
+    """The file SB3's ``model.save(path)`` writes: ``path`` itself if it ends in ``.zip``, else ``path`` + ``.zip``."""
+    p = Path(path)
+    return p if p.suffix == ".zip" else p.with_name(p.name + ".zip")
 
 
 class ModelNotSavedError(OSError):
@@ -226,5 +226,5 @@ __all__ = [
     "existing_ancestor",
     "model_bytes",
     "replay_buffer_bytes",
-    "write_bytes_atomic",
+    "zip_path",
 ]

@@ -35,6 +35,7 @@ from sb3_fair.experiment.files import (
     model_bytes,
     replay_buffer_bytes,
 )
+from sb3_fair.experiment.files import zip_path as model_zip  # zip_path names the local variables here
 from sb3_fair.experiment.processes import end_workers, worker_dies_with_parent
 from sb3_fair.experiment.registry import (
     check_keys,
@@ -431,7 +432,7 @@ def load_model(
     :raises ValueError: when neither ``algo`` nor a saved config says which algorithm to load.
     """
     p = Path(path)
-    zip_path = p if p.suffix == ".zip" else p.with_name(p.name + ".zip")
+    zip_path = model_zip(p)
     if not zip_path.is_file():
         raise ValueError(f"no saved model {str(p)!r}")
     cfg_path = saved_config_path(zip_path)
@@ -733,7 +734,7 @@ def check_configs(configs: list[ExperimentConfig]) -> None:
     seen = set()
     for config in configs:
         key = json.dumps(
-            {k: v for k, v in config.to_plain_dict().items() if k in ("algo", "env", "variant", "hyperparams")},
+            {k: v for k, v in config.to_plain_dict().items() if k in RUN_IDENTITY and k != "seed"},
             sort_keys=True,
             default=repr,
         )
@@ -845,7 +846,7 @@ def save(model: BaseAlgorithm, config: ExperimentConfig, path: str | Path) -> No
     files that were there before, never a partial one."""
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
-    zip_path = p if p.suffix == ".zip" else p.with_name(p.name + ".zip")
+    zip_path = model_zip(p)
     with atomic_path(saved_config_path(zip_path)) as tmp:
         config.save(tmp)
     norm = model.get_vec_normalize_env()
@@ -956,13 +957,10 @@ def _differences(saved: dict[str, Any], current: dict[str, Any]) -> str:
 def _zip_steps(path: Path) -> int | None:
     """The ``num_timesteps`` saved in an SB3 zip (read from its ``data`` record; nothing is unpickled), None if the
     file is not a readable SB3 zip."""
-    import json
     import zipfile
 
     try:
-        with zipfile.ZipFile(path) as z:
-            data = json.loads(z.read("data"))
-        return int(data["num_timesteps"])
+        return int(_zip_data(path)["num_timesteps"])
     except (OSError, KeyError, ValueError, TypeError, zipfile.BadZipFile):
         return None
 
@@ -981,8 +979,7 @@ def check_run_files(config: ExperimentConfig, start: int | None = None) -> None:
     assert current is not None
     targets: list[tuple[Path, Path]] = []  # (file or folder, the config that says whose it is)
     if config.save_path:
-        p = Path(config.save_path)
-        zip_path = p if p.suffix == ".zip" else p.with_name(p.name + ".zip")
+        zip_path = model_zip(config.save_path)
         targets.append((zip_path, saved_config_path(zip_path)))
     folder = checkpoint_folder(config) if config.checkpoint_every else None
     found = checkpoints_in(folder) if folder is not None else {}
@@ -1018,8 +1015,7 @@ def check_run_files(config: ExperimentConfig, start: int | None = None) -> None:
             "off into a new run with another save path or name (--save / --name)"
         )
     if config.save_path:
-        p = Path(config.save_path)
-        zip_path = p if p.suffix == ".zip" else p.with_name(p.name + ".zip")
+        zip_path = model_zip(config.save_path)
         saved_steps = _zip_steps(zip_path) if zip_path.is_file() else None
         if saved_steps is not None and saved_steps > start:
             raise ValueError(
@@ -1027,6 +1023,13 @@ def check_run_files(config: ExperimentConfig, start: int | None = None) -> None:
                 "steps: branch off into a new run with another save path or name (--save / --name); to train the "
                 f"finished run further, resume from its model (--resume {zip_path})"
             )
+
+
+def _checkpoint_buffer_path(checkpoint: Path) -> Path | None:
+    """The replay buffer a checkpoint ``<prefix>_<N>_steps.zip`` keeps beside it (``<prefix>_replay_buffer_<N>_steps.pkl``,
+    :class:`~sb3_fair.experiment.checkpoints.CompactCheckpointCallback`'s naming); None for a zip of another name."""
+    match = _CHECKPOINT.match(checkpoint.name[:-4])
+    return checkpoint.with_name(f"{match['prefix']}_replay_buffer_{match['steps']}_steps.pkl") if match else None
 
 
 def _complete_checkpoint(path: Path) -> str | None:
@@ -1044,16 +1047,14 @@ def _complete_checkpoint(path: Path) -> str | None:
         return f"{path.name} is not a complete zip (no 'data' record)"
     if bad is not None:
         return f"{path.name} is damaged (bad CRC in {bad})"
-    match = _CHECKPOINT.match(path.name[:-4])
-    if match:
-        buffer = path.with_name(f"{match['prefix']}_replay_buffer_{match['steps']}_steps.pkl")
-        if buffer.is_file():
-            size = buffer.stat().st_size
-            with open(buffer, "rb") as f:
-                f.seek(max(size - 1, 0))
-                last = f.read(1)
-            if size == 0 or last != b".":  # every pickle ends with its STOP opcode
-                return f"its replay buffer {buffer.name} is incomplete ({size} bytes)"
+    buffer = _checkpoint_buffer_path(path)
+    if buffer is not None and buffer.is_file():
+        size = buffer.stat().st_size
+        with open(buffer, "rb") as f:
+            f.seek(max(size - 1, 0))
+            last = f.read(1)
+        if size == 0 or last != b".":  # every pickle ends with its STOP opcode
+            return f"its replay buffer {buffer.name} is incomplete ({size} bytes)"
     return None
 
 
@@ -1134,14 +1135,14 @@ def _resume(config: ExperimentConfig, checkpoint: Path) -> tuple[BaseAlgorithm, 
     _check_checkpoint_fits(config, checkpoint)
     probe = build_model(config)  # the training env, built as the config says
     env = probe.get_env()
-    match = _CHECKPOINT.match(checkpoint.name[:-4])
+    buffer = _checkpoint_buffer_path(checkpoint)
     stats = saved_vecnormalize_path(checkpoint)  # a checkpoint's, or a saved model's (x.vecnormalize.pkl)
     if stats.is_file() and isinstance(env, VecNormalize):
         env = VecNormalize.load(str(stats), env.venv)
     extra: dict[str, Any] = {"wandb": True} if is_fair_algo(config.algo) and config.wandb else {}
     model = get_algo_class(config.algo).load(checkpoint, env=env, tensorboard_log=config.tensorboard_log, **extra)
     model.set_random_seed(config.seed + int(model.num_timesteps))  # the env too: its first reset is a fresh episode
-    if match is None:  # a model saved at the end of a run: save() keeps no replay buffer beside it
+    if buffer is None:  # a model saved at the end of a run: save() keeps no replay buffer beside it
         if getattr(model, "replay_buffer", None) is not None:
             warnings.warn(
                 f"{checkpoint.name} is a saved model, not a checkpoint (<prefix>_<N>_steps.zip): no replay buffer is "
@@ -1149,7 +1150,6 @@ def _resume(config: ExperimentConfig, checkpoint: Path) -> tuple[BaseAlgorithm, 
                 stacklevel=3,
             )
         return model, None
-    buffer = checkpoint.with_name(f"{match['prefix']}_replay_buffer_{match['steps']}_steps.pkl")
     if buffer.is_file() and hasattr(model, "load_replay_buffer"):
         import pickle
 
