@@ -10,12 +10,16 @@ Examples::
     sb3-fair train --algo fair_ppo --env sb3_fair/AllelopathicHarvest-v0 -p env_kwargs.preset=tiny -p alpha=1.0
     sb3-fair train --config my_experiment.yml --seed 3
     sb3-fair sweep my_experiment.yml --grid alpha=0,0.5,1 beta=0,0.5 --seeds 3 --name dp-weights
+    sb3-fair train --algo ppo --env my/Env-v0 --gym-packages mymodule --trust-config --timesteps 10000
+    sb3-fair train --algo fair_ppo --env mymodule:make_game --trust-config --timesteps 10000
 
 The papers' benchmarks are scripts in the repository's ``benchmarks/`` (``python benchmarks/fairqcm.py --quick``).
 
 ``--algo`` takes RL Zoo's names (``ppo``, ``dqn``, ``ppo_lstm`` ...), ``ppo_mask`` and ``fair_*``;
 ``--env`` a Gymnasium id or a multi-agent game (``sb3_fair/AllelopathicHarvest-v0``,
-``sb3_fair/DisparityGame-v0``). Hyper-parameters come from ``sb3_fair/hyperparams/<algo>.yml``
+``sb3_fair/DisparityGame-v0``); an env of your own module is ``MODULE:ID`` (a Gymnasium id or game the module
+registers), ``MODULE:FACTORY`` (a function returning a PettingZoo ``ParallelEnv``) or its id with ``--gym-packages
+MODULE`` (importing a module runs its code: with ``--trust-config``). Hyper-parameters come from ``sb3_fair/hyperparams/<algo>.yml``
 (RL Zoo's format, keyed by env id; ``--variant`` picks ``<env id>@<variant>``) or ``--config``,
 then ``-p key=value`` overrides (dotted keys reach into mappings).
 """
@@ -95,6 +99,8 @@ def _config_from_args(args: argparse.Namespace) -> Any:
         fields["wandb"] = True
     if getattr(args, "trust_config", False):
         fields["trusted"] = True
+    if getattr(args, "gym_packages", None):
+        fields["gym_packages"] = list(args.gym_packages)
     config_file = Path(args.config) if args.config else None
     if config_file is None and args.command == "train" and args.resume:  # a checkpoint folder holds the run's config
         from sb3_fair.experiment.run import saved_config_path
@@ -173,7 +179,9 @@ def _report(
 
 def cmd_evaluate(args: argparse.Namespace) -> None:
     from sb3_fair.experiment import evaluate, load_model
+    from sb3_fair.experiment.registry import import_gym_packages
 
+    import_gym_packages(args.gym_packages, trusted=args.trust_config)  # an --env of a module of your own
     model, config = load_model(args.model, algo=args.algo, trusted=args.trust_config)
     env_id = args.env or (config.env if config else None)
     if env_id is None:
@@ -264,6 +272,10 @@ def _task_configs(args: argparse.Namespace, seed: int, task: Any = None) -> dict
     )
     if args.num_threads is not None:
         fields["num_threads"] = args.num_threads
+    if args.trust_config:
+        fields["trusted"] = True
+    if args.gym_packages:
+        fields["gym_packages"] = list(args.gym_packages)
     overrides = {"learning_rate": args.learning_rate} if args.learning_rate is not None else {}
     task = _compare_task(args) if task is None else task
     return task_configs(task, seed, episodes=args.episodes, options=_options(args), overrides=overrides, **fields)
@@ -417,9 +429,21 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument(
             "--trust-config",
             action="store_true",
-            help="let the config (file, -p overrides, a saved model's config) name Python objects outside "
+            help="let the config (file, tasks file, -p overrides, a saved model's config) name Python objects outside "
             "sb3-fair's allow-list (sb3_fair, stable_baselines3, sb3_contrib, torch.nn, torch.optim, "
-            "gymnasium.wrappers): they are imported and called. Only for configs you trust",
+            "gymnasium.wrappers) and import your own modules (--gym-packages, gym_packages, an env MODULE:ID or "
+            "MODULE:FACTORY): they are imported and called. Only for configs and modules you trust",
+        )
+        p.add_argument(
+            "--gym-packages",
+            nargs="+",
+            action="extend",
+            default=[],
+            metavar="MODULE",
+            help="import these modules before making the env, so that their gymnasium.register (or "
+            "register_multiagent_env) calls run, in every worker process too (RL Zoo's option); saved with the "
+            "run's config (gym_packages), so evaluate and --resume find the env again. A module of your own needs "
+            "--trust-config and its folder on PYTHONPATH (or pip install its package)",
         )
 
     def common(p: argparse.ArgumentParser) -> None:
@@ -452,7 +476,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--env",
         default=None,
         metavar="ENV",
-        help="a Gymnasium id or a multi-agent game id, e.g. sb3_fair/DonutAllocation-v0",
+        help="a Gymnasium id or a multi-agent game id, e.g. sb3_fair/DonutAllocation-v0; an env of your own module: "
+        "MODULE:ID (a Gymnasium id or game it registers) or MODULE:FACTORY (a function returning a PettingZoo "
+        "ParallelEnv), or the ID with --gym-packages MODULE; with --trust-config",
     )
     p.add_argument(
         "--config",
@@ -531,7 +557,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "model", help="a model saved by sb3-fair train (its config beside it says algorithm and env) or any SB3 zip"
     )
-    p.add_argument("--env", default=None, help="the env to evaluate on (default: the one it trained on)")
+    p.add_argument(
+        "--env",
+        default=None,
+        help="the env to evaluate on (default: the one it trained on); ids as for train (MODULE:ID, --gym-packages)",
+    )
     p.add_argument("--algo", default=None, help="the algorithm (needed when the model has no saved config)")
     p.add_argument("--episodes", type=int_at_least(1), default=20)
     p.add_argument(
@@ -564,7 +594,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("config", nargs="?", default=None, help="an experiment file (or give --algo and --env)")
     p.add_argument("--algo", default=None, metavar="ALGO", help=f"one of {algo_names()}")
-    p.add_argument("--env", default=None, metavar="ENV", help="a Gymnasium id or a multi-agent game id")
+    p.add_argument(
+        "--env",
+        default=None,
+        metavar="ENV",
+        help="a Gymnasium id or a multi-agent game id (MODULE:ID, MODULE:FACTORY, --gym-packages: as for train)",
+    )
     p.add_argument("--variant", default=None, help="a named variant of the env's entry")
     p.add_argument(
         "-p", "--params", nargs="+", action="extend", default=[], metavar="KEY=VALUE", help="overrides of every trial"
@@ -684,6 +719,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="trainings at a time, each in its own process with --num-threads threads (default: one per core); "
         "the table is the same, seed for seed, as with --jobs 1",
     )
+    trust(p)
     common(p)
     p.set_defaults(func=cmd_compare)
     return parser

@@ -292,31 +292,47 @@ def variants(path: str | Path, env_id: str) -> list[str]:
     return sorted(k[len(prefix) :] for k in read_hyperparams_file(path) if isinstance(k, str) and k.startswith(prefix))
 
 
+def entry_keys(env_id: str, variant: str | None = None) -> list[str]:
+    """The keys an entry of ``env_id`` is looked up by, in order: ``env_id`` as given, and for an env of the
+    ``module:name`` form (``mymodule:my/Env-v0``, ``mymodule:make_game``) ``name`` alone; each ``@<variant>``
+    for a named variant."""
+    keys = [entry_key(env_id, variant)]
+    if ":" in env_id:
+        keys.append(entry_key(env_id.partition(":")[2], variant))
+    return keys
+
+
 def load_hyperparams(path: str | Path, env_id: str, variant: str | None = None, default: bool = True) -> dict[str, Any]:
     """The entry of ``env_id`` (or of its ``variant``) in a hyper-parameter file, as RL Zoo reads it.
 
     :param path: the file.
-    :param env_id: the env id.
+    :param env_id: the env id; an env of the ``module:name`` form finds its entry under ``module:name`` or ``name``
+        (:func:`entry_keys`).
     :param variant: a named variant (``"<env_id>@<variant>"``), or None for the env's own entry.
     :param default: fall back to the file's ``default`` entry when the env has none (RL Zoo's rule;
         never for a named variant).
-    :raises ValueError: naming the file and the entries it has.
+    :raises ValueError: naming the file, the keys it looked for and the entries (variants) it has.
     """
     data = read_hyperparams_file(path)
-    key = entry_key(env_id, variant)
-    if key in data:
+    keys = entry_keys(env_id, variant)
+    key = next((k for k in keys if k in data), None)
+    if key is not None:
         entry = data[key]
     elif variant is None and default and "default" in data:
-        entry = data["default"]
+        key, entry = "default", data["default"]
     else:
-        have = variants(path, env_id)
-        what = f"variant {variant!r} of {env_id!r}" if variant else f"an entry for {env_id!r} (and no 'default')"
+        names = entry_keys(env_id)  # the env's own keys, whose variants the file has
+        have = sorted({v for name in names for v in variants(path, name)})
+        looked = [*keys, *(["default"] if variant is None and default else [])]
+        quoted = [repr(k) for k in looked]
+        shown = f"the key {quoted[0]}" if len(quoted) == 1 else f"the keys {', '.join(quoted[:-1])} and {quoted[-1]}"
+        what = f"variant {variant!r} of {env_id!r}" if variant else f"entry for {env_id!r}"
         hint = (
             f"; its variants: {have}"
             if have
-            else f"; its entries: {sorted(k for k in data if not str(k).startswith('_'))}"
+            else f"; its entries: {sorted(str(k) for k in data if not str(k).startswith('_'))}"
         )
-        raise ValueError(f"{path} has no {what}{hint}")
+        raise ValueError(f"{path} has no {what} (looked for {shown}){hint}")
     if not isinstance(entry, dict):
         raise ValueError(f"{path}: entry {key!r} must be a mapping of hyper-parameters, got {entry!r}")
     return entry
@@ -850,6 +866,7 @@ __all__ = [
     "check_wandb_paths",
     "documented_schedules",
     "entry_key",
+    "entry_keys",
     "hyperparams_file",
     "import_object",
     "is_allowed_module",

@@ -43,6 +43,7 @@ TASK_KEYS = {
     "options",
     "runs",
     "runs_by_fairness",
+    "gym_packages",
 }
 RUN_KEYS = {"baseline", "variant", "hyperparams"}
 OPTION_KEYS = {"key", "fair_only", "default"}
@@ -91,6 +92,8 @@ class CompareTask:
     #: option name -> (hyper-parameter key, on the fair runs only, default)
     options: dict[str, tuple[str, bool, Any]] = field(default_factory=dict)
     runs_by_fairness: dict[str, dict[str, Run]] = field(default_factory=dict)
+    #: modules to import before the env is made (the runs' ``gym_packages``, before ``--gym-packages``'s)
+    gym_packages: list[str] = field(default_factory=list)
 
     def option_values(self, given: dict[str, Any]) -> dict[str, Any]:
         """The task's option values: ``given`` (None: not given) over the defaults; an option given to a task that
@@ -202,6 +205,9 @@ def parse_task(name: str, data: Any, source: str = "<data>") -> CompareTask:
     if not isinstance(hyperparams, dict):
         raise ValueError(f"{where}.hyperparams must be a mapping of keys to values, got {hyperparams!r}")
     price = entry.get("price_of_fairness", False)
+    gym_packages = entry.get("gym_packages") or []
+    if not isinstance(gym_packages, list) or not all(isinstance(m, str) and m for m in gym_packages):
+        raise ValueError(f"{where}.gym_packages must be a list of module names, got {gym_packages!r}")
     if not isinstance(price, bool):
         raise ValueError(f"{where}.price_of_fairness must be true or false, got {price!r}")
     for i, figure in enumerate(figures):  # a misspelled figure would train every run, then print nan
@@ -233,6 +239,7 @@ def parse_task(name: str, data: Any, source: str = "<data>") -> CompareTask:
         options=options,
         runs_by_fairness={str(k): _runs(v, f"{where}.runs_by_fairness.{k}") for k, v in by_fairness.items()},
     )
+        gym_packages=list(gym_packages),
 
 
 def load_tasks(path: str | Path | None = None) -> dict[str, CompareTask]:
@@ -266,7 +273,13 @@ def episode_steps(env_id: str, env_kwargs: dict[str, Any]) -> int:
 
     if env_id in MULTIAGENT_ENVS:
         game = MULTIAGENT_ENVS[env_id](**env_kwargs)
-        return int(game.max_steps) * len(game.possible_agents)
+        max_steps = getattr(game, "max_steps", None)
+        if not isinstance(max_steps, (int, np.integer)) or isinstance(max_steps, bool) or max_steps < 1:
+            raise ValueError(
+                f"--episodes: the game {env_id!r} has no max_steps (its fixed length) to count steps by; leave "
+                "--episodes out (the entry's n_timesteps) or set n_timesteps"
+            )
+        return int(max_steps) * len(game.possible_agents)
     env = gym.make(env_id, **env_kwargs)
     try:
         horizon = getattr(env.unwrapped, "horizon", None)  # the sb3-fair envs' episode length
@@ -293,7 +306,9 @@ def baseline_of(config: Any) -> Any:
         raise ValueError(f"{config.algo!r} has no SB3 parent to compare with")
     accepted = set(inspect.signature(get_algo_class(parent).__init__).parameters)
     hyperparams = {k: v for k, v in config.hyperparams.items() if k in accepted or k in ZOO_KEYS or k == "policy"}
-    return ExperimentConfig.from_dict({**config.to_dict(), "algo": parent, "hyperparams": hyperparams})
+    return ExperimentConfig.from_dict(
+        {**config.to_dict(), "algo": parent, "hyperparams": hyperparams}, trusted=config.trusted
+    )
 
 
 def run_name(template: str, values: dict[str, Any]) -> str:
@@ -324,6 +339,11 @@ def task_configs(
     from sb3_fair.experiment.config import plain_name
 
     values = task.option_values(dict(options or {}))
+    if task.gym_packages:  # the task's modules, then the caller's
+        fields = {
+            **fields,
+            "gym_packages": list(dict.fromkeys([*task.gym_packages, *(fields.get("gym_packages") or [])])),
+        }
     every = {
         **task.hyperparams,
         **(overrides or {}),

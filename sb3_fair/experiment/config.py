@@ -38,7 +38,7 @@ from sb3_fair.common.hyperparams import (
     load_hyperparams,
     load_yaml,
 )
-from sb3_fair.experiment.registry import canonical_algo, check_env_id, get_algo_class
+from sb3_fair.experiment.registry import canonical_algo, check_env_id, get_algo_class, import_gym_packages
 
 #: the keys of an experiment file (a YAML file with ``algo`` and ``env`` at the top)
 CONFIG_FIELDS = (
@@ -62,6 +62,7 @@ CONFIG_FIELDS = (
     "checkpoint_every",
     "checkpoint_buffers",
     "num_threads",
+    "gym_packages",
 )
 
 
@@ -288,6 +289,11 @@ class ExperimentConfig:
         ``--num-threads``); default 1, because the small networks of RL lose time to a pool of threads that wait for
         each other as soon as anything else uses a core (run trials side by side instead); None leaves torch's
         setting (one thread per core) as it is. The process's own setting comes back when ``train`` returns.
+    :param gym_packages: modules to import before the env is made, so that their ``gymnasium.register`` (or
+        :func:`~sb3_fair.experiment.registry.register_multiagent_env`) calls run (RL Zoo's ``--gym-packages``); imported
+        when the config is made, in every process that makes it (the workers of ``compare`` and ``sweep``, ``evaluate``
+        and ``--resume`` reading the saved config). Importing runs the module's code, so a module outside the
+        allow-list needs ``trusted``.
     :param trusted: let the hyper-parameters name Python objects outside sb3-fair's allow-list
         (:data:`~sb3_fair.common.hyperparams.ALLOWED_PACKAGES`) and env ids of the form ``"module:Env-v0"`` from
         any module: building the model then imports and calls the code they name. Never read from a file
@@ -314,12 +320,14 @@ class ExperimentConfig:
     checkpoint_every: int | None = None
     checkpoint_buffers: int = 1
     num_threads: int | None = 1
+    gym_packages: list[str] = field(default_factory=list)
     trusted: bool = field(default=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.trusted, bool):
             raise ValueError(f"trusted must be True or False, got {self.trusted!r}")
         self.algo = canonical_algo(self.algo)
+        self.gym_packages = import_gym_packages(self.gym_packages, trusted=self.trusted)  # before the env is looked up
         self.env = check_env_id(self.env, trusted=self.trusted)
         for name in ("name", "group", "variant"):
             if getattr(self, name) is not None:
@@ -412,7 +420,11 @@ class ExperimentConfig:
         :param fields: the other :class:`ExperimentConfig` fields (``seed``, ``n_timesteps``, ``trusted``, ...).
         """
         algo = canonical_algo(algo)
-        env = check_env_id(env, trusted=bool(fields.get("trusted", False)))
+        trusted = fields.get("trusted", False)
+        if not isinstance(trusted, bool):
+            raise ValueError(f"trusted must be True or False, got {trusted!r}")
+        import_gym_packages(fields.get("gym_packages"), trusted=trusted)  # the modules that register the env first
+        env = check_env_id(env, trusted=trusted)
         path = Path(file) if file is not None else hyperparams_file(algo)
         if file is None and not path.is_file():
             if variant is not None:
@@ -453,6 +465,9 @@ class ExperimentConfig:
             data.pop("n_timesteps", None)  # -p n_timesteps=... wins over the file's field
         if not fields.get("trusted", False):
             _check_file_outputs(p, data, fields)
+        mine, given = data.get("gym_packages"), fields.get("gym_packages")
+        if isinstance(mine, list) and isinstance(given, list):  # the file's modules, then the command line's
+            fields = {**fields, "gym_packages": list(dict.fromkeys([*mine, *given]))}
         data.update(fields)
         own = data.pop("hyperparams", None) or {}
         if not isinstance(own, dict):

@@ -161,13 +161,153 @@ def is_multiagent_env(env_id: str) -> bool:
     return env_id in MULTIAGENT_ENVS
 
 
+#: what a module named by ``gym_packages`` or an env's ``module:`` part is spelled as: dotted Python names
+_MODULE_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
+#: the hint of every error about a module that is not on this Python's path
+_PATH_HINT = (
+    "put the folder that holds it on PYTHONPATH (PYTHONPATH=/path/to/folder sb3-fair ...) or pip install the "
+    "package that has it"
+)
+
+
+def import_env_module(module: str, what: str = "gym_packages", trusted: bool = False) -> Any:
+    """Import ``module`` so that its ``gymnasium.register`` (or :func:`register_multiagent_env`) calls run, as RL Zoo's
+    ``--gym-packages`` does: importing a module runs its code, so a module outside
+    :data:`~sb3_fair.common.hyperparams.ALLOWED_PACKAGES` needs ``trusted`` (``--trust-config``).
+
+    :param module: the module's dotted name.
+    :param what: where it was named, for the messages (``gym_packages``, ``env 'mymodule:make_game'``).
+    :param trusted: import any module.
+    :return: the module.
+    :raises ValueError: one line naming the module: not a module name, not allowed, not on this Python's path
+        (with what to do), or its import failed (with the error it raised).
+    """
+    import importlib
+
+    from sb3_fair.common.hyperparams import ALLOWED_PACKAGES, TRUST_HINT, is_allowed_module
+
+    if not isinstance(module, str) or not _MODULE_NAME.match(module):
+        raise ValueError(f"{what}: {module!r} is not a module name (dotted Python names, e.g. my_package.envs)")
+    if not trusted and not is_allowed_module(module):
+        raise ValueError(
+            f"{what}: importing the module {module!r} runs its code; "
+            + TRUST_HINT.format(packages=", ".join(ALLOWED_PACKAGES))
+        )
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as err:
+        missing = err.name or ""
+        if missing and (module == missing or module.startswith(missing + ".")):
+            raise ValueError(f"{what}: no module named {module!r} on this Python's path: {_PATH_HINT}") from None
+        raise ValueError(
+            f"{what}: importing {module!r} failed: it imports {missing or 'a module'!r}, which is not installed "
+            f"(pip install {missing or 'the package it names'})"
+        ) from err
+    except Exception as err:  # a user's module: whatever it raises, in one line naming it
+        raise ValueError(f"{what}: importing {module!r} failed: {type(err).__name__}: {err}") from err
+
+
+def import_gym_packages(modules: Any, trusted: bool = False) -> list[str]:
+    """Import every module of a config's ``gym_packages`` (``sb3-fair --gym-packages``), in order, so that the envs
+    they register exist in this process (each worker process of ``compare`` and ``sweep`` does the same).
+
+    :param modules: a list of module names (None or ``[]``: none).
+    :param trusted: import modules outside the allow-list (see :func:`import_env_module`).
+    :return: the names, as a list.
+    :raises ValueError: for anything but a list of module names, or a module that cannot be imported.
+    """
+    if modules is None:
+        return []
+    if isinstance(modules, str) or not isinstance(modules, (list, tuple)):
+        raise ValueError(f"gym_packages must be a list of module names (e.g. [my_package.envs]), got {modules!r}")
+    names = list(modules)
+    for module in names:
+        import_env_module(module, "gym_packages", trusted=trusted)
+    return names
+
+
+def _module_envs(module: str) -> list[str]:
+    """The Gymnasium ids and games registered from ``module`` (by their entry point's module), for messages."""
+    found = []
+    for env_id, spec in gym.registry.items():
+        entry = spec.entry_point
+        where = entry.partition(":")[0] if isinstance(entry, str) else getattr(entry, "__module__", "")
+        if where == module or where.startswith(module + "."):
+            found.append(env_id)
+    for env_id, factory in MULTIAGENT_ENVS.items():
+        where = getattr(factory, "__module__", "") or ""
+        if ":" not in env_id and (where == module or where.startswith(module + ".")):
+            found.append(env_id)
+    return sorted(found)
+
+
+def _user_game(env_id: str, factory: Callable[..., Any]) -> Callable[..., Any]:
+    """``factory`` (a ``module:factory`` env) checked, each time it is called, to return a PettingZoo ``ParallelEnv``."""
+    from pettingzoo import ParallelEnv
+
+    def make(**kwargs: Any) -> Any:
+        game = factory(**kwargs)
+        if not isinstance(game, ParallelEnv):
+            kind = "a Gymnasium env" if isinstance(game, gym.Env) else f"a {type(game).__name__}"
+            raise ValueError(
+                f"env {env_id!r}: {env_id.partition(':')[2]}() returned {kind}, not a PettingZoo ParallelEnv; a "
+                "Gymnasium env is named by its id: gymnasium.register(id=..., entry_point=...) in its module, then "
+                "--env MODULE:ID"
+            )
+        return game
+
+    make.__module__ = getattr(factory, "__module__", None) or __name__
+    return make
+
+
+def _resolve_module_env(env_id: str, trusted: bool) -> str:
+    """``env_id`` of the ``module:name`` form, its module imported: ``name`` is a Gymnasium id or a game the module
+    registers (a game is then known under ``env_id`` too), or a function of the module that returns a PettingZoo
+    ``ParallelEnv`` (registered under ``env_id``)."""
+    import difflib
+    import inspect
+
+    module, _, name = env_id.partition(":")
+    mod = import_env_module(module, f"env {env_id!r}", trusted=trusted)
+    if name in gym.registry:
+        return env_id  # gym.make("module:id") imports the module (again: it is cached) and makes the id
+    if name in MULTIAGENT_ENVS:
+        MULTIAGENT_ENVS[env_id] = MULTIAGENT_ENVS[name]
+        return env_id
+    obj = getattr(mod, name, None) if name.isidentifier() else None
+    if inspect.isclass(obj) and issubclass(obj, gym.Env):
+        raise ValueError(
+            f"env {env_id!r}: {name} is a Gymnasium env class; Gymnasium envs are named by a registered id: "
+            f"gymnasium.register(id='my/{name}-v0', entry_point='{module}:{name}') in {module}, then --env "
+            f"{module}:my/{name}-v0"
+        )
+    if callable(obj):
+        MULTIAGENT_ENVS[env_id] = _user_game(env_id, obj)
+        return env_id
+    registered = _module_envs(module)
+    close = difflib.get_close_matches(name, [*gym.registry, *MULTIAGENT_ENVS], n=3, cutoff=0.5)
+    hint = (
+        f"; it registers {registered}"
+        if registered
+        else "; it registers no env" + (f" (did you mean {close}?)" if close else "")
+    )
+    raise ValueError(
+        f"env {env_id!r}: the module {module!r} was imported, but {name!r} is neither a Gymnasium id nor a "
+        f"multi-agent game registered by it, nor a function of it that makes a PettingZoo game{hint}"
+    )
+
+
 def check_env_id(env_id: str, trusted: bool = False) -> str:
     """``env_id``, checked to be a registered Gymnasium id or a game of :data:`MULTIAGENT_ENVS`.
 
+    An id of the ``module:name`` form imports ``module`` first (as ``gym.make`` does); ``name`` is then a Gymnasium id
+    or a game the module registers, or a function of the module that returns a PettingZoo ``ParallelEnv``
+    (``mymodule:make_game``, then known to :data:`MULTIAGENT_ENVS` under ``env_id``).
+
     :param env_id: the id.
-    :param trusted: accept Gymnasium's ``"module:Env-v0"`` form for any module (``gym.make`` imports the module);
+    :param trusted: accept the ``"module:name"`` form for any module (importing it runs its code);
         otherwise only for modules of :data:`~sb3_fair.common.hyperparams.ALLOWED_PACKAGES`.
-    :raises ValueError: naming the nearest ids, or the module that is not allowed.
+    :raises ValueError: naming the nearest ids, or the module that is not allowed, not found, or has no such env.
     """
     import sb3_fair.envs  # noqa: F401  (registers sb3-fair's envs)
     from sb3_fair.common.hyperparams import ALLOWED_PACKAGES, TRUST_HINT, is_allowed_module
@@ -188,7 +328,7 @@ def check_env_id(env_id: str, trusted: bool = False) -> str:
                 f"env {env_id!r} would import the module {module!r}; "
                 + TRUST_HINT.format(packages=", ".join(ALLOWED_PACKAGES))
             )
-        return env_id
+        return _resolve_module_env(env_id, trusted)
     import difflib
 
     known = [*MULTIAGENT_ENVS, *gym.registry]
@@ -198,7 +338,10 @@ def check_env_id(env_id: str, trusted: bool = False) -> str:
         if close
         else f"; sb3-fair's are {sorted(k for k in known if k.startswith('sb3_fair/'))}"
     )
-    raise ValueError(f"env {env_id!r} is neither a registered Gymnasium id nor a multi-agent game{hint}")
+    raise ValueError(
+        f"env {env_id!r} is neither a registered Gymnasium id nor a multi-agent game{hint}; an env that a module of "
+        "your own registers: gym_packages: [MODULE] (--gym-packages MODULE) or MODULE:ID, with --trust-config"
+    )
 
 
 def wrapper_chain(spec: Any, key: str = "env_wrapper", trusted: bool = False) -> Callable[[Any], Any] | None:
@@ -354,6 +497,8 @@ __all__ = [
     "check_env_id",
     "check_keys",
     "get_algo_class",
+    "import_env_module",
+    "import_gym_packages",
     "import_object",
     "is_fair_algo",
     "is_multiagent_env",

@@ -350,6 +350,10 @@ def sweep(
         ray.init(log_to_driver=False, configure_logging=False, **init)
         started = True
     try:
+        folders = _module_folders(base)
+        if folders and not address:  # the trials import the env's modules: their folders on the workers' path
+            paths = [*folders, *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
+            init["runtime_env"] = {"env_vars": {"PYTHONPATH": os.pathsep.join(dict.fromkeys(paths))}}
         # each trial holds as many CPUs as its torch threads, so that Ray does not run more threads than cores; the
         # opt-in goes to the trials from this call only (Ray saves the param_space, and restores it on a resume)
         trial = tune.with_resources(
@@ -426,6 +430,26 @@ def sweep(
 def _restore(tune: Any, path: Path, trial: Any, name: str, trusted: bool) -> Any:
     """The sweep at ``path`` restored by Ray Tune, after every trial Ray holds for it was checked under this call's
     opt-in (:func:`trial_configs`), so that a config that needs ``trusted=True`` is refused before any trial runs.
+def _module_folders(base: ExperimentConfig) -> list[str]:
+    """The folders this process imported the config's own modules from (``gym_packages`` and the env's ``module:``
+    part), where they are not in sb3-fair's allow-list: what the trials of a local Ray need on their path to import
+    them again, whether this process found them through ``PYTHONPATH`` or a ``sys.path`` entry."""
+    import sys
+
+    from sb3_fair.common.hyperparams import is_allowed_module
+
+    modules = [*base.gym_packages, *([base.env.partition(":")[0]] if ":" in base.env else [])]
+    folders = []
+    for name in modules:
+        top = sys.modules.get(name.split(".")[0])
+        file = getattr(top, "__file__", None)
+        if is_allowed_module(name) or not file:
+            continue
+        path = Path(file).resolve()
+        folders.append(str(path.parent.parent if path.name == "__init__.py" else path.parent))
+    return list(dict.fromkeys(folders))
+
+
 
     :raises ValueError: naming the sweep, for Ray records that cannot be read or a trial whose config is refused.
     """
