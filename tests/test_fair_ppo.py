@@ -7,6 +7,7 @@ import pytest
 import torch as th
 from sb3_contrib import RecurrentPPO
 from stable_baselines3 import PPO
+from stable_baselines3.common.callbacks import BaseCallback
 
 from sb3_fair import FairPPO, FairRecurrentPPO, metrics
 from sb3_fair.common.evaluation import evaluate_group_fairness, price_of_fairness_table
@@ -130,7 +131,7 @@ def test_logs_group_figures_and_penalty_parts(tmp_path):
 
     with open(tmp_path / "progress.csv") as fh:
         columns = next(csv.reader(fh))
-    for col in ("fairness/dp", "fairness/dp_normalized", "fairness/csp_mean_abs", "fairness/group_0_mean", "fairness/penalty_retro",
+    for col in ("fairness/dp", "fairness/dp_norm", "fairness/csp_mean_abs", "fairness/group_0_mean", "fairness/penalty_retro",
                 "fairness/penalty_pro", "fairness/adv_weight_std", "fairness/adv_weight_min", "fairness/adv_weight_max"):
         assert col in columns, col
 
@@ -140,7 +141,7 @@ def test_cf_on_a_counterfactual_pair_and_harvest():
     model = FairPPO("MlpPolicy", vec, n_steps=30, batch_size=60, n_epochs=1, seed=0, fairness="cf", alpha=1.0, beta=1.0)
     model.learn(240)
     res = evaluate_group_fairness(model, CounterfactualPair(AllelopathicHarvestEnv.from_preset("tiny"), mode="extreme"), n_episodes=1)
-    assert {"cf", "cf_normalized", "dp"} <= set(res)
+    assert {"cf_gap", "cf_norm", "dp"} <= set(res)
 
 
 def test_save_load_keeps_configuration(tmp_path):
@@ -149,6 +150,24 @@ def test_save_load_keeps_configuration(tmp_path):
     loaded = FairPPO.load(tmp_path / "m", env=game_env())
     assert (loaded.fairness, loaded.alpha, loaded.beta, loaded.fairness_coef) == ("csp", 0.25, 0.75, 0.5)
     loaded.learn(80)
+
+
+def test_groups_follow_the_stakeholders_where_the_infos_give_none():
+    """A game that reports no group in its infos: the penalty's groups are its `stakeholders`' (read again when an
+    episode starts, since DisparityGame redraws them), as the game declares them."""
+    vec = make_multiagent_vec_env(NoGroups(n_agents=4), n_instances=2)
+    model = FairPPO("MlpPolicy", vec, n_steps=40, batch_size=40, n_epochs=1, seed=0, fairness="dp", alpha=1.0, beta=1.0)
+    seen = []
+
+    class Check(BaseCallback):
+        def _on_step(self):
+            tracker = model._tracker
+            declared = np.concatenate([g.stakeholders.groups for g in vec.unwrapped.par_envs])
+            seen.append(np.array_equal(tracker._cur[0], declared))
+            return True
+
+    model.learn(160, callback=Check())
+    assert seen and all(seen)
 
 
 # ---------------------------------------------------------------------------- bad input
@@ -184,7 +203,6 @@ def test_bad_input_fails_at_construction(kwargs, env_fn, match):
 @pytest.mark.parametrize(
     "kwargs, env_fn, match",
     [
-        ({}, lambda: make_multiagent_vec_env(NoGroups(n_agents=4)), "'group'"),
         ({}, lambda: make_multiagent_vec_env(OneGroup(n_agents=4)), "single group"),
         (dict(fairness="cf"), game_env, "CounterfactualPair"),
     ],
@@ -199,7 +217,8 @@ def test_infos_are_checked_from_the_first_reset(kwargs, env_fn, match):
 
 def test_group_figures_known_answer():
     out = episode_figures([4.0, 2.0, 1.0, 1.0], [0, 0, 1, 1], factors=[0, 1, 0, 1])
-    assert out["dp"] == pytest.approx(-2.0) and out["dp_normalized"] == pytest.approx((6 - 2) / 8)
-    assert out["csp_0"] == pytest.approx((4 - 1) / 5) and out["csp_1"] == pytest.approx((2 - 1) / 3)
+    # every signed gap positive when the protected group (1) is ahead: here it is behind
+    assert out["dp"] == pytest.approx(-2.0) and out["dp_norm"] == pytest.approx((2 - 6) / 8)
+    assert out["csp_norm_0"] == pytest.approx((1 - 4) / 5) and out["csp_norm_1"] == pytest.approx((1 - 2) / 3)
     out = episode_figures([3.0, 1.0, 1.0, 1.0], [0, 0, 1, 1], twins=[2, 3, 0, 1])
-    assert out["cf"] == pytest.approx(1.0) and out["cf_normalized"] == pytest.approx(2 / 6)
+    assert out["cf_gap"] == pytest.approx(-1.0) and out["cf_norm"] == pytest.approx(-2 / 6)

@@ -5,7 +5,8 @@ name, a getter, an ``is_masking_supported``). No other module of sb3-fair spells
 
 **The stakeholder contract** (what every part of sb3-fair relies on). An environment honours it when
 
-* ``env.unwrapped.stakeholders`` (:data:`STAKEHOLDERS`) is a :class:`~sb3_fair.Stakeholders`, and
+* ``stakeholders`` (:data:`STAKEHOLDERS`), an attribute of the env or of one of its wrappers (found as
+  Gymnasium's ``env.get_wrapper_attr`` finds it, by :func:`get_env_attr`), is a :class:`~sb3_fair.Stakeholders`, and
 * every ``step`` puts ``info["benefits"]`` (:data:`BENEFITS`), a float array with one entry per
   stakeholder: what each received at this step.
 
@@ -56,9 +57,9 @@ if TYPE_CHECKING:
     from sb3_fair.common.fairqcm.reward import RewardSpec
 
 # ---------------------------------------------------------------------------------------- env attributes
-#: ``env.unwrapped.stakeholders``: a :class:`~sb3_fair.Stakeholders`
+#: ``env.stakeholders`` (the env's or a wrapper's, :func:`get_env_attr`): a :class:`~sb3_fair.Stakeholders`
 STAKEHOLDERS = "stakeholders"
-#: ``env.unwrapped.symmetry``: an :class:`~sb3_fair.common.fair_er.symmetry.AgentSymmetry`
+#: ``env.symmetry`` (the env's or a wrapper's): an :class:`~sb3_fair.common.fair_er.symmetry.AgentSymmetry`
 SYMMETRY = "symmetry"
 #: a :class:`~sb3_fair.common.fairqcm.memory.MemorySpec`, set by ``MemoryAugmentation``
 MEMORY_SPEC = "memory_spec"
@@ -82,19 +83,26 @@ TWIN = "twin"
 SHORT_TERM_FAIRNESS = "short_term_fairness"
 #: Δl, the env's long-term fairness gap after this step (a float; lower is fairer)
 LONG_TERM_FAIRNESS = "long_term_fairness"
+#: the constraint cost of this step (a float; Safety-Gymnasium's ``info["cost"]`` convention), CPO's
+#: ``cost_signal="cost"``: a Safety-Gymnasium env's own cost, or the one ``FairnessSignals(cost=...)`` writes
+COST = "cost"
 #: the episode's fairness figures, at the last step of an episode (``FairnessMonitor``)
 FAIRNESS = "fairness"
 #: ``{"active": bool, "task_reward": float}``: the memory-free parts of the fairness reward (``FairnessReward``)
 FAIRNESS_TERMS = "fairness_terms"
 #: the memory after this step (``MemoryAugmentation``)
 MEMORY = "memory"
+#: ``False`` in the info of an agent that is not in the game at this step (dead, or not yet joined), written by
+#: :class:`~sb3_fair.wrappers.BlackDeath`; absent (or ``True``) for an agent that is
+ACTIVE = "active"
 
 # ---------------------------------------------------------------------------------------- env methods
 #: ``env.fairness_what_if(action) -> (candidates, short_term)``, for action massaging
 WHAT_IF = "fairness_what_if"
 
 CONTRACT_HINT = (
-    "the stakeholder contract: `env.unwrapped.stakeholders` (an sb3_fair.Stakeholders) and "
+    "the stakeholder contract: `stakeholders` (an sb3_fair.Stakeholders) on the env or one of its wrappers, as "
+    "sb3_fair.wrappers.DeclareStakeholders adds it to an env you did not write, and "
     "`info['benefits']` (one float per stakeholder) at every step"
 )
 
@@ -114,28 +122,35 @@ def get_vec_env_attr(env: VecEnv, name: str) -> Any:
         return None
 
 
-def _env_attr(env: gym.Env | VecEnv | Any, name: str) -> Any:
-    """An attribute of the bare env (``env.unwrapped``; a VecEnv's first sub-env), ``None`` if absent."""
+def get_env_attr(env: gym.Env | VecEnv | Any, name: str) -> Any:
+    """The contract attribute ``name`` of ``env``, ``None`` if absent: the one look-up every part of sb3-fair uses.
+
+    Searched as Gymnasium's ``env.get_wrapper_attr(name)`` does: the outermost wrapper first, then each wrapper
+    inwards, then the bare env; so an attribute declared by a wrapper (such as
+    :class:`~sb3_fair.wrappers.DeclareStakeholders`) is found as well as one of the env itself. A VecEnv is asked
+    through ``get_attr`` (its first sub-env, searched the same way by SB3's ``DummyVecEnv`` and ``SubprocVecEnv``,
+    and by :class:`~sb3_fair.wrappers.PettingZooVecEnv`); a PettingZoo game through its wrappers (PettingZoo's
+    wrappers pass an attribute they lack on to the game they wrap), then its ``unwrapped`` game.
+    """
     if isinstance(env, VecEnv):
         return get_vec_env_attr(env, name)
-    return getattr(getattr(env, "unwrapped", env), name, None)
-
-
-def _wrapper_attr(env: gym.Env | VecEnv | Any, name: str) -> Any:
-    """An attribute a wrapper adds (FairQCM's specs), looked up from the outermost wrapper inwards as a VecEnv's
-    ``get_attr`` does; ``None`` if absent."""
     if isinstance(env, gym.Env):
         try:
             return env.get_wrapper_attr(name)
         except AttributeError:
             return None
-    return _env_attr(env, name)
+    value = getattr(env, name, None)
+    if value is None:
+        bare = getattr(env, "unwrapped", None)
+        if bare is not None and bare is not env:
+            value = getattr(bare, name, None)
+    return value
 
 
 # ---------------------------------------------------------------------------------------- stakeholders
 def is_stakeholders_supported(env: gym.Env | VecEnv | Any) -> bool:
     """Whether ``env`` (a Gymnasium env, a VecEnv or a PettingZoo game) declares its stakeholders."""
-    return isinstance(_env_attr(env, STAKEHOLDERS), Stakeholders)
+    return isinstance(get_env_attr(env, STAKEHOLDERS), Stakeholders)
 
 
 def get_stakeholders(env: gym.Env | VecEnv | Any) -> Stakeholders:
@@ -143,11 +158,11 @@ def get_stakeholders(env: gym.Env | VecEnv | Any) -> Stakeholders:
 
     :raises ValueError: naming the contract when the env does not honour it.
     """
-    sh = _env_attr(env, STAKEHOLDERS)
+    sh = get_env_attr(env, STAKEHOLDERS)
     if sh is None:
         raise ValueError(f"env {env_name(env)} does not honour {CONTRACT_HINT}")
     if not isinstance(sh, Stakeholders):
-        raise ValueError(f"env.unwrapped.{STAKEHOLDERS} must be an sb3_fair.Stakeholders, got {type(sh).__name__}")
+        raise ValueError(f"env.{STAKEHOLDERS} must be an sb3_fair.Stakeholders, got {type(sh).__name__}")
     return sh
 
 
@@ -233,28 +248,28 @@ def group_info(
 # ---------------------------------------------------------------------------------------- symmetry (Fair-ER)
 def is_symmetry_supported(env: gym.Env | VecEnv | Any) -> bool:
     """Whether ``env`` describes its agent symmetry (:data:`SYMMETRY`), which Fair-ER and Fair-E need."""
-    return _env_attr(env, SYMMETRY) is not None
+    return get_env_attr(env, SYMMETRY) is not None
 
 
 def get_symmetry(env: gym.Env | VecEnv | Any) -> AgentSymmetry | None:
-    """``env.unwrapped.symmetry``, checked to be an :class:`~sb3_fair.common.fair_er.symmetry.AgentSymmetry`; ``None`` if absent."""
+    """``env.symmetry`` (the env's or a wrapper's), checked to be an :class:`~sb3_fair.common.fair_er.symmetry.AgentSymmetry`; ``None`` if absent."""
     from sb3_fair.common.fair_er.symmetry import AgentSymmetry
 
-    sym = _env_attr(env, SYMMETRY)
+    sym = get_env_attr(env, SYMMETRY)
     if sym is not None and not isinstance(sym, AgentSymmetry):
-        raise ValueError(f"env.unwrapped.{SYMMETRY} must be an AgentSymmetry, got {type(sym).__name__}")
+        raise ValueError(f"env.{SYMMETRY} must be an AgentSymmetry, got {type(sym).__name__}")
     return sym
 
 
 # ---------------------------------------------------------------------------------------- FairQCM (memory + reward)
 def is_fairqcm_supported(env: gym.Env | VecEnv | Any) -> bool:
     """Whether ``env`` carries the memory and the memory-based fairness reward FairQCM replays."""
-    return _wrapper_attr(env, MEMORY_SPEC) is not None and _wrapper_attr(env, REWARD_SPEC) is not None
+    return get_env_attr(env, MEMORY_SPEC) is not None and get_env_attr(env, REWARD_SPEC) is not None
 
 
 def get_memory_key(env: gym.Env | VecEnv | Any) -> str | None:
     """The key of the memory in ``env``'s Dict observation (:data:`MEMORY_KEY`), or ``None`` for a flat observation."""
-    return _wrapper_attr(env, MEMORY_KEY)
+    return get_env_attr(env, MEMORY_KEY)
 
 
 def get_fairqcm_spec(env: gym.Env | VecEnv | Any) -> tuple[MemorySpec | None, RewardSpec | None, slice | None]:
@@ -263,9 +278,9 @@ def get_fairqcm_spec(env: gym.Env | VecEnv | Any) -> tuple[MemorySpec | None, Re
     ``memory_slice`` is where the encoded memory sits in the flat observation, or in the
     observation's :func:`get_memory_key` entry for a Dict observation.
     """
-    memory_spec = _wrapper_attr(env, MEMORY_SPEC)
-    reward_spec = _wrapper_attr(env, REWARD_SPEC)
-    base = _wrapper_attr(env, BASE_OBS_SIZE)
+    memory_spec = get_env_attr(env, MEMORY_SPEC)
+    reward_spec = get_env_attr(env, REWARD_SPEC)
+    base = get_env_attr(env, BASE_OBS_SIZE)
     memory_slice = (
         None if memory_spec is None or base is None else slice(int(base), int(base) + memory_spec.encoded_size)
     )
@@ -314,9 +329,33 @@ def get_fairness_signal_lists(
     if missing:
         raise ValueError(
             f"info[{SHORT_TERM_FAIRNESS!r}] and info[{LONG_TERM_FAIRNESS!r}] are missing (sub-envs {missing}): "
-            "long-term fairness needs an env that reports its short- and long-term fairness gaps at every step"
+            "long-term fairness needs an env that reports its short- and long-term fairness gaps at every step (an "
+            "env honouring the stakeholder contract gets them from sb3_fair.wrappers.FairnessSignals, a PettingZoo "
+            "game from ParallelFairnessSignals)"
         )
     return _signal(infos, SHORT_TERM_FAIRNESS), _signal(infos, LONG_TERM_FAIRNESS)
+
+
+def is_cost_supported(info: dict[str, Any]) -> bool:
+    """Whether a step's info carries a constraint cost (:data:`COST`, Safety-Gymnasium's ``info["cost"]``)."""
+    return COST in info
+
+
+def get_costs(infos: list[dict[str, Any]] | tuple[dict[str, Any], ...]) -> list[float]:
+    """``info["cost"]`` of every sub-env of one VecEnv step, as Python floats, each checked to be one finite number.
+
+    :raises ValueError: naming the key, the sub-envs and the wrappers that write it, when a sub-env reports no cost;
+        naming the key and the sub-env when a value is not a finite number.
+    """
+    missing = [i for i, info in enumerate(infos) if not is_cost_supported(info)]
+    if missing:
+        raise ValueError(
+            f"info[{COST!r}] is missing (sub-envs {missing}): a constraint cost needs an env that reports it at every "
+            "step, as Safety-Gymnasium's envs do (through safety_gymnasium.wrappers.SafetyGymnasium2Gymnasium), or "
+            "sb3_fair.wrappers.FairnessSignals(env, cost='short_term' or 'long_term') on an env honouring the "
+            "stakeholder contract"
+        )
+    return _signal(infos, COST)
 
 
 def _signal(infos: list[dict[str, Any]] | tuple[dict[str, Any], ...], key: str) -> list[float]:
@@ -333,7 +372,8 @@ def _signal(infos: list[dict[str, Any]] | tuple[dict[str, Any], ...], key: str) 
             x = math.nan
         if not math.isfinite(x):
             raise ValueError(
-                f"info[{key!r}] of sub-env {i} must be a finite number (a fairness gap, lower is fairer), got {value!r}: "
+                f"info[{key!r}] of sub-env {i} must be a finite number "
+                f"({'a constraint cost' if key == COST else 'a fairness gap, lower is fairer'}), got {value!r}: "
                 "the env reported it at this step"
             )
         out.append(x)
@@ -347,7 +387,7 @@ def is_what_if_supported(env: gym.Env | VecEnv | Any) -> bool:
             return bool(env.has_attr(WHAT_IF))
         except AttributeError:
             return False
-    return callable(getattr(getattr(env, "unwrapped", env), WHAT_IF, None))
+    return callable(get_env_attr(env, WHAT_IF))
 
 
 #: the VecEnvs that have answered a what-if query: a sub-env's method does not go away, so they are not asked again
@@ -392,13 +432,15 @@ def get_what_if(env: gym.Env | VecEnv | Any, actions: Any) -> list[tuple[np.ndar
             answers = [sub.get_wrapper_attr(WHAT_IF)(actions[i]) for i, sub in enumerate(subs)]
         _ANSWERING.add(env)
     else:
-        answers = [getattr(getattr(env, "unwrapped", env), WHAT_IF)(actions)]
+        answers = [get_env_attr(env, WHAT_IF)(actions)]
     return [(np.asarray(c), np.asarray(d, dtype=np.float64)) for c, d in answers]
 
 
 __all__ = [
+    "ACTIVE",
     "BASE_OBS_SIZE",
     "BENEFITS",
+    "COST",
     "FACTOR",
     "FAIRNESS",
     "FAIRNESS_TERMS",
@@ -415,6 +457,8 @@ __all__ = [
     "WHAT_IF",
     "env_name",
     "get_benefits",
+    "get_costs",
+    "get_env_attr",
     "get_fairness_signal_lists",
     "get_fairness_signals",
     "get_fairness_terms",
@@ -426,6 +470,7 @@ __all__ = [
     "get_vec_env_attr",
     "get_what_if",
     "group_info",
+    "is_cost_supported",
     "is_fairness_signals_supported",
     "is_fairqcm_supported",
     "is_group_info_supported",

@@ -116,14 +116,14 @@ def check_env_kwargs(name: str, variant: str, env: Any) -> Any:
         return env
     if isinstance(env, str):
         return gym.make(env, **needed)
-    from sb3_fair.common.protocol import _env_attr
+    from sb3_fair.common.protocol import get_env_attr
 
-    wrong = {k: v for k, v in needed.items() if _env_attr(env, k) != v}
+    wrong = {k: v for k, v in needed.items() if get_env_attr(env, k) != v}
     if wrong:
         args = ", ".join(f"{k}={v!r}" for k, v in needed.items())
         raise ValueError(
             f"env: variant {variant!r} trains on the env made with {args} (the authors' code's); this env has "
-            + ", ".join(f"{k}={_env_attr(env, k)!r}" for k in wrong)
+            + ", ".join(f"{k}={get_env_attr(env, k)!r}" for k in wrong)
             + f": pass the id, or gym.make({ENV_IDS[name]!r}, {args})"
         )
     return env

@@ -9,18 +9,20 @@ records which slots belong to which game instance.
 
 from __future__ import annotations
 
+import contextlib
 import copy
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeAlias
 
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import ParallelEnv
+from pettingzoo.utils.wrappers import BaseParallelWrapper
 from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper, VecMonitor
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvObs, VecEnvStepReturn
 
 from sb3_fair.common.monitor import ParallelFairnessMonitor
-from sb3_fair.common.protocol import BENEFITS, TWIN, get_group_info, is_stakeholders_supported
+from sb3_fair.common.protocol import ACTIVE, BENEFITS, TWIN, get_group_info, is_stakeholders_supported
 from sb3_fair.common.stakeholders import Stakeholders
 
 #: a PettingZoo parallel game, or a function building one
@@ -59,6 +61,12 @@ class PettingZooVecEnv(VecEnv):
 
     :param env: a ``ParallelEnv`` (copied per instance) or a function that builds one.
     :param n_instances: game instances side by side.
+    :param black_death: for games whose agents die (or join) during an episode: wrap each game in
+        :class:`BlackDeath` (an agent that is not in the game has a zero observation, reward 0 and benefit 0 until
+        the episode ends). Without it such a game is refused at the step where an agent leaves, naming this argument.
+    :param pad: for games whose agents have different observation or action spaces: pad them to one space with
+        SuperSuit's ``pad_observations_v0`` and ``pad_action_space_v0`` (one policy acts for every agent). Without it
+        such a game is refused at construction, naming this argument.
     """
 
     #: Game methods that answer for all the instance's agents at once: they return an array or a
@@ -66,15 +74,24 @@ class PettingZooVecEnv(VecEnv):
     #: one mask row per agent). :meth:`env_method` gives each slot its agent's entry.
     PER_AGENT_METHODS: tuple[str, ...] = ("action_masks",)
 
-    def __init__(self, env: ParallelEnvLike, n_instances: int = 1) -> None:
+    def __init__(
+        self, env: ParallelEnvLike, n_instances: int = 1, black_death: bool = False, pad: bool = False
+    ) -> None:
         import supersuit as ss
 
         if not isinstance(n_instances, (int, np.integer)) or n_instances < 1:
             raise ValueError(f"n_instances must be an int >= 1, got {n_instances!r}")
+        for name, value in (("black_death", black_death), ("pad", pad)):
+            if not isinstance(value, (bool, np.bool_)):
+                raise ValueError(f"{name} must be True or False, got {value!r}")
         par = _build(env)
         self.agent_names = list(par.possible_agents)
         self.agents_per_instance = len(self.agent_names)
         self.n_instances = int(n_instances)
+        self.black_death, self.pad = bool(black_death), bool(pad)
+        par = _homogenized(par, self.pad)
+        if self.black_death:
+            par = BlackDeath(par)
         markov = ss.pettingzoo_env_to_vec_env_v1(par)
         self.venv = ss.concat_vec_envs_v1(markov, self.n_instances, num_cpus=0, base_class="gymnasium")
         #: the game instance of each slot
@@ -96,7 +113,8 @@ class PettingZooVecEnv(VecEnv):
             seed = int(np.random.randint(0, 2**31 - 1))
         self._started = True
         options = self._options[0] if self._options and self._options[0] else None
-        obs, infos = self.venv.reset(seed=seed, options=options)
+        with self._agents_must_stay():
+            obs, infos = self.venv.reset(seed=seed, options=options)
         self.reset_infos = list(infos)
         self._reset_seeds()
         self._reset_options()
@@ -109,7 +127,8 @@ class PettingZooVecEnv(VecEnv):
         self._actions = actions
 
     def step_wait(self) -> VecEnvStepReturn:
-        obs, rewards, terms, truncs, infos = self.venv.step(self._actions)
+        with self._agents_must_stay():
+            obs, rewards, terms, truncs, infos = self.venv.step(self._actions)
         terms, truncs = np.asarray(terms, dtype=bool), np.asarray(truncs, dtype=bool)
         dones = terms | truncs
         for i in np.flatnonzero(dones):
@@ -118,6 +137,21 @@ class PettingZooVecEnv(VecEnv):
 
     def close(self) -> None:
         self.venv.close()
+
+    @contextlib.contextmanager
+    def _agents_must_stay(self) -> Iterator[None]:
+        """SuperSuit's assertion that a game's agents stay for the whole episode, as an error that names the fix."""
+        try:
+            yield
+        except AssertionError as err:
+            if self.black_death or "agent" not in str(err):
+                raise
+            raise ValueError(
+                f"env: the game's agents changed during an episode (an agent died, left or joined; possible agents "
+                f"{self.agent_names}), which one VecEnv slot per agent cannot follow: pass black_death=True to "
+                "make_multiagent_vec_env (an agent that is not in the game gets a zero observation, reward 0 and "
+                f"benefit 0 until the episode ends). SuperSuit said: {err}"
+            ) from None
 
     def _instances(self, indices: VecEnvIndices) -> list[ParallelEnv]:
         envs = self.par_envs
@@ -173,7 +207,9 @@ class PettingZooVecEnv(VecEnv):
         return self.par_envs[0].render()
 
 
-def make_multiagent_vec_env(env: ParallelEnvLike, n_instances: int = 1, monitor: bool = True) -> VecEnv:
+def make_multiagent_vec_env(
+    env: ParallelEnvLike, n_instances: int = 1, monitor: bool = True, black_death: bool = False, pad: bool = False
+) -> VecEnv:
     """One call from a PettingZoo ``ParallelEnv`` to an SB3 ``VecEnv``: one slot per agent.
 
     Parameter sharing as SB3 trains it: every agent of every instance is one slot of the VecEnv,
@@ -195,14 +231,109 @@ def make_multiagent_vec_env(env: ParallelEnvLike, n_instances: int = 1, monitor:
         :class:`~sb3_fair.wrappers.ParallelFairnessMonitor` (``info["fairness"]`` once per finished
         game, logged as ``fairness/*``) and the VecEnv in SB3's ``VecMonitor`` (per-agent episode
         return and length in ``info["episode"]``, ``rollout/ep_rew_mean`` in the logs).
+    :param black_death: for games whose agents die or join during an episode (see :class:`BlackDeath`); the
+        monitor sees the game itself, so each agent's episode return is what it received while it was in the game.
+    :param pad: for games whose agents have different observation or action spaces (SuperSuit's padding).
     """
     if monitor:
         par = _build(env)
         if is_stakeholders_supported(par) and not _is_wrapped(par, ParallelFairnessMonitor):
             par = ParallelFairnessMonitor(par)
         env = par
-    vec: VecEnv = PettingZooVecEnv(env, n_instances)
+    vec: VecEnv = PettingZooVecEnv(env, n_instances, black_death=black_death, pad=pad)
     return VecMonitor(vec) if monitor else vec
+
+
+def _same(spaces_: list[spaces.Space]) -> bool:
+    return all(space == spaces_[0] for space in spaces_)
+
+
+def _homogenized(par: ParallelEnv, pad: bool) -> ParallelEnv:
+    """``par``, its agents' spaces padded to one (``pad``), or a clear refusal of agents with different spaces."""
+    import supersuit as ss
+
+    agents = list(par.possible_agents)
+    obs_spaces = [par.observation_space(a) for a in agents]
+    act_spaces = [par.action_space(a) for a in agents]
+    differ = [kind for kind, sp in (("observation", obs_spaces), ("action", act_spaces)) if not _same(sp)]
+    if not differ:
+        return par
+    if not pad:
+        shown = "; ".join(
+            f"{kind} spaces " + ", ".join(f"{a}: {sp}" for a, sp in zip(agents, sps))
+            for kind, sps in (("observation", obs_spaces), ("action", act_spaces))
+            if kind in differ
+        )
+        raise ValueError(
+            f"env: the game's agents have different {' and '.join(differ)} spaces ({shown}), and one policy acts for "
+            "every slot: pass pad=True to make_multiagent_vec_env (SuperSuit's pad_observations_v0 / "
+            "pad_action_space_v0 pad each to the largest), or train one learner per kind of agent"
+        )
+    try:
+        if "observation" in differ:
+            par = ss.pad_observations_v0(par)
+        if "action" in differ:
+            par = ss.pad_action_space_v0(par)
+    except AssertionError as err:
+        raise ValueError(f"pad=True: SuperSuit cannot pad these spaces ({err})") from None
+    return par
+
+
+class BlackDeath(BaseParallelWrapper):
+    """Keep every agent of a PettingZoo parallel game in every step of an episode, as one VecEnv slot per agent needs.
+
+    An agent that has died (or not yet joined) gets a zero observation, reward 0, no termination and an info with
+    the step's ``info["benefits"]`` (its own entry 0, since the game gives it nothing) and ``"active": False``
+    (:data:`~sb3_fair.common.protocol.ACTIVE`); its action is not passed to the game. The episode ends for every
+    agent at the step after which the game has no agent left: truncated if any agent of that step was truncated,
+    else terminated. (SuperSuit's ``black_death_v3`` ends it only a step later, stepping the finished game once
+    more; this wrapper is used instead.) Observation spaces must be ``Box``.
+    :func:`make_multiagent_vec_env` applies it with ``black_death=True``.
+
+    :param env: the game.
+    """
+
+    def __init__(self, env: ParallelEnv) -> None:
+        super().__init__(env)
+        for a in env.possible_agents:
+            if not isinstance(env.observation_space(a), spaces.Box):
+                raise ValueError(
+                    f"black_death=True gives an absent agent a zero observation, which needs Box observation spaces; "
+                    f"agent {a!r} has {env.observation_space(a)}"
+                )
+        self.possible_agents = list(env.possible_agents)
+        self.agents: list[Any] = []
+        self._zeros = {
+            a: np.zeros(env.observation_space(a).shape, env.observation_space(a).dtype) for a in self.possible_agents
+        }
+
+    def _absent(self, info: dict[str, Any] | None) -> dict[str, Any]:
+        out = {ACTIVE: False}
+        if info is not None and BENEFITS in info:
+            out[BENEFITS] = info[BENEFITS]
+        return out
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
+        obs, infos = self.env.reset(seed=seed, options=options)
+        self.agents = list(self.possible_agents)
+        return {a: obs[a] if a in obs else self._zeros[a] for a in self.agents}, {
+            a: infos.get(a, {ACTIVE: False}) for a in self.agents
+        }
+
+    def step(self, actions: dict[Any, Any]) -> tuple[dict, dict, dict, dict, dict]:
+        live = set(self.env.agents)
+        obs, rewards, _terms, truncs, infos = self.env.step({a: v for a, v in actions.items() if a in live})
+        some = next(iter(infos.values()), None)
+        done = not self.env.agents
+        truncated = done and any(bool(v) for v in truncs.values())
+        out_obs = {a: obs[a] if a in obs else self._zeros[a] for a in self.possible_agents}
+        out_rewards = {a: rewards.get(a, 0.0) for a in self.possible_agents}
+        out_infos = {a: infos[a] if a in infos else self._absent(some) for a in self.possible_agents}
+        out_terms = {a: done and not truncated for a in self.possible_agents}
+        out_truncs = {a: truncated for a in self.possible_agents}
+        if done:
+            self.agents = []
+        return out_obs, out_rewards, out_terms, out_truncs, out_infos
 
 
 def unwrap_vec_env(env: VecEnv) -> VecEnv:

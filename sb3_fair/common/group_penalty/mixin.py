@@ -44,6 +44,7 @@ from stable_baselines3.common.vec_env import VecEnv
 from sb3_fair.common.protocol import (
     BENEFITS,
     FACTOR,
+    STAKEHOLDERS,
     TWIN,
     get_benefits,
     get_group_info,
@@ -51,6 +52,7 @@ from sb3_fair.common.protocol import (
     is_group_info_supported,
     is_stakeholders_supported,
 )
+from sb3_fair.common.stakeholders import Stakeholders
 from sb3_fair.common.validation import check_choice, check_coef, check_int
 from sb3_fair.metrics import group_contrasts
 
@@ -159,7 +161,7 @@ class GroupTracker(BaseCallback):
         """Forget the running episodes (the env was reset): the next training start reads the reset infos."""
         self._running = None
 
-    _STATE = ("n_steps", "n_agents", "metric", "protected", "filled", "_t", "_running", "_cur")
+    _STATE = ("n_steps", "n_agents", "metric", "protected", "filled", "_t", "_running", "_cur", "_by_stakeholders")
 
     def __getstate__(self) -> dict[str, Any]:
         """The running episodes (saved with the model, so a loaded model continues them), not the model or env."""
@@ -188,15 +190,42 @@ class GroupTracker(BaseCallback):
         self.realised = np.zeros((self.n_steps, n_envs), dtype=np.float64)
         if self._running is None:
             self._running = np.zeros(n_envs)
-            self._cur = np.zeros((3, n_envs), dtype=np.int64)
-            self._read(list(env.unwrapped.reset_infos), check=True)
+            self._cur, self._by_stakeholders = self._declared(env, n_envs)
+            self._read(list(env.unwrapped.reset_infos), check=not self._by_stakeholders)
+            if self._by_stakeholders:
+                self._check_groups()
+
+    def _declared(self, env: VecEnv, n_envs: int) -> tuple[np.ndarray, bool]:
+        """Each slot's group and factor as the games' ``stakeholders`` declare them (the values of a slot whose info
+        reports none), and whether they do; the twins (CF) come from the infos only."""
+        self._cur = np.zeros((3, n_envs), dtype=np.int64)
+        sh = get_stakeholders(env) if is_stakeholders_supported(env) else None
+        if sh is None or sh.n != self.n_agents or self.metric == "cf":
+            return self._cur, False
+        self._redeclare(np.ones(n_envs, dtype=bool))
+        return self._cur, True
+
+    def _redeclare(self, dones: np.ndarray) -> None:
+        """The groups and factors of the games that have just started a new episode (their slots ``dones``), from
+        their ``stakeholders`` (a game may redraw them between episodes; its infos, where they report a group, still
+        win)."""
+        env, n = self.training_env, self.n_agents
+        for inst in np.unique(np.flatnonzero(dones) // n).tolist():
+            sh = env.get_attr(STAKEHOLDERS, indices=[inst * n])[0]
+            if not isinstance(sh, Stakeholders) or sh.n != n:
+                continue
+            self._cur[0, inst * n : (inst + 1) * n] = sh.groups
+            if sh.factors is not None:
+                self._cur[1, inst * n : (inst + 1) * n] = sh.factors
 
     def _read(self, infos: list[dict[str, Any]], check: bool = False) -> None:
-        """Each slot's group (factor, twin) from its info; ``check``: every slot must have one (the reset infos).
+        """Each slot's group (factor, twin) from its info; ``check``: every slot must have one (the reset infos of
+        games whose ``stakeholders`` do not give the groups, or of CF, whose twins only the infos give).
 
-        An info without ``"group"`` (a step that reports none) leaves the slot's previous values; one with a
-        group but without the factor (CSP) or the twin (CF) is an error, at reset and at every step: read as
-        0, it would put every agent in one stratum (CSP would silently become DP) or pair it with agent 0.
+        An info without ``"group"`` (a step that reports none, or a game whose groups are its stakeholders')
+        leaves the slot's previous values; one with a group but without the factor (CSP) or the twin (CF) is an
+        error, at reset and at every step: read as 0, it would put every agent in one stratum (CSP would silently
+        become DP) or pair it with agent 0.
         """
         cur = self._cur.tolist()  # the groups, factors and twins as lists: written back once (this runs at every step)
         for i in range(len(cur[0])):
@@ -225,12 +254,16 @@ class GroupTracker(BaseCallback):
             )
         self._cur[...] = cur
         if check:
-            for inst, g in enumerate(self._cur[0].reshape(-1, self.n_agents)):
-                if not (np.any(g == self.protected) and np.any(g != self.protected)):
-                    raise ValueError(
-                        f"env: game instance {inst} has a single group {np.unique(g).tolist()}; the group penalty needs "
-                        f"agents in the protected group ({self.protected}) and outside it"
-                    )
+            self._check_groups()
+
+    def _check_groups(self) -> None:
+        """Refuse a game instance whose agents are all in one group (at the start of training)."""
+        for inst, g in enumerate(self._cur[0].reshape(-1, self.n_agents)):
+            if not (np.any(g == self.protected) and np.any(g != self.protected)):
+                raise ValueError(
+                    f"env: game instance {inst} has a single group {np.unique(g).tolist()}; the group penalty needs "
+                    f"agents in the protected group ({self.protected}) and outside it"
+                )
 
     def _on_rollout_start(self) -> None:
         self._t = 0
@@ -257,6 +290,8 @@ class GroupTracker(BaseCallback):
             gains.append(benefits[i % self.n_agents])
         running += gains
         running[dones] = 0.0
+        if dones.any() and getattr(self, "_by_stakeholders", False):
+            self._redeclare(dones)
         # infos of a finished game already describe the next episode (SuperSuit merges the reset info)
         self._read(infos)
         self._t = t + 1
