@@ -204,10 +204,10 @@ def parse_task(name: str, data: Any, source: str = "<data>") -> CompareTask:
     hyperparams = entry.get("hyperparams") or {}
     if not isinstance(hyperparams, dict):
         raise ValueError(f"{where}.hyperparams must be a mapping of keys to values, got {hyperparams!r}")
-    price = entry.get("price_of_fairness", False)
     gym_packages = entry.get("gym_packages") or []
     if not isinstance(gym_packages, list) or not all(isinstance(m, str) and m for m in gym_packages):
         raise ValueError(f"{where}.gym_packages must be a list of module names, got {gym_packages!r}")
+    price = entry.get("price_of_fairness", False)
     if not isinstance(price, bool):
         raise ValueError(f"{where}.price_of_fairness must be true or false, got {price!r}")
     for i, figure in enumerate(figures):  # a misspelled figure would train every run, then print nan
@@ -238,8 +238,8 @@ def parse_task(name: str, data: Any, source: str = "<data>") -> CompareTask:
         price_of_fairness=price,
         options=options,
         runs_by_fairness={str(k): _runs(v, f"{where}.runs_by_fairness.{k}") for k, v in by_fairness.items()},
-    )
         gym_packages=list(gym_packages),
+    )
 
 
 def load_tasks(path: str | Path | None = None) -> dict[str, CompareTask]:
@@ -338,12 +338,12 @@ def task_configs(
     from sb3_fair.experiment import ExperimentConfig
     from sb3_fair.experiment.config import plain_name
 
-    values = task.option_values(dict(options or {}))
     if task.gym_packages:  # the task's modules, then the caller's
         fields = {
             **fields,
             "gym_packages": list(dict.fromkeys([*task.gym_packages, *(fields.get("gym_packages") or [])])),
         }
+    values = task.option_values(dict(options or {}))
     every = {
         **task.hyperparams,
         **(overrides or {}),

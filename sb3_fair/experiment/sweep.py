@@ -347,13 +347,13 @@ def sweep(
             if address
             else {"address": "local", "num_cpus": os.cpu_count(), "include_dashboard": False}
         )
-        ray.init(log_to_driver=False, configure_logging=False, **init)
-        started = True
-    try:
         folders = _module_folders(base)
         if folders and not address:  # the trials import the env's modules: their folders on the workers' path
             paths = [*folders, *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
             init["runtime_env"] = {"env_vars": {"PYTHONPATH": os.pathsep.join(dict.fromkeys(paths))}}
+        ray.init(log_to_driver=False, configure_logging=False, **init)
+        started = True
+    try:
         # each trial holds as many CPUs as its torch threads, so that Ray does not run more threads than cores; the
         # opt-in goes to the trials from this call only (Ray saves the param_space, and restores it on a resume)
         trial = tune.with_resources(
@@ -427,9 +427,6 @@ def sweep(
     return out
 
 
-def _restore(tune: Any, path: Path, trial: Any, name: str, trusted: bool) -> Any:
-    """The sweep at ``path`` restored by Ray Tune, after every trial Ray holds for it was checked under this call's
-    opt-in (:func:`trial_configs`), so that a config that needs ``trusted=True`` is refused before any trial runs.
 def _module_folders(base: ExperimentConfig) -> list[str]:
     """The folders this process imported the config's own modules from (``gym_packages`` and the env's ``module:``
     part), where they are not in sb3-fair's allow-list: what the trials of a local Ray need on their path to import
@@ -450,6 +447,9 @@ def _module_folders(base: ExperimentConfig) -> list[str]:
     return list(dict.fromkeys(folders))
 
 
+def _restore(tune: Any, path: Path, trial: Any, name: str, trusted: bool) -> Any:
+    """The sweep at ``path`` restored by Ray Tune, after every trial Ray holds for it was checked under this call's
+    opt-in (:func:`trial_configs`), so that a config that needs ``trusted=True`` is refused before any trial runs.
 
     :raises ValueError: naming the sweep, for Ray records that cannot be read or a trial whose config is refused.
     """
