@@ -75,7 +75,7 @@ def run_harvest(job: dict[str, Any]) -> dict[str, Any]:
     seconds = time.perf_counter() - t0
     res = evaluate_group_fairness(model, AllelopathicHarvestEnv.from_preset("small"), n_episodes=job["eval_episodes"],
                                   seed=10_000 + 100 * job["seed"])
-    out = {**job, "seconds": seconds, "steps_per_s": job["steps"] / seconds, "dp_normalized": res["dp_normalized"],
+    out = {**job, "seconds": seconds, "steps_per_s": job["steps"] / seconds, "dp_norm": res["dp_norm"],
            "dp_abs": res["dp_abs"], "episode_return": res["episode_return"],
            "group_0": res["table"][0]["mean_return"], "group_1": res["table"][1]["mean_return"]}
     save_run("harvest", out)
@@ -200,7 +200,16 @@ def same_job(result: dict[str, Any], job: dict[str, Any]) -> bool:
 def finished_runs(part: str, jobs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The JSON files of ``benchmarks/out/contrib`` that match one of ``jobs``."""
     folder = OUT / "quick" if jobs and jobs[0].get("quick") else OUT
-    found = [json.loads(f.read_text()) for f in sorted(folder.glob(f"{part}_*.json"))]
+    from sb3_fair.common.figure_table import check_not_renamed
+
+    files = sorted(folder.glob(f"{part}_*.json"))
+    found = [json.loads(f.read_text()) for f in files]
+    for f, r in zip(files, found):
+        try:  # a record of sb3-fair < 0.5.0: its figure, under its old name, has the opposite sign
+            for name in r:
+                check_not_renamed(name, str(f))
+        except ValueError as err:
+            raise SystemExit(f"{err}: move the record away to run it again") from None
     return [r for r in found if any(same_job(r, j) for j in jobs)]
 
 
@@ -269,7 +278,7 @@ def main(argv: list[str] | None = None) -> None:
         rows = []
         for m in HARVEST_METHODS:
             rs = [r for r in results if r["method"] == m]
-            rows.append(f"| {m} | {mean_sd([abs(r['dp_normalized']) for r in rs], '{:.3f}')} | "
+            rows.append(f"| {m} | {mean_sd([abs(r['dp_norm']) for r in rs], '{:.3f}')} | "
                         f"{mean_sd([r['group_0'] for r in rs])} | {mean_sd([r['group_1'] for r in rs])} | "
                         f"{mean_sd([r['episode_return'] for r in rs])} | {mean_sd([r['steps_per_s'] for r in rs], '{:.0f}')} |")
         ratio = [next(r["steps_per_s"] for r in results if r["method"] == "FairMaskablePPO" and r["seed"] == s)

@@ -96,9 +96,22 @@ def evaluate(model: Any, episodes: int, seed: int) -> dict[str, Any]:
     plain = evaluate_group_fairness(model, AllelopathicHarvestEnv.from_preset(PRESET), n_episodes=episodes, seed=seed)
     pair = evaluate_group_fairness(model, CounterfactualPair(AllelopathicHarvestEnv.from_preset(PRESET), mode="extreme"),
                                    n_episodes=max(1, episodes // 2), seed=seed)
-    keep = ("dp", "dp_abs", "dp_normalized", "csp_0", "csp_1", "csp_mean_abs", "episode_return")
+    keep = ("dp", "dp_abs", "dp_norm", "csp_norm_0", "csp_norm_1", "csp_mean_abs", "episode_return")
     return {**{k: plain[k] for k in keep if k in plain}, "table": plain["table"],
-            "cf": pair["cf"], "cf_normalized": pair["cf_normalized"]}
+            "cf_gap": pair["cf_gap"], "cf_norm": pair["cf_norm"]}
+
+
+def read_record(path: Path) -> dict[str, Any]:
+    """A run's record; one of sb3-fair < 0.5.0 (figures with the opposite sign, under their old names) is refused."""
+    from sb3_fair.common.figure_table import check_not_renamed
+
+    record = json.loads(path.read_text())
+    for name in record.get("eval", {}):
+        try:
+            check_not_renamed(name, str(path))
+        except ValueError as err:
+            raise SystemExit(f"{err}: move the record away or choose another --out") from None
+    return record
 
 
 def record_path(runs: Path, job: dict[str, Any]) -> Path:
@@ -118,7 +131,7 @@ def missing_jobs(jobs: list[dict[str, Any]], runs: Path) -> list[dict[str, Any]]
         if not path.exists():
             todo.append(job)
             continue
-        record = json.loads(path.read_text())
+        record = read_record(path)
         if (record["steps"], record["eval_episodes"]) != (job["steps"], job["eval_episodes"]):
             raise SystemExit(f"{path} was trained with --steps {record['steps']} --eval-episodes {record['eval_episodes']}, "
                              f"not {job['steps']} and {job['eval_episodes']}: move it away or choose another --out")
@@ -198,10 +211,10 @@ def settings(metric: str, quick: bool = False) -> list[tuple[float, float]]:
 def unfairness(result: dict[str, Any], metric: str) -> float:
     e = result["eval"]
     if metric == "dp":
-        return abs(e["dp_normalized"])
+        return abs(e["dp_norm"])
     if metric == "csp":
-        return float(np.mean([abs(e.get("csp_0", np.nan)), abs(e.get("csp_1", np.nan))]))
-    return abs(e["cf_normalized"])
+        return float(np.mean([abs(e.get("csp_norm_0", np.nan)), abs(e.get("csp_norm_1", np.nan))]))
+    return abs(e["cf_norm"])
 
 
 def price_of_fairness(run: dict[str, Any], ppo: dict[str, Any], group: int) -> float:
@@ -312,7 +325,7 @@ def main(argv: list[str] | None = None) -> None:
         throughput.write_text(json.dumps(tp))
     tp = json.loads(throughput.read_text()) if throughput.exists() else {}
     wanted = {record_path(runs_dir, job) for job in jobs}
-    results = [json.loads(p.read_text()) for p in sorted(wanted) if p.exists()]
+    results = [read_record(p) for p in sorted(wanted) if p.exists()]
     missing = [job for job in jobs if not record_path(runs_dir, job).exists()]
     png = output.png("fair_ppo_harvest.png")
     plot(results, png)

@@ -38,6 +38,6 @@ for name, model in models.items():
     results[name] = evaluate_group_fairness(model, AllelopathicHarvestEnv.from_preset("small"), n_episodes=10)
     table = results[name]["table"]
     print(f"{name:8s} return unimpaired {table[0]['mean_return']:6.1f}, impaired {table[1]['mean_return']:6.1f}, "
-          f"normalised DP unfairness {abs(results[name]['dp_normalized']):.3f}")
+          f"normalised DP unfairness {abs(results[name]['dp_norm']):.3f}")
 pof = price_of_fairness_table(results["FairPPO"], results["PPO"])
 print(f"price of fairness: unimpaired {pof[0]:+.0f} %, impaired {pof[1]:+.0f} %")

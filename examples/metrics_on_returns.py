@@ -13,7 +13,7 @@ groups = np.array([1, 1, 0, 0, 1, 0])
 factors = np.array([0, 1, 0, 1, 1, 1])
 
 print("demographic parity gap (protected - others):", metrics.demographic_parity(returns, groups))
-print("normalised DP (fair-PPO Table 1 form):      ", round(metrics.normalized_demographic_parity(returns, groups), 3))
+print("normalised DP (fair-PPO Table 1 magnitude):  ", round(metrics.demographic_parity_norm(returns, groups), 3))
 print("conditional statistical parity:             ", metrics.conditional_statistical_parity(returns, groups, factors))
 print("welfare: utilitarian", metrics.utilitarian(returns), "egalitarian", metrics.egalitarian(returns),
       "log-Nash", round(metrics.log_nash(returns), 3), "Gini", round(metrics.gini(returns), 3))

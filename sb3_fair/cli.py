@@ -657,7 +657,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--unfairness",
         default=None,
-        help="y of the Pareto plot, its size |x|: lower is fairer (default: dp_normalized, long_term_final, team_fairness, gini, ...)",
+        help="y of the Pareto plot, its size |x|: lower is fairer (default: dp_norm, long_term_final, team_fairness, gini, ...)",
     )
     p.add_argument("--verbose", type=int_at_least(0), default=None)
     trust(p)

@@ -29,7 +29,7 @@ def test_quick_run_writes_section_png_and_records(tmp_path, monkeypatch):
         record = json.loads((runs / name).read_text())
         assert set(record) == {"metric", "alpha", "beta", "seed", "steps", "eval_episodes", "seconds", "eval"}
         assert record["steps"] == 4800 and record["eval_episodes"] == 2 and record["seconds"] > 0
-        assert {"dp_normalized", "csp_0", "csp_1", "cf_normalized", "table"} <= set(record["eval"])
+        assert {"dp_norm", "csp_norm_0", "csp_norm_1", "cf_norm", "table"} <= set(record["eval"])
         assert set(record["eval"]["table"]) == {"0", "1"}
     tp = json.loads((runs / "throughput.json").read_text())
     assert set(tp) == {"env", "ppo", "wall_seconds"} and tp["ppo"]["steps"] == 4800
@@ -73,7 +73,7 @@ def test_job_configs_are_the_scripts_settings(metric):
 
 def _record(metric, alpha, beta, seed, dp, returns, steps=9600):
     return {"metric": metric, "alpha": alpha, "beta": beta, "seed": seed, "steps": steps, "eval_episodes": 2, "seconds": 60.0,
-            "eval": {"dp_normalized": dp, "csp_0": dp, "csp_1": -dp, "cf_normalized": dp,
+            "eval": {"dp_norm": dp, "csp_norm_0": dp, "csp_norm_1": -dp, "cf_norm": dp,
                      "table": {"0": {"mean_return": returns[0]}, "1": {"mean_return": returns[1]}}}}
 
 

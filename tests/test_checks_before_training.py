@@ -52,8 +52,8 @@ def test_a_tasks_file_naming_an_unknown_figure_is_refused(where, change, message
 
 
 def test_figures_of_groups_strata_and_evaluators_are_accepted() -> None:
-    for name in ("group_0_mean", "group_12_mean", "csp_3", "pof_group_1", "episode_return", "team_fairness",
-                 "long_term_final", "dp_normalized"):
+    for name in ("group_0_mean", "group_12_mean", "csp_norm_3", "pof_group_1", "episode_return", "team_fairness",
+                 "long_term_final", "dp_norm"):
         assert check_figure(name, "x") == name
     for task in load_tasks().values():  # the shipped tasks
         assert task.figures

@@ -46,7 +46,7 @@ def test_compare_harvest(tmp_path, capsys):
     plot = tmp_path / "harvest.png"
     main(["compare", "--task", "harvest", "--preset", "tiny", "--seeds", "1", "--episodes", "4", "--eval-episodes", "1", "--plot", str(plot)])
     out = capsys.readouterr().out
-    assert "FairPPO (dp" in out and "dp_normalized" in out and "pof_group_1" in out
+    assert "FairPPO (dp" in out and "dp_norm" in out and "pof_group_1" in out
     assert plot.exists()
 
 
@@ -117,7 +117,7 @@ def test_train_a_multiagent_game_prints_the_group_table(capsys):
     main(["train", "--algo", "fair_ppo", "--env", "sb3_fair/AllelopathicHarvest-v0", "-p", "env_kwargs.preset=tiny", "n_envs=1",
           "n_steps=60", "batch_size=120", "--timesteps", "240", "--eval-episodes", "1", "--json"])
     out = json.loads(capsys.readouterr().out)
-    assert {"dp_normalized", "episode_return"} <= set(out["evaluation"])
+    assert {"dp_norm", "episode_return"} <= set(out["evaluation"])
     assert set(out["table"]) == {"0", "1"} and out["table"]["0"]["agents"] == 2
 
 

@@ -13,9 +13,9 @@ disparity:
   algo: fair_ppo
   env: sb3_fair/DisparityGame-v0
   hyperparams: {env_kwargs: {n_agents: 4, max_steps: 8}, n_steps: 8, batch_size: 32, n_epochs: 1}
-  figures: [episode_return, dp_normalized, pof_group_0, pof_group_1]
-  plot: {x: episode_return, y: [dp_normalized]}
-  absolute: [dp_normalized]
+  figures: [episode_return, dp_norm, pof_group_0, pof_group_1]
+  plot: {x: episode_return, y: [dp_norm]}
+  absolute: [dp_norm]
   price_of_fairness: true
   runs:
     PPO: {baseline: true}

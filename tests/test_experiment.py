@@ -438,7 +438,7 @@ def test_fair_ppo_entry_trains_on_the_game_and_logs_its_group_table_to_wandb(tmp
     per_group = json.loads(next((run / "files" / "media" / "table" / "eval").glob("per_group*.table.json")).read_text())
     assert per_group["columns"][0] == "group" and [row[0] for row in per_group["data"]] == [0, 1]
     assert isinstance(result.model, FairPPO) and result.model.fairness == "cf"
-    assert "cf_normalized" in result.evaluation or any(k.startswith("cf") for k in result.evaluation)
+    assert "cf_norm" in result.evaluation or any(k.startswith("cf") for k in result.evaluation)
 
 
 def test_example_experiment_files_load_and_name_only_arguments_of_their_algorithm() -> None:

@@ -106,10 +106,10 @@ def test_demographic_parity_signed_gap():
         M.demographic_parity([1, 2], [0, 0])
 
 
-def test_normalized_demographic_parity():
-    # R_s = 1 + 3 = 4 (protected), R_ns = 12: (12 - 4) / 16
-    assert M.normalized_demographic_parity([1, 3, 5, 7], [1, 1, 0, 0]) == 0.5
-    assert M.normalized_demographic_parity([0, 0, 0, 0], [1, 1, 0, 0]) == 0.0
+def test_demographic_parity_norm():
+    # R_s = 1 + 3 = 4 (protected), R_ns = 12: (4 - 12) / 16, the protected group behind (fair-PPO prints +0.5)
+    assert M.demographic_parity_norm([1, 3, 5, 7], [1, 1, 0, 0]) == -0.5
+    assert M.demographic_parity_norm([0, 0, 0, 0], [1, 1, 0, 0]) == 0.0
 
 
 def test_conditional_statistical_parity_per_stratum():
@@ -241,7 +241,8 @@ _VECTOR_METRICS = {
     "unfairness": (M.unfairness, "u"),
     "group_means": (lambda r: M.group_means(r, [0, 1][: len(r)] + [1] * max(len(r) - 2, 0)), "returns"),
     "dp": (lambda r: M.demographic_parity(r, [0, 1, 0, 1][: len(r)]), "returns"),
-    "dp_normalized": (lambda r: M.normalized_demographic_parity(r, [0, 1, 0, 1][: len(r)]), "returns"),
+    "dp_norm": (lambda r: M.demographic_parity_norm(r, [0, 1, 0, 1][: len(r)]), "returns"),
+    "cf_gap": (lambda r: M.counterfactual_gap(r, [0, 1] * (len(r) // 2) + [0] * (len(r) % 2), np.arange(len(r)) ^ 1), "returns"),
     "cf": (lambda r: M.counterfactual_fairness(r, np.zeros(len(r))), "factual"),
     "cf_normalized": (lambda r: M.normalized_counterfactual_fairness(r, np.zeros(len(r))), "factual"),
     "wasserstein_1": (lambda p: M.wasserstein_1(np.arange(len(p)), p, np.ones(len(p))), "(support|p)"),  # support first
@@ -283,22 +284,23 @@ def test_normalized_gaps_stay_in_minus_one_one_for_negative_returns():
     """The issue's example: returns [-100, -100, -200, -200] gave a 'normalised' DP of 200."""
     r, g = [-100, -100, -200, -200], [0, 0, 1, 1]
     # R_ns = -200, R_s = -400: the protected group is worse off by 200 of 600 in absolute return
-    assert M.normalized_demographic_parity(r, g) == pytest.approx(200 / 600)
-    # the paper's (non-negative) domain is unchanged: (R_ns - R_s) / max(R_ns + R_s, 1)
-    assert M.normalized_demographic_parity([3, 1, 2, 0], [0, 0, 1, 1]) == pytest.approx((4 - 2) / 6)
-    assert M.normalized_demographic_parity([0.2, 0.0], [0, 1]) == pytest.approx(0.2)  # max(., 1) as the paper
+    assert M.demographic_parity_norm(r, g) == pytest.approx(-200 / 600)
+    # the paper's (non-negative) domain keeps its magnitude, the sign flipped: (R_s - R_ns) / max(R_ns + R_s, 1)
+    assert M.demographic_parity_norm([3, 1, 2, 0], [0, 0, 1, 1]) == pytest.approx((2 - 4) / 6)
+    assert M.demographic_parity_norm([0.2, 0.0], [0, 1]) == pytest.approx(-0.2)  # max(., 1) as the paper
     assert M.normalized_counterfactual_fairness([-1, -1], [-3, -3]) == pytest.approx(4 / 8)
     rng = np.random.default_rng(0)
     for _ in range(200):
         x = rng.normal(0, 100, 6)
-        assert -1 <= M.normalized_demographic_parity(x, [0, 1] * 3) <= 1
+        assert -1 <= M.demographic_parity_norm(x, [0, 1] * 3) <= 1
+        assert -1 <= M.counterfactual_gap_norm(x, [0, 1] * 3, [1, 0, 3, 2, 5, 4]) <= 1
         assert -1 <= M.normalized_counterfactual_fairness(x[:3], x[3:]) <= 1
 
 
 def test_all_zero_input_is_equal_treatment():
     z = np.zeros(4)
     assert M.gini(z) == 0.0 and M.parity(z) == 0.0 and M.nash(z) == 0.0
-    assert M.demographic_parity(z, [0, 0, 1, 1]) == 0.0 and M.normalized_demographic_parity(z, [0, 0, 1, 1]) == 0.0
+    assert M.demographic_parity(z, [0, 0, 1, 1]) == 0.0 and M.demographic_parity_norm(z, [0, 0, 1, 1]) == 0.0
     assert M.counterfactual_fairness(z, z) == 0.0 and M.normalized_counterfactual_fairness(z, z) == 0.0
     assert M.allocation_share_gap(np.zeros((3, 5))) == 0.0
     assert M.max_mean_deviation(z) == 0.0 and M.max_mean_deviation(z, normalize=True) == 0.0

@@ -48,10 +48,10 @@ def test_pareto_front_of_points_with_seed_spread() -> None:
 
 
 def test_a_signed_gap_counts_by_its_size_on_the_pareto_plane() -> None:
-    # dp_normalized is signed: -0.3 is as unfair as +0.3, and further from parity than -0.1
-    rows = [{"status": "TERMINATED", "hp/alpha": a, "eval/episode_reward": r, "eval/dp_normalized": dp}
+    # dp_norm is signed: -0.3 is as unfair as +0.3, and further from parity than -0.1
+    rows = [{"status": "TERMINATED", "hp/alpha": a, "eval/episode_reward": r, "eval/dp_norm": dp}
             for a, r, dp in [("0", 10.0, -0.3), ("1", 9.0, -0.1), ("2", 8.0, 0.3)]]
-    by_point = {p["point"]["alpha"]: p for p in points(rows, "episode_reward", "dp_normalized")}
+    by_point = {p["point"]["alpha"]: p for p in points(rows, "episode_reward", "dp_norm")}
     assert [by_point[a]["unfairness"] for a in "012"] == [0.3, 0.1, 0.3]
     assert [by_point[a]["pareto"] for a in "012"] == [True, True, False]
 
@@ -123,7 +123,7 @@ def test_a_real_two_trial_sweep_on_local_ray_reports_a_failed_trial_and_resumes(
         rows = list(csv.DictReader(f))
     assert sorted(r["status"] for r in rows) == ["ERROR", "TERMINATED"]
     done = next(r for r in rows if r["status"] == "TERMINATED")
-    assert float(done["hp/learning_rate"]) == 0.0003 and float(done["eval/episode_return"]) >= 0 and "eval/dp_normalized" in done
+    assert float(done["hp/learning_rate"]) == 0.0003 and float(done["eval/episode_return"]) >= 0 and "eval/dp_norm" in done
     assert (tmp_path / "sweeps" / "two" / "pareto.png").is_file()
     # the same name again: refused without --resume; with it, the finished trial is kept and the failed one re-runs (and fails)
     with pytest.raises(SystemExit):

@@ -1386,7 +1386,7 @@ phase("construct"); metrics.demographic_parity([1.0, 2.0, 3.0, 4.0], ["a", "a", 
 add("12.35", C12, "normalized DP of returns near float64's limit (NaN before)", "py", """
 import math
 from sb3_fair import metrics
-v = metrics.normalized_demographic_parity([1e308, 1e308, -1e308, 1e308], [0, 0, 1, 1], 1)
+v = metrics.demographic_parity_norm([1e308, 1e308, -1e308, 1e308], [0, 0, 1, 1], 1)
 RESULT["value"] = v
 RESULT["valid"] = math.isfinite(v)
 """, expect="accept")

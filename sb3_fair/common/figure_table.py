@@ -5,6 +5,11 @@ Every figure is a function of one episode's per-stakeholder (per-agent) returns 
 :mod:`sb3_fair.metrics`. :func:`episode_figures` computes the applicable ones; the fairness
 callbacks log their mean over recent episodes as ``fairness/<name>``.
 
+Every signed group gap is positive when the protected group is ahead (``dp``, ``dp_norm``,
+``csp_mean``, ``csp_norm_<k>``, ``cf_gap``, ``cf_norm``); the ``_abs`` figures are their sizes. The
+normalised (``_norm``) figures have the magnitude of fair-PPO's Table 1, which prints them with the
+opposite sign (La Malfa et al. 2025, arXiv:2502.03953).
+
 ======================  =========================================================================
 name                    figure
 ======================  =========================================================================
@@ -15,19 +20,26 @@ name                    figure
 ``gini``                Gini index of the returns; left out of an episode with a negative return
 ``max_unfairness``      largest ``|return_i - mean|``
 ``group_gap``           max minus min group mean (with two or more groups)
-``dp``                  demographic parity gap, protected minus the others (signed)
+``dp``                  demographic parity gap: protected group's mean minus the others'
 ``dp_abs``              ``|dp|``
-``dp_normalized``       normalised DP of fair-PPO's Table 1
+``dp_norm``             normalised DP of fair-PPO's Table 1, ``(R_s - R_ns) / max(|R_s| + |R_ns|, 1)``
 ``csp_mean``            conditional statistical parity: DP gap within strata, size-weighted mean
 ``csp_mean_abs``        the same mean of ``|gap|``
-``csp_<k>``             normalised DP within stratum ``k`` of the legitimate factor
-``cf``                  counterfactual fairness: mean of factual minus twin return
-``cf_abs``              ``|cf|``
-``cf_normalized``       normalised counterfactual unfairness of fair-PPO's Table 1
+``csp_norm_<k>``        normalised DP within stratum ``k`` of the legitimate factor (family ``csp_norm``)
+``cf_gap``              counterfactual fairness: mean over twin pairs of protected minus unprotected twin
+``cf_gap_abs``          ``|cf_gap|``
+``cf_norm``             normalised counterfactual fairness of fair-PPO's Table 1, oriented as ``cf_gap``
 ======================  =========================================================================
 
 The DP and CSP figures need exactly two groups in the episode, one of them the protected group;
-CSP needs factors, CF twins.
+CSP needs factors, CF twins with at least one pair of one protected and one unprotected member (pairs
+whose members share a group are left out).
+
+Renamed in 0.5.0 (:data:`RENAMED_FIGURES`), each with its sign flipped to the one convention (the
+magnitude is unchanged): ``dp_normalized`` -> ``dp_norm``, ``csp_<k>`` -> ``csp_norm_<k>`` (family
+``csp_strata`` -> ``csp_norm``), ``cf`` -> ``cf_gap``, ``cf_abs`` -> ``cf_gap_abs``, ``cf_normalized`` ->
+``cf_norm``. The old names are refused with the new one (:func:`check_not_renamed`), so that no saved
+config or dashboard silently reads the opposite sign.
 
 Two figures have a restricted domain (:data:`DOMAINS`), that of their metric function: ``log_nash``
 (Σ log(1 + u_i) is undefined for ``u_i <= -1``; Alamdari et al. 2024, §6.1) and ``gini`` (the Gini
@@ -43,6 +55,7 @@ fair-PPO (the group figures): see :mod:`sb3_fair.metrics`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, SupportsFloat, cast
@@ -74,10 +87,12 @@ def _csp_strata(ep: _Episode) -> bool:
     )
 
 
-def _factual(ep: _Episode) -> tuple[np.ndarray, np.ndarray]:
-    tw = np.asarray(ep.twins)
-    factual = np.flatnonzero(tw > np.arange(tw.size))
-    return ep.returns[factual], ep.returns[tw[factual]]
+def _cf_pairs(ep: _Episode) -> bool:
+    return ep.twins is not None and metrics.counterfactual_pairs(ep.groups, ep.twins, ep.protected)[0].size > 0
+
+
+def _cf(ep: _Episode) -> float:
+    return metrics.counterfactual_gap(ep.returns, ep.groups, ep.twins, ep.protected)
 
 
 def _csp(ep: _Episode) -> dict[str, Any]:
@@ -113,29 +128,26 @@ FIGURES: dict[str, tuple[_Applies, _Compute]] = {
         lambda ep: ep.two_groups,
         lambda ep: {"dp_abs": abs(metrics.demographic_parity(ep.returns, ep.groups, ep.protected))},
     ),
-    "dp_normalized": (
+    "dp_norm": (
         lambda ep: ep.two_groups,
-        lambda ep: {"dp_normalized": metrics.normalized_demographic_parity(ep.returns, ep.groups, ep.protected)},
+        lambda ep: {"dp_norm": metrics.demographic_parity_norm(ep.returns, ep.groups, ep.protected)},
     ),
     "csp_mean": (_csp_strata, lambda ep: {"csp_mean": _csp(ep)["mean"]}),
     "csp_mean_abs": (_csp_strata, lambda ep: {"csp_mean_abs": _csp(ep)["mean_abs"]}),
-    "csp_strata": (
+    "csp_norm": (
         _csp_strata,
         lambda ep: {
-            f"csp_{k}": v
-            for k, v in metrics.normalized_conditional_statistical_parity(
+            f"csp_norm_{k}": v
+            for k, v in metrics.conditional_statistical_parity_norm(
                 ep.returns, ep.groups, ep.factors, ep.protected
             ).items()
         },
     ),
-    "cf": (lambda ep: ep.twins is not None, lambda ep: {"cf": metrics.counterfactual_fairness(*_factual(ep))}),
-    "cf_abs": (
-        lambda ep: ep.twins is not None,
-        lambda ep: {"cf_abs": abs(metrics.counterfactual_fairness(*_factual(ep)))},
-    ),
-    "cf_normalized": (
-        lambda ep: ep.twins is not None,
-        lambda ep: {"cf_normalized": metrics.normalized_counterfactual_fairness(*_factual(ep))},
+    "cf_gap": (_cf_pairs, lambda ep: {"cf_gap": _cf(ep)}),
+    "cf_gap_abs": (_cf_pairs, lambda ep: {"cf_gap_abs": abs(_cf(ep))}),
+    "cf_norm": (
+        _cf_pairs,
+        lambda ep: {"cf_norm": metrics.counterfactual_gap_norm(ep.returns, ep.groups, ep.twins, ep.protected)},
     ),
 }
 #: every figure of the table
@@ -148,6 +160,41 @@ DOMAINS: dict[str, tuple[Callable[[np.ndarray], bool], str]] = {
 }
 
 
+#: figure names of sb3-fair < 0.5.0 that were renamed when their sign flipped to the one convention (positive = the
+#: protected group ahead): ``old -> new``; ``csp_<k>`` (a stratum's figure) became ``csp_norm_<k>`` likewise
+RENAMED_FIGURES: dict[str, str] = {
+    "dp_normalized": "dp_norm",
+    "csp_strata": "csp_norm",
+    "cf": "cf_gap",
+    "cf_abs": "cf_gap_abs",
+    "cf_normalized": "cf_norm",
+}
+_OLD_STRATUM = re.compile(r"^csp_(-?\d+)$")
+
+
+def renamed_figure(name: str) -> str | None:
+    """The 0.5.0 name of ``name`` if it is a figure name of sb3-fair < 0.5.0 whose sign flipped (:data:`RENAMED_FIGURES`,
+    ``csp_<k>``), else None. A logged key such as ``fairness/cf`` or ``eval/dp_normalized`` is matched by its last part.
+    """
+    prefix, _, last = name.rpartition("/")
+    new = RENAMED_FIGURES.get(last)
+    stratum = _OLD_STRATUM.match(last)
+    if stratum is not None:
+        new = f"csp_norm_{stratum.group(1)}"
+    if new is None:
+        return None
+    return f"{prefix}/{new}" if prefix else new
+
+
+def check_not_renamed(name: Any, where: str) -> None:
+    """A ValueError naming ``where`` when ``name`` is a figure name that 0.5.0 renamed (:func:`renamed_figure`)."""
+    new = renamed_figure(name) if isinstance(name, str) else None
+    if new is not None:
+        raise ValueError(
+            f"{where}: figure {name!r} was renamed to {new!r} in 0.5.0; its sign is now positive = protected group ahead"
+        )
+
+
 def check_figure_names(names: Iterable[str], argument: str = "metrics") -> tuple[str, ...]:
     """``names``, checked against :data:`FIGURE_NAMES`; the error names ``argument`` and the accepted values."""
     if isinstance(names, str):
@@ -157,6 +204,7 @@ def check_figure_names(names: Iterable[str], argument: str = "metrics") -> tuple
             f"{argument} must be a figure name or a list of them; accepted values: {list(FIGURE_NAMES)}, got {names!r}"
         )
     for name in names:
+        check_not_renamed(name, argument)
         if not isinstance(name, str) or name not in FIGURES:
             raise ValueError(f"{argument}: unknown figure {name!r}; accepted values: {list(FIGURE_NAMES)}")
     return tuple(names)
@@ -179,7 +227,8 @@ def episode_figures(
     :param returns: each stakeholder's (agent's) episode return.
     :param groups: each stakeholder's protected attribute.
     :param factors: each stakeholder's legitimate factor (adds CSP).
-    :param twins: each agent's counterfactual twin, as an index into ``returns`` (adds CF).
+    :param twins: each agent's counterfactual twin, as an index into ``returns`` (adds CF where a pair has one
+        protected and one unprotected member).
     :param protected: the group value of the protected stakeholders.
     :param names: the figures to compute (default: all of :data:`FIGURE_NAMES`); those that do not
         apply to this episode are left out.
@@ -212,4 +261,14 @@ def scalar_figures(summary: dict[str, Any]) -> dict[str, float]:
     return {k: float(cast(SupportsFloat, v)) for k, v in summary.items() if np.isscalar(v)}
 
 
-__all__ = ["DOMAINS", "FIGURES", "FIGURE_NAMES", "check_figure_names", "episode_figures", "scalar_figures"]
+__all__ = [
+    "DOMAINS",
+    "FIGURES",
+    "FIGURE_NAMES",
+    "RENAMED_FIGURES",
+    "check_figure_names",
+    "check_not_renamed",
+    "episode_figures",
+    "renamed_figure",
+    "scalar_figures",
+]

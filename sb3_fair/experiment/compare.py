@@ -124,20 +124,21 @@ EVALUATION_FIGURES = (
     "long_term_mean",
     "long_term_final",
 )
-#: figures with a group or stratum in their name: ``group_<g>_mean``, ``csp_<k>``, ``pof_group_<g>``
-_NUMBERED_FIGURES = re.compile(r"^(group_-?\d+_mean|csp_.+|pof_group_-?\d+)$")
+#: figures with a group or stratum in their name: ``group_<g>_mean``, ``csp_norm_<k>``, ``pof_group_<g>``
+_NUMBERED_FIGURES = re.compile(r"^(group_-?\d+_mean|csp_norm_-?\d+|pof_group_-?\d+)$")
 
 
 def check_figure(name: str, where: str) -> str:
     """``name`` if a comparison can report it (a figure of the table, an evaluator's figure, a group's or stratum's,
     the price of fairness); a ValueError naming ``where`` and the accepted names otherwise."""
-    from sb3_fair.common.figure_table import FIGURE_NAMES
+    from sb3_fair.common.figure_table import FIGURE_NAMES, check_not_renamed
 
+    check_not_renamed(name, where)  # a name of < 0.5.0 whose sign flipped: never read as the new figure
     if name in FIGURE_NAMES or name in EVALUATION_FIGURES or _NUMBERED_FIGURES.match(name):
         return name
     raise ValueError(
-        f"{where}: unknown figure {name!r}; accepted: {sorted({*FIGURE_NAMES, *EVALUATION_FIGURES} - {'csp_strata'})}, "
-        "group_<g>_mean, csp_<k>, pof_group_<g>"
+        f"{where}: unknown figure {name!r}; accepted: {sorted({*FIGURE_NAMES, *EVALUATION_FIGURES} - {'csp_norm'})}, "
+        "group_<g>_mean, csp_norm_<k>, pof_group_<g>"
     )
 
 

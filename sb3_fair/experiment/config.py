@@ -13,7 +13,7 @@ Example::
     cfg = ExperimentConfig.from_hyperparams("fair_ppo", "sb3_fair/AllelopathicHarvest-v0",
                                             overrides=["alpha=1.0", "env_kwargs.preset=tiny"], n_timesteps=20_000)
     result = train(cfg)
-    print(result.evaluation["dp_normalized"], result.evaluation["episode_return"])
+    print(result.evaluation["dp_norm"], result.evaluation["episode_return"])
 """
 
 from __future__ import annotations

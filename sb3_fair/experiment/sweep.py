@@ -38,6 +38,7 @@ from typing import Any
 
 import numpy as np
 
+from sb3_fair.common.figure_table import check_not_renamed
 from sb3_fair.experiment.config import MAX_NAME_LENGTH, ExperimentConfig, check_name, parse_value
 from sb3_fair.experiment.registry import check_keys
 
@@ -45,7 +46,7 @@ from sb3_fair.experiment.registry import check_keys
 #: lower is better)
 UTILITY_KEYS = ("episode_reward", "episode_return", "utilitarian")
 UNFAIRNESS_KEYS = (
-    "dp_normalized",
+    "dp_norm",
     "dp_abs",
     "long_term_final",
     "long_term_mean",
@@ -296,6 +297,8 @@ def sweep(
             )
         if isinstance(samples, bool) or not isinstance(samples, int) or samples < 1:
             raise ValueError(f"samples must be an int >= 1, got {samples!r}")
+    for argument, figure in (("metric", metric), ("utility", utility), ("unfairness", unfairness)):
+        check_not_renamed(figure, argument)  # a figure name of < 0.5.0 whose sign flipped
     check_keys(base.algo, [*grid, *space])  # a key the algorithm does not take fails here, not in every trial
     singles: list[ExperimentConfig] = []  # each grid value alone (a refused value fails here, not in every trial)
     for (
@@ -503,6 +506,8 @@ def _table(grid_result: Any) -> list[dict[str, Any]]:
             row[f"hp/{key}"] = value
         for key, value in (res.metrics or {}).items():
             if key.startswith(("eval/", "train/")):
+                # a trial of sb3-fair < 0.5.0 read back on resume: its old figure has the opposite sign
+                check_not_renamed(key.removesuffix("_seed_std"), f"trial {row['trial']}")
                 row[key] = value
         rows.append(row)
     return sorted(rows, key=lambda r: r["trial"])
@@ -532,9 +537,12 @@ def _write_csv(table: list[dict[str, Any]], path: Path) -> None:
 def points(table: list[dict[str, Any]], utility: str, unfairness: str) -> list[dict[str, Any]]:
     """The finished trials grouped by point (their ``hp/*`` values): mean and spread over seeds of both figures.
 
-    The unfairness is the figure's size, ``|x|``: a signed gap such as ``dp_normalized`` is as unfair at -0.3 as at
-    +0.3 (the figures that cannot be negative, such as ``gini``, are unchanged).
+    The unfairness is the figure's size, ``|x|``: a signed gap such as ``dp_norm`` is as unfair at -0.3 as at
+    +0.3 (the figures that cannot be negative, such as ``gini``, are unchanged). A figure name of sb3-fair < 0.5.0
+    whose sign flipped (``dp_normalized``, ...) is refused with its new name.
     """
+    check_not_renamed(utility, "utility")
+    check_not_renamed(unfairness, "unfairness")
     groups: dict[str, list[dict[str, Any]]] = {}
     for row in table:
         if row["status"] != "TERMINATED" or not all(

@@ -16,6 +16,10 @@ Conventions
 * ``factors`` is an int array of the same length: each stakeholder's legitimate factor
   (the stratum of conditional statistical parity).
 
+* **One sign for every signed group gap**: positive when the protected group is ahead
+  (:func:`demographic_parity`, :func:`demographic_parity_norm`, :func:`conditional_statistical_parity`
+  and its ``_norm`` form, :func:`counterfactual_gap` and its ``_norm`` form). fair-PPO's Table 1
+  prints the normalised forms with the opposite sign; they keep its magnitude.
 Domains and edge cases (the same rules for every function)
 -----------------------------------------------------------
 * **Non-finite input is an error.** NaN or ±inf anywhere in an input raises ``ValueError`` naming
@@ -76,13 +80,16 @@ from sb3_fair.metrics.env_gaps import (
 from sb3_fair.metrics.group import (
     conditional_statistical_parity,
     counterfactual_fairness,
+    conditional_statistical_parity_norm,
     demographic_parity,
+    counterfactual_gap,
+    counterfactual_gap_norm,
+    counterfactual_pairs,
     demographic_parity_pairwise,
+    demographic_parity_norm,
     group_contrasts,
     group_means,
-    normalized_conditional_statistical_parity,
     normalized_counterfactual_fairness,
-    normalized_demographic_parity,
     price_of_fairness,
 )
 from sb3_fair.metrics.team import capture_success, team_fairness
@@ -117,9 +124,14 @@ __all__ = [
     "demographic_parity",
     "demographic_parity_pairwise",
     "egalitarian",
+    "conditional_statistical_parity_norm",
     "equal_opportunity_gap",
     "fairness_score",
+    "counterfactual_gap",
+    "counterfactual_gap_norm",
+    "counterfactual_pairs",
     "generalized_gini",
+    "demographic_parity_norm",
     "gini",
     "group_contrasts",
     "group_means",
@@ -128,9 +140,7 @@ __all__ = [
     "log_nash",
     "max_mean_deviation",
     "nash",
-    "normalized_conditional_statistical_parity",
     "normalized_counterfactual_fairness",
-    "normalized_demographic_parity",
     "overall_unfairness",
     "parity",
     "point_cloud_wasserstein",
@@ -147,3 +157,19 @@ __all__ = [
     "welfare",
     "welfare_rows",
 ]
+
+
+#: public functions of sb3-fair < 0.5.0 whose sign flipped when they were renamed: ``old name -> new name``
+_RENAMED = {
+    "normalized_demographic_parity": "demographic_parity_norm",
+    "normalized_conditional_statistical_parity": "conditional_statistical_parity_norm",
+}
+
+
+def __getattr__(name: str) -> object:
+    if name in _RENAMED:
+        raise AttributeError(
+            f"sb3_fair.metrics.{name} was renamed to {_RENAMED[name]} in 0.5.0; its sign is now positive = protected "
+            "group ahead"
+        )
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -105,19 +105,22 @@ def demographic_parity_pairwise(returns: Any, groups: Any, attributes: Any | Non
     return mean * scale
 
 
-def normalized_demographic_parity(returns: Any, groups: Any, protected: int = 1) -> float:
-    """Normalised unfairness of fair-PPO's Table 1 (La Malfa et al. 2025): ``(R_ns - R_s) / max(|R_ns| + |R_s|, 1)``.
+def demographic_parity_norm(returns: Any, groups: Any, protected: int = 1) -> float:
+    """Normalised demographic parity of fair-PPO's Table 1 (La Malfa et al. 2025): ``(R_s - R_ns) / max(|R_s| + |R_ns|, 1)``.
 
     ``R_s`` is the *total* return of the protected (sensitive) group, ``R_ns`` that of the others.
-    Positive means the protected group receives less. The paper divides by ``max(R_ns + R_s, 1)``
-    for its non-negative returns (apples); dividing by the absolute totals gives the same value
-    there and keeps the figure in [-1, 1] when returns can be negative (the paper's form would give
-    200 for returns ``[-100, -100, -200, -200]``).
+    Positive means the protected group is ahead, as :func:`demographic_parity` (sb3-fair's one sign
+    convention for signed gaps). The paper prints the opposite sign, ``(R_ns - R_s)``, with the same
+    magnitude: its Table 1 figure is minus this one (sb3-fair < 0.5.0 called that form
+    ``normalized_demographic_parity``). The paper divides by ``max(R_ns + R_s, 1)`` for its
+    non-negative returns (apples); dividing by the absolute totals gives the same magnitude there and
+    keeps the figure in [-1, 1] when returns can be negative (the paper's form would give 200 for
+    returns ``[-100, -100, -200, -200]``).
     """
     r = _as_vector(returns, "returns")
     g = _as_groups(groups, r.size)
     _two_groups(g, protected)
-    return _normalized_totals(r[g != protected], r[g == protected])
+    return _normalized_totals(r[g == protected], r[g != protected])
 
 
 def _normalized_gap(first: float, second: float) -> float:
@@ -162,16 +165,9 @@ def conditional_statistical_parity(returns: Any, groups: Any, factors: Any, prot
     return {"per_stratum": per, "mean": float(np.dot(w, gaps)), "mean_abs": float(np.dot(w, np.abs(gaps)))}
 
 
-def counterfactual_fairness(factual: Any, counterfactual: Any) -> float:
-    """Counterfactual fairness gap (La Malfa et al. 2024 Eq. 2, La Malfa et al. 2025 Eq. 3).
-
-    Mean over matched agents of ``R_i(factual) - R_i(counterfactual)`` where the counterfactual run
-    flips the protected attribute with everything else (seed, positions) equal; 0 is fair.
-    """
-    a = _as_vector(factual, "factual")
-    b = _as_vector(counterfactual, "counterfactual")
-    if a.shape != b.shape:
-        raise ValueError(f"factual and counterfactual must match agent for agent, got {a.shape} and {b.shape}")
+def _mean_difference(a: np.ndarray, b: np.ndarray, what: str) -> float:
+    """``mean(a - b)`` of two finite float64 arrays of one shape; scaled where an entry's difference overflows
+    float64, and a ValueError naming ``what`` when the mean itself exceeds it."""
     with np.errstate(over="ignore", invalid="ignore"):
         out = float(np.mean(a - b))
     if math.isfinite(out):
@@ -180,19 +176,33 @@ def counterfactual_fairness(factual: Any, counterfactual: Any) -> float:
     scaled = float(np.mean(a / scale - b / scale))
     out = scaled * scale
     if not math.isfinite(out):
-        raise _beyond_float64(
-            "the counterfactual-fairness gap (the mean of factual - counterfactual)", f"{scaled!r} * {scale!r}"
-        )
+        raise _beyond_float64(what, f"{scaled!r} * {scale!r}")
     return out
 
 
+def counterfactual_fairness(factual: Any, counterfactual: Any) -> float:
+    """Counterfactual fairness gap (La Malfa et al. 2024 Eq. 2, La Malfa et al. 2025 Eq. 3), run against run.
+
+    Mean over matched agents of ``R_i(factual) - R_i(counterfactual)`` where the counterfactual run
+    flips the protected attribute with everything else (seed, positions) equal; 0 is fair. Its sign
+    is that of the runs' order, not of the groups: the figures ``cf_gap`` and ``cf_norm`` use
+    :func:`counterfactual_gap` and :func:`counterfactual_gap_norm`, oriented by group.
+    """
+    a = _as_vector(factual, "factual")
+    b = _as_vector(counterfactual, "counterfactual")
+    if a.shape != b.shape:
+        raise ValueError(f"factual and counterfactual must match agent for agent, got {a.shape} and {b.shape}")
+    return _mean_difference(a, b, "the counterfactual-fairness gap (the mean of factual - counterfactual)")
+
+
 def normalized_counterfactual_fairness(factual: Any, counterfactual: Any) -> float:
-    """Normalised counterfactual unfairness of fair-PPO's Table 1 (La Malfa et al. 2025 §5.1, §6).
+    """Normalised counterfactual unfairness of fair-PPO's Table 1 (La Malfa et al. 2025 §5.1, §6), run against run.
 
     ``(R_f - R_cf) / max(|R_f| + |R_cf|, 1)`` with ``R_f`` and ``R_cf`` the total returns of the factual
     and the counterfactual run (in La Malfa et al.'s (2025) evaluation nobody is impaired in the factual run and
-    everybody in the counterfactual one, so this is the normalised DP form across the two runs; the
-    absolute totals keep it in [-1, 1] for negative returns, as in :func:`normalized_demographic_parity`).
+    everybody in the counterfactual one, so this is the normalised DP form across the two runs, with the
+    paper's sign; the absolute totals keep it in [-1, 1] for negative returns). The figure ``cf_norm`` is
+    :func:`counterfactual_gap_norm`, oriented by group (protected minus unprotected): minus this one there.
     """
     a = _as_vector(factual, "factual")
     b = _as_vector(counterfactual, "counterfactual")
@@ -201,14 +211,110 @@ def normalized_counterfactual_fairness(factual: Any, counterfactual: Any) -> flo
     return _normalized_totals(a, b)
 
 
-def normalized_conditional_statistical_parity(
+def _as_twins(twins: Any, n: int) -> np.ndarray:
+    """``twins`` checked as a pairing of ``n`` stakeholders (``twins[twins[x]] == x != twins[x]``)."""
+    tw = _as_groups(twins, n, "twins")
+    if np.any((tw < 0) | (tw >= n)):
+        bad = int(np.flatnonzero((tw < 0) | (tw >= n))[0])
+        raise ValueError(
+            f"twins must be indices of stakeholders in [0, {n - 1}] (one per stakeholder), got {tw.tolist()}: "
+            f"stakeholder {bad} has twin {int(tw[bad])}"
+        )
+    unpaired = np.flatnonzero((tw[tw] != np.arange(n)) | (tw == np.arange(n)))
+    if unpaired.size:  # each agent and its twin name each other: a factual run and its counterfactual, slot to slot
+        bad = int(unpaired[0])
+        raise ValueError(
+            f"twins must pair the stakeholders (x's twin is y and y's twin is x, never x itself), got "
+            f"{tw.tolist()}: stakeholder {bad} has twin {int(tw[bad])}, whose twin is {int(tw[tw[bad]])}"
+        )
+    return tw
+
+
+def counterfactual_pairs(groups: Any, twins: Any, protected: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """The twin pairs that counterfactual fairness compares, each oriented by group: protected member, unprotected one.
+
+    A pair whose two members are both in the protected group or both outside it is left out (it says
+    nothing about the protected attribute). With :class:`~sb3_fair.wrappers.CounterfactualPair`'s
+    ``mode="flip"`` the protected member is in the factual world for some pairs and in the
+    counterfactual one for others; with ``mode="extreme"`` always in the counterfactual one.
+
+    :param groups: protected attribute per stakeholder (both worlds' agents).
+    :param twins: index of each stakeholder's twin, a pairing (``twins[twins[x]] == x != twins[x]``).
+    :param protected: the group value of the protected stakeholders.
+    :return: ``(protected_members, unprotected_members)``, two index arrays of one length (0 when no pair
+        has one member in each group).
+    """
+    g = _as_groups(groups, np.asarray(groups).size)
+    tw = _as_twins(twins, g.size)
+    first = np.flatnonzero(tw > np.arange(g.size))
+    second = tw[first]
+    first_protected, second_protected = g[first] == protected, g[second] == protected
+    keep = first_protected != second_protected
+    prot = np.where(first_protected, first, second)[keep]
+    unprot = np.where(first_protected, second, first)[keep]
+    return prot, unprot
+
+
+def _oriented(returns: Any, groups: Any, twins: Any, protected: int) -> tuple[np.ndarray, np.ndarray]:
+    r = _as_vector(returns, "returns")
+    if isinstance(protected, bool) or not isinstance(protected, (int, np.integer)):
+        raise ValueError(f"protected must be an int (the protected group's id), got {protected!r}")
+    prot, unprot = counterfactual_pairs(_as_groups(groups, r.size), twins, protected)
+    if prot.size == 0:
+        raise ValueError(
+            f"counterfactual fairness needs a twin pair with one member in the protected group ({protected}) and "
+            f"one outside it; got groups {np.asarray(groups).tolist()} and twins {np.asarray(twins).tolist()}"
+        )
+    return r[prot], r[unprot]
+
+
+def counterfactual_gap(returns: Any, groups: Any, twins: Any, protected: int = 1) -> float:
+    """Counterfactual fairness gap oriented by group (La Malfa et al. 2024 Eq. 2, La Malfa et al. 2025 Eq. 3).
+
+    Mean over the twin pairs of :func:`counterfactual_pairs` of the protected member's return minus
+    its unprotected twin's: positive means the protected group is ahead, as :func:`demographic_parity`;
+    0 is fair. With ``CounterfactualPair(mode="extreme")`` it is minus :func:`counterfactual_fairness`
+    of the factual and the counterfactual run (sb3-fair < 0.5.0 logged that as ``cf``); with
+    ``mode="flip"`` the pairs no longer cancel each other.
+
+    :param returns: each stakeholder's return (both worlds' agents).
+    :param groups: protected attribute per stakeholder.
+    :param twins: index of each stakeholder's twin.
+    :param protected: the group value of the protected stakeholders.
+    """
+    prot, unprot = _oriented(returns, groups, twins, protected)
+    return _mean_difference(prot, unprot, "the counterfactual-fairness gap (protected minus unprotected twin)")
+
+
+def counterfactual_gap_norm(returns: Any, groups: Any, twins: Any, protected: int = 1) -> float:
+    """Normalised counterfactual fairness of fair-PPO's Table 1 oriented by group (La Malfa et al. 2025 §5.1, §6).
+
+    ``(R_p - R_u) / max(|R_p| + |R_u|, 1)`` with ``R_p`` the total return of the protected members of
+    the twin pairs of :func:`counterfactual_pairs` and ``R_u`` that of their unprotected twins: positive
+    means the protected group is ahead, in [-1, 1]. The paper prints the opposite sign (factual,
+    unimpaired, minus counterfactual, impaired) with the same magnitude: with
+    ``CounterfactualPair(mode="extreme")`` this is minus :func:`normalized_counterfactual_fairness`
+    (sb3-fair < 0.5.0 logged that as ``cf_normalized``).
+
+    :param returns: each stakeholder's return (both worlds' agents).
+    :param groups: protected attribute per stakeholder.
+    :param twins: index of each stakeholder's twin.
+    :param protected: the group value of the protected stakeholders.
+    """
+    prot, unprot = _oriented(returns, groups, twins, protected)
+    return _normalized_totals(prot, unprot)
+
+
+def conditional_statistical_parity_norm(
     returns: Any, groups: Any, factors: Any, protected: int = 1
 ) -> dict[int, float]:
     """The normalised DP form of fair-PPO's Table 1 within each stratum of the legitimate factor.
 
     La Malfa et al. 2025 reports CSP unfairness per berry preference ("G1/G2"):
-    ``{factor: normalized_demographic_parity(returns[stratum], groups[stratum])}`` for every stratum
-    that contains both groups.
+    ``{factor: demographic_parity_norm(returns[stratum], groups[stratum])}`` for every stratum
+    that contains both groups; positive means the protected group is ahead within the stratum (the
+    paper prints the opposite sign, with the same magnitude; sb3-fair < 0.5.0 called that form
+    ``normalized_conditional_statistical_parity``).
     """
     r = _as_vector(returns, "returns")
     g = _as_groups(groups, r.size)
@@ -217,7 +323,7 @@ def normalized_conditional_statistical_parity(
     for k in np.unique(f):
         sel = f == k
         if np.any(g[sel] == protected) and np.any(g[sel] != protected):
-            out[int(k)] = normalized_demographic_parity(r[sel], g[sel], protected)
+            out[int(k)] = demographic_parity_norm(r[sel], g[sel], protected)
     if not out:
         raise ValueError("no stratum of the legitimate factor contains both groups")
     return out
@@ -265,20 +371,7 @@ def group_contrasts(
     if metric == "cf":
         if twins is None:
             raise ValueError("metric 'cf' needs twins")
-        tw = _as_groups(twins, n, "twins")
-        if np.any((tw < 0) | (tw >= n)):
-            bad = int(np.flatnonzero((tw < 0) | (tw >= n))[0])
-            raise ValueError(
-                f"twins must be indices of stakeholders in [0, {n - 1}] (one per stakeholder), got {tw.tolist()}: "
-                f"stakeholder {bad} has twin {int(tw[bad])}"
-            )
-        unpaired = np.flatnonzero((tw[tw] != np.arange(n)) | (tw == np.arange(n)))
-        if unpaired.size:  # each agent and its twin name each other: a factual run and its counterfactual, slot to slot
-            bad = int(unpaired[0])
-            raise ValueError(
-                f"twins must pair the stakeholders (x's twin is y and y's twin is x, never x itself), got "
-                f"{tw.tolist()}: stakeholder {bad} has twin {int(tw[bad])}, whose twin is {int(tw[tw[bad]])}"
-            )
+        tw = _as_twins(twins, n)
         factual = np.flatnonzero(tw > np.arange(n))
         c = np.zeros((factual.size, n))
         c[np.arange(factual.size), factual] = 1.0

@@ -42,8 +42,8 @@ class FairPPO(ActionMassagingMixin, LongTermPenaltyMixin, GroupPenaltyMixin, Fai
 
     Logged under ``fairness/``: the episode figures of the games'
     :class:`~sb3_fair.wrappers.ParallelFairnessMonitor` averaged over recent episodes (``group_<g>_mean``,
-    ``dp``, ``dp_abs``, ``dp_normalized``, ``csp_<k>``, ``csp_mean_abs``, ``cf``, ``cf_normalized``, ...:
-    the table of :mod:`sb3_fair.common.figure_table`), the two penalty parts ``penalty_retro`` and
+    ``dp``, ``dp_abs``, ``dp_norm``, ``csp_norm_<k>``, ``csp_mean_abs``, ``cf_gap``, ``cf_norm``, ...:
+    the table of :mod:`sb3_fair.common.figure_table`; every signed gap positive when the protected group is ahead), the two penalty parts ``penalty_retro`` and
     ``penalty_pro`` of the last rollout, and the spread of the advantage weights
     (``adv_weight_std``, ``adv_weight_min``, ``adv_weight_max``).
 
