@@ -104,7 +104,7 @@ def _refuse_declared(env: Any, wrapper: str) -> None:
         )
 
 
-def _checked(value: Any, n: int, source: str, env: Any) -> np.ndarray:
+def _checked(value: Any, n: int | Stakeholders, source: str, env: Any) -> np.ndarray:
     """The benefits read from ``source``, checked as every wrapper checks ``info["benefits"]`` (one finite float per
     stakeholder), the message naming the ``benefits`` argument and its source."""
     try:
@@ -181,7 +181,7 @@ class DeclareStakeholders(gym.Wrapper, gym.utils.RecordConstructorArgs):
         else:
             assert callable(self._what)
             value = self._what(obs, reward, terminated, truncated, info)
-        info[BENEFITS] = _checked(np.asarray(value).reshape(-1), self.stakeholders.n, repr(self._label), self.env)
+        info[BENEFITS] = _checked(np.asarray(value).reshape(-1), self.stakeholders, repr(self._label), self.env)
         return obs, reward, terminated, truncated, info
 
 
@@ -247,7 +247,7 @@ class ParallelDeclareStakeholders(BaseParallelWrapper):
                     raise ValueError(f"benefits={self._label!r}: agent {a!r}'s info has no key {self._what!r}")
                 else:
                     value.append(_float(info[self._what]))
-        return _checked(value, len(self._agents), repr(self._label), self.env)
+        return _checked(value, self.stakeholders, repr(self._label), self.env)
 
     def step(self, actions: dict[Any, Any]) -> tuple[dict, dict, dict, dict, dict]:
         obs, rewards, terms, truncs, infos = self.env.step(actions)

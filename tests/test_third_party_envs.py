@@ -1,0 +1,264 @@
+"""Envs that sb3-fair did not write (MO-Gymnasium, mpe2, PettingZoo's butterfly games), declared with
+DeclareStakeholders / ParallelDeclareStakeholders: the contract is found everywhere, survives every copy, and the Fair
+classes train on them with the fairness figures logged (issue 46)."""
+
+from __future__ import annotations
+
+import copy
+import pickle
+import warnings
+
+import cloudpickle
+import gymnasium as gym
+import numpy as np
+import pytest
+from stable_baselines3 import DQN, PPO
+from stable_baselines3.common.env_util import make_vec_env
+from stable_baselines3.common.logger import configure
+from stable_baselines3.common.vec_env import SubprocVecEnv
+
+from sb3_fair import FairDQN, FairPPO, Stakeholders
+from sb3_fair.common.callbacks import FairnessCallback
+from sb3_fair.common.evaluation import evaluate_fairness
+from sb3_fair.common.protocol import get_env_attr, get_stakeholders, is_stakeholders_supported
+from sb3_fair.wrappers import (
+    BlackDeath,
+    DeclareStakeholders,
+    FairnessMonitor,
+    ParallelDeclareStakeholders,
+    ParallelFairnessMonitor,
+    make_multiagent_vec_env,
+)
+
+mo_gym = pytest.importorskip("mo_gymnasium", reason='the foreign extra: pip install -e ".[test]"')
+pytest.importorskip("mpe2", reason='the foreign extra: pip install -e ".[test]"')
+from mo_gymnasium.wrappers import LinearReward  # noqa: E402
+from mpe2 import simple_spread_v3, simple_tag_v3  # noqa: E402
+from pettingzoo.butterfly import knights_archers_zombies_v11 as kaz  # noqa: E402
+from pettingzoo.test import parallel_api_test  # noqa: E402
+
+warnings.filterwarnings("ignore", message=".*precision lowered.*")
+FISH_WOOD = {"names": ["fish", "wood"], "groups": [0, 1]}
+
+
+def fishwood(**kwargs) -> gym.Env:
+    """MO-Gymnasium's fishwood-v0 (its two objectives as two stakeholders), scalarised for SB3 by MO-Gymnasium."""
+    env = DeclareStakeholders(mo_gym.make("fishwood-v0"), stakeholders=FISH_WOOD, **kwargs)
+    return LinearReward(env, weight=np.array([0.5, 0.5]))
+
+
+def spread(**kwargs):
+    """mpe2's simple_spread_v3: four agents, the first two the protected group; local rewards so that they differ."""
+    game = simple_spread_v3.parallel_env(N=4, max_cycles=10, local_ratio=0.5, **kwargs)
+    return ParallelDeclareStakeholders(game, stakeholders=[1, 1, 0, 0])
+
+
+def zombies(max_cycles: int = 25):
+    """PettingZoo's Knights-Archers-Zombies: archers (protected) and knights; agents die (zombies every 2 steps, and an
+    agent that touches the bottom line dies, so that random play loses agents within a few dozen steps)."""
+    game = kaz.parallel_env(max_cycles=max_cycles, spawn_delay=2, max_zombies=20, line_death=True)
+    return ParallelDeclareStakeholders(game, stakeholders=[1, 1, 0, 0])
+
+
+def fairness_columns(tmp_path, model, steps, callback=None) -> set[str]:
+    model.set_logger(configure(str(tmp_path), ["csv"]))
+    model.learn(steps, callback=callback, log_interval=1)
+    header = (tmp_path / "progress.csv").read_text().splitlines()[0].split(",")
+    return {c for c in header if c.startswith("fairness/")}
+
+
+# ---------------------------------------------------------------------------- the one look-up
+def test_a_wrapper_declaration_is_found_through_every_layer():
+    env = fishwood()
+    sh = get_stakeholders(env)
+    assert sh.names == ("fish", "wood") and is_stakeholders_supported(env)
+    assert get_env_attr(env, "stakeholders") is sh  # Gymnasium's get_wrapper_attr: the wrapper's own
+    assert not hasattr(env.unwrapped, "stakeholders")  # the user's env is not edited
+    vec = make_vec_env(fishwood, n_envs=2)
+    assert get_stakeholders(vec).names == sh.names and get_stakeholders(vec).groups.tolist() == [0, 1]
+    assert get_stakeholders(FairnessMonitor(env)) is sh
+
+
+def test_the_declaration_survives_every_copy():
+    env = fishwood()
+    for clone in (pickle.loads(cloudpickle.dumps(env)), copy.deepcopy(env), gym.make(env.spec)):
+        assert get_stakeholders(clone).names == ("fish", "wood")
+        clone.reset(seed=0)
+        assert clone.step(0)[4]["benefits"].shape == (2,)
+    game = spread()
+    for clone in (pickle.loads(cloudpickle.dumps(game)), copy.deepcopy(game)):
+        assert get_stakeholders(clone).groups.tolist() == [1, 1, 0, 0]
+    # SuperSuit copies each game instance with cloudpickle; mpe2's games are EzPickle (rebuilt from their arguments)
+    vec = make_multiagent_vec_env(spread(), n_instances=3)
+    assert [get_stakeholders(g).groups.tolist() for g in vec.unwrapped.par_envs] == [[1, 1, 0, 0]] * 3
+
+
+def test_subprocess_vec_env_finds_the_declaration():
+    vec = make_vec_env(fishwood, n_envs=2, vec_env_cls=SubprocVecEnv, vec_env_kwargs={"start_method": "spawn"})
+    try:
+        assert get_stakeholders(vec).names == ("fish", "wood")
+        vec.reset()
+        _, _, _, infos = vec.step(np.array([0, 1]))
+        assert all(info["benefits"].shape == (2,) for info in infos)
+    finally:
+        vec.close()
+
+
+# ---------------------------------------------------------------------------- a MO-Gymnasium env
+def test_fishwood_benefits_are_its_vector_reward():
+    env = DeclareStakeholders(mo_gym.make("fishwood-v0"), stakeholders=FISH_WOOD)
+    env.reset(seed=0)
+    total = np.zeros(2)
+    for _ in range(50):
+        _, reward, _, _, info = env.step(1)
+        np.testing.assert_array_equal(info["benefits"], reward)
+        total += info["benefits"]
+    assert total[1] > 0  # wood was gathered
+
+
+def test_fair_dqn_trains_on_fishwood_and_logs_the_figures(tmp_path):
+    model = FairDQN("MlpPolicy", fishwood(), learning_starts=50, seed=0, verbose=0)
+    assert model.env.env_is_wrapped(FairnessMonitor) == [True]  # the Fair class added the monitor: it found the declaration
+    columns = fairness_columns(tmp_path, model, 400)
+    assert {"fairness/dp", "fairness/group_0_mean", "fairness/group_1_mean", "fairness/log_nash"} <= columns
+    res = evaluate_fairness(model, fishwood(), n_episodes=1)
+    assert {"dp", "log_nash", "utilitarian"} <= set(res)
+
+
+def test_plain_sb3_with_the_monitor_and_callback_logs_the_figures(tmp_path):
+    model = DQN("MlpPolicy", FairnessMonitor(fishwood()), learning_starts=50, seed=0, verbose=0)
+    columns = fairness_columns(tmp_path, model, 400, callback=FairnessCallback())
+    assert "fairness/dp" in columns
+
+
+# ---------------------------------------------------------------------------- an mpe2 game
+def test_the_declared_mpe2_game_passes_pettingzoo_api_test():
+    parallel_api_test(spread(), num_cycles=20)
+
+
+def test_fair_ppo_trains_on_mpe2_with_the_penalty_and_the_figures(tmp_path):
+    vec = make_multiagent_vec_env(spread(), n_instances=2)
+    model = FairPPO("MlpPolicy", vec, fairness="dp", alpha=0.5, beta=0.5, n_steps=40, batch_size=80, n_epochs=1, seed=0)
+    columns = fairness_columns(tmp_path, model, 640)  # the update's figures are logged with the next rollout's
+    assert {"fairness/dp", "fairness/dp_abs", "fairness/penalty_retro", "fairness/adv_weight_std"} <= columns
+    tracker = model._tracker
+    assert tracker._cur[0].tolist() == [1, 1, 0, 0] * 2  # the groups of the declaration, slot by slot
+
+
+def test_fair_ppo_at_zero_weight_is_ppo_on_mpe2():
+    ppo = PPO("MlpPolicy", make_multiagent_vec_env(spread(), 2), n_steps=20, batch_size=40, n_epochs=1, seed=3)
+    ppo.learn(80)  # built and trained before the other: each seeds the global generators when it is built
+    fair = FairPPO("MlpPolicy", make_multiagent_vec_env(spread(), 2), n_steps=20, batch_size=40, n_epochs=1, seed=3,
+                   fairness_coef=0.0)
+    fair.learn(80)
+    for a, b in zip(ppo.policy.parameters(), fair.policy.parameters()):
+        assert np.array_equal(a.detach().numpy(), b.detach().numpy())
+
+
+# ---------------------------------------------------------------------------- agents that die
+def test_a_game_whose_agents_die_is_refused_with_the_fix():
+    vec = make_multiagent_vec_env(zombies(max_cycles=400), n_instances=1)
+    vec.seed(0)
+    vec.reset()
+    rng = np.random.default_rng(0)
+    with pytest.raises(ValueError, match="black_death=True"):
+        for _ in range(400):
+            vec.step(rng.integers(0, 6, size=4))
+
+
+def test_black_death_keeps_every_slot_and_zero_benefits_after_death():
+    game = BlackDeath(ParallelFairnessMonitor(zombies(max_cycles=400)))
+    obs, _ = game.reset(seed=0)
+    rng = np.random.default_rng(0)
+    returns, dead_seen, summary = np.zeros(4), False, None
+    while game.agents:
+        live = set(game.env.agents)
+        obs, rewards, terms, truncs, infos = game.step({a: int(rng.integers(6)) for a in game.agents})
+        assert set(obs) == set(game.possible_agents) == set(infos)  # every agent, every step
+        for i, a in enumerate(game.possible_agents):
+            assert "benefits" in infos[a]
+            if a not in live:  # dead before this step: nothing received, marked inactive, zero observation
+                dead_seen = True
+                assert infos[a]["active"] is False and rewards[a] == 0.0 and not np.any(obs[a])
+                assert infos[a]["benefits"][i] == 0.0
+        returns += next(iter(infos.values()))["benefits"]
+        summary = next((i["fairness"] for i in infos.values() if "fairness" in i), summary)
+    assert dead_seen and summary is not None
+    np.testing.assert_allclose(summary["returns"], returns)
+
+
+def test_fair_ppo_trains_on_knights_archers_zombies_with_black_death(tmp_path):
+    vec = make_multiagent_vec_env(zombies(max_cycles=20), n_instances=2, black_death=True)
+    model = FairPPO("MlpPolicy", vec, fairness="dp", n_steps=32, batch_size=64, n_epochs=1, seed=0)
+    columns = fairness_columns(tmp_path, model, 512)
+    assert {"fairness/dp", "fairness/group_1_mean"} <= columns
+
+
+# ---------------------------------------------------------------------------- agents with different spaces
+def test_different_spaces_are_refused_or_padded():
+    def tag():
+        game = simple_tag_v3.parallel_env(num_good=1, num_adversaries=2, num_obstacles=0, max_cycles=10)
+        return ParallelDeclareStakeholders(game, stakeholders=[0, 0, 1])
+
+    with pytest.raises(ValueError, match=r"different observation spaces.*pad=True"):
+        make_multiagent_vec_env(tag())
+    vec = make_multiagent_vec_env(tag(), n_instances=2, pad=True)
+    assert vec.observation_space.shape == (10,) and vec.num_envs == 6
+    PPO("MlpPolicy", vec, n_steps=16, batch_size=48, n_epochs=1, seed=0).learn(96)
+
+
+# ---------------------------------------------------------------------------- bad input
+@pytest.mark.parametrize(
+    "stakeholders, benefits, match",
+    [
+        ({"groups": [0, 1, 1]}, "reward", r"3 stakeholders, but the env's reward has 2 objectives"),
+        ({"groups": [0, 1], "colour": [1, 2]}, "reward", r"unknown keys \['colour'\]"),
+        ({"names": ["fish"]}, "reward", "no 'groups'"),
+        ("fish", "reward", "stakeholders must be"),
+        (FISH_WOOD, "vector", r"benefits must be one of \['reward'\], 'info:<key>'"),
+        (Stakeholders(names=("a", "b"), groups=np.array([0, 1])), 3, "benefits must be one of"),
+    ],
+)
+def test_bad_declarations_are_refused_at_construction(stakeholders, benefits, match):
+    with pytest.raises(ValueError, match=match):
+        DeclareStakeholders(mo_gym.make("fishwood-v0"), stakeholders=stakeholders, benefits=benefits)
+
+
+@pytest.mark.parametrize(
+    "fn, match",
+    [
+        (lambda obs, r, te, tr, info: [1.0, 2.0, 3.0], r"benefits='short'.*one entry per stakeholder \(2\)"),
+        (lambda obs, r, te, tr, info: [float("nan"), 0.0], r"benefits='short'.*must be finite: stakeholder 'fish'"),
+    ],
+)
+def test_a_benefits_function_that_returns_wrong_values_is_refused_at_the_first_step(fn, match):
+    fn.__name__ = "short"
+    env = DeclareStakeholders(mo_gym.make("fishwood-v0"), stakeholders=FISH_WOOD, benefits=fn)
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match=match):
+        env.step(0)
+
+
+def test_an_info_key_that_is_missing_is_named():
+    env = DeclareStakeholders(mo_gym.make("fishwood-v0"), stakeholders=FISH_WOOD, benefits="info:gains")
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="benefits='info:gains': the step's info has no key 'gains'"):
+        env.step(0)
+
+
+def test_game_declarations_are_checked():
+    with pytest.raises(ValueError, match=r"4 groups for 3 stakeholders"):
+        ParallelDeclareStakeholders(simple_spread_v3.parallel_env(N=3), stakeholders=[1, 1, 0, 0])
+    with pytest.raises(ValueError, match="a game's stakeholders are its agents"):
+        ParallelDeclareStakeholders(
+            simple_spread_v3.parallel_env(N=2), stakeholders=Stakeholders(names=("x", "y"), groups=np.array([0, 1]))
+        )
+    with pytest.raises(ValueError, match="already declares 4"):
+        ParallelDeclareStakeholders(spread(), stakeholders=[1, 1, 0, 0])
+    game = ParallelDeclareStakeholders(simple_spread_v3.parallel_env(N=2), stakeholders=[0, 1],
+                                       benefits=lambda rewards, infos: [0.0])
+    game.reset(seed=0)
+    with pytest.raises(ValueError, match=r"benefits='<lambda>'.*one entry per stakeholder \(2\)"):
+        game.step({a: 0 for a in game.agents})
+    with pytest.raises(ValueError, match="black_death must be True or False"):
+        make_multiagent_vec_env(spread(), black_death="yes")
