@@ -214,17 +214,15 @@ def test_the_hyperparameter_key_of_a_module_env_is_the_id_as_given_or_alone(fold
                                              trusted=True).n_timesteps == 32
     err = _error(capsys, ["train", "--algo", "ppo", "--env", f"{MODULE}:make_game", "--config", str(tmp_path / "hp.yml"),
                           "--trust-config"])
-    assert (f"has no entry for '{MODULE}:make_game' (looked for the keys '{MODULE}:make_game', 'make_game' and "
-            "'default'); its "
-            "entries: ") in err, err
+    assert f"has no entry for '{MODULE}:make_game'; its entries: " in err, err
+    assert err.endswith(f"(looked for the keys '{MODULE}:make_game', 'make_game' and 'default')"), err
     err = _error(capsys, ["train", "--algo", "ppo", "--env", env, "--config", str(tmp_path / "hp.yml"), "--variant",
                           "short", "--trust-config"])
-    assert (f"has no variant 'short' of '{env}' (looked for the keys '{env}@short' and "
-            "'my_cli/Corridor-v0@short'); "
-            "its variants: ['long']") in err, err
+    assert (f"has no variant 'short' of '{env}'; its variants: ['long'] (looked for the keys '{env}@short' and "
+            "'my_cli/Corridor-v0@short')") in err, err
     err = _error(capsys, ["train", "--algo", "fair_dqn", "--env", "sb3_fair/DonutAllocation-v0", "--variant", "nope"])
-    assert ("has no variant 'nope' of 'sb3_fair/DonutAllocation-v0' (looked for the key "
-            "'sb3_fair/DonutAllocation-v0@nope'); its variants: ['paper_dqn', 'paper_fairqcm']") in err
+    assert ("has no variant 'nope' of 'sb3_fair/DonutAllocation-v0'; its variants: ['paper_dqn', 'paper_fairqcm'] "
+            "(looked for the key 'sb3_fair/DonutAllocation-v0@nope')") in err
 
 
 def test_module_names_that_are_no_game_factory_are_refused(folder) -> None:

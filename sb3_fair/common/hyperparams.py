@@ -332,7 +332,7 @@ def load_hyperparams(path: str | Path, env_id: str, variant: str | None = None, 
             if have
             else f"; its entries: {sorted(str(k) for k in data if not str(k).startswith('_'))}"
         )
-        raise ValueError(f"{path} has no {what} (looked for {shown}){hint}")
+        raise ValueError(f"{path} has no {what}{hint} (looked for {shown})")
     if not isinstance(entry, dict):
         raise ValueError(f"{path}: entry {key!r} must be a mapping of hyper-parameters, got {entry!r}")
     return entry
