@@ -27,7 +27,7 @@ class FairDQN(FairQCMMixin, FairAlgorithmMixin, TDLossHook, DQN):
     """Deep Q-Network with FairQCM counterfactual memory replay (Alamdari et al. 2024, §5.2, Eq. 2, Alg. 1).
 
     Constructed exactly like SB3's :class:`~stable_baselines3.DQN`, plus fairness keyword
-    arguments. The env must honour the stakeholder contract (``env.unwrapped.stakeholders`` and
+    arguments. The env must honour the stakeholder contract (``stakeholders`` on the env or a wrapper, and
     ``info["benefits"]``); a gym env is wrapped in :class:`~sb3_fair.wrappers.FairnessMonitor`
     automatically, and ``fairness/<metric>`` is logged next to ``rollout/ep_rew_mean``.
 
