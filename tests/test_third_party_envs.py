@@ -194,6 +194,27 @@ def test_fair_ppo_trains_on_knights_archers_zombies_with_black_death(tmp_path):
     assert {"fairness/dp", "fairness/group_1_mean"} <= columns
 
 
+def test_the_penalty_leaves_out_the_prospects_of_absent_agents():
+    """Rows whose agent is not in the game (BlackDeath's zero observation) are marked inactive, row for row, and their
+    prospective return is 0 in the penalty, not the critic's value of a zero observation."""
+    vec = make_multiagent_vec_env(zombies(max_cycles=60), n_instances=2, black_death=True)
+    model = FairPPO("MlpPolicy", vec, fairness="dp", alpha=0.0, beta=1.0, n_steps=60, batch_size=120, n_epochs=1, seed=0)
+    seen = {}
+    original = model.train
+
+    def train():
+        buf, tracker = model.rollout_buffer, model._tracker
+        seen["active"] = tracker.active.copy()
+        seen["zero_obs"] = ~buf.observations.reshape(buf.buffer_size, buf.n_envs, -1).any(axis=-1)
+        original()
+
+    model.train = train
+    model.learn(480)
+    active = seen["active"]
+    assert (~active).any() and active.any()
+    np.testing.assert_array_equal(~active, seen["zero_obs"])
+
+
 # ---------------------------------------------------------------------------- agents with different spaces
 def test_different_spaces_are_refused_or_padded():
     def tag():

@@ -316,8 +316,10 @@ class BlackDeath(BaseParallelWrapper):
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
         obs, infos = self.env.reset(seed=seed, options=options)
         self.agents = list(self.possible_agents)
+        # every reset info says whether its agent is in the game: SuperSuit merges a new episode's reset info over
+        # the last step's info, whose "active" may say otherwise
         return {a: obs[a] if a in obs else self._zeros[a] for a in self.agents}, {
-            a: infos.get(a, {ACTIVE: False}) for a in self.agents
+            a: {**infos.get(a, {}), ACTIVE: a in obs} for a in self.agents
         }
 
     def step(self, actions: dict[Any, Any]) -> tuple[dict, dict, dict, dict, dict]:

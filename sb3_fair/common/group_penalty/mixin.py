@@ -42,6 +42,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import VecEnv
 
 from sb3_fair.common.protocol import (
+    ACTIVE,
     BENEFITS,
     FACTOR,
     STAKEHOLDERS,
@@ -132,6 +133,12 @@ def fairness_methods(cls: type) -> tuple[str, ...]:
     return tuple(m for c in cls.__mro__ for m in c.__dict__.get("FAIRNESS_METHODS", ()))
 
 
+def _active(infos: list[dict[str, Any]], n: int) -> np.ndarray:
+    """Whether each slot's agent is in its game, from the infos (:data:`~sb3_fair.common.protocol.ACTIVE`; an info
+    without it: in the game)."""
+    return np.array([(infos[i] if i < len(infos) else {}).get(ACTIVE, True) is not False for i in range(n)])
+
+
 class GroupTracker(BaseCallback):
     """For every rollout step, each slot's group (factor, twin) and its return realised so far in the episode.
 
@@ -161,7 +168,18 @@ class GroupTracker(BaseCallback):
         """Forget the running episodes (the env was reset): the next training start reads the reset infos."""
         self._running = None
 
-    _STATE = ("n_steps", "n_agents", "metric", "protected", "filled", "_t", "_running", "_cur", "_by_stakeholders")
+    _STATE = (
+        "n_steps",
+        "n_agents",
+        "metric",
+        "protected",
+        "filled",
+        "_t",
+        "_running",
+        "_cur",
+        "_by_stakeholders",
+        "_active",
+    )
 
     def __getstate__(self) -> dict[str, Any]:
         """The running episodes (saved with the model, so a loaded model continues them), not the model or env."""
@@ -188,8 +206,11 @@ class GroupTracker(BaseCallback):
         self.factors = np.zeros((self.n_steps, n_envs), dtype=np.int64)
         self.twins = np.zeros((self.n_steps, n_envs), dtype=np.int64)
         self.realised = np.zeros((self.n_steps, n_envs), dtype=np.float64)
+        #: whether each slot's agent is in its game at the row's observation (BlackDeath marks the absent ones)
+        self.active = np.ones((self.n_steps, n_envs), dtype=bool)
         if self._running is None:
             self._running = np.zeros(n_envs)
+            self._active = _active(list(env.unwrapped.reset_infos), n_envs)
             self._cur, self._by_stakeholders = self._declared(env, n_envs)
             self._read(list(env.unwrapped.reset_infos), check=not self._by_stakeholders)
             if self._by_stakeholders:
@@ -276,6 +297,7 @@ class GroupTracker(BaseCallback):
             return True
         self.groups[t], self.factors[t], self.twins[t] = self._cur
         self.realised[t] = running
+        self.active[t] = getattr(self, "_active", True)
         dones = np.asarray(self.locals["dones"], dtype=bool)
         infos = self.locals["infos"]
         # benefits: the list of this slot's game, read at the first slot (last is None then) and whenever it changes
@@ -290,6 +312,7 @@ class GroupTracker(BaseCallback):
             gains.append(benefits[i % self.n_agents])
         running += gains
         running[dones] = 0.0
+        self._active = _active(infos, len(infos))
         if dones.any() and getattr(self, "_by_stakeholders", False):
             self._redeclare(dones)
         # infos of a finished game already describe the next episode (SuperSuit merges the reset info)
@@ -452,7 +475,9 @@ class GroupPenaltyMixin(_OnPolicyBase):
             buf = self.rollout_buffer
             weights, stats = advantage_weights(
                 tracker.realised,
-                buf.values,
+                # an agent that is not in the game will receive nothing more: its prospective return is 0, not the
+                # critic's guess at a zero observation
+                np.where(tracker.active, buf.values, 0.0),
                 tracker.groups,
                 tracker.n_agents,
                 self.fairness,
