@@ -199,7 +199,7 @@ def test_a_loaded_model_keeps_its_constraint(tmp_path) -> None:
         (dict(cost_limit=-0.1), "cost_limit must be a finite number >= 0"),
         (dict(cost_limit="0.1"), "cost_limit must be a number"),
         (dict(cost_limit=math.inf), "cost_limit must be a finite number"),
-        (dict(cost_limit=0.1, cost_signal="gap"), r"cost_signal must be one of \['short_term', 'long_term'\]"),
+        (dict(cost_limit=0.1, cost_signal="gap"), r"cost_signal must be one of \['short_term', 'long_term', 'cost'\]"),
         (dict(cost_limit=0.1, cost_gae_lambda=1.5), "cost_gae_lambda must be a probability"),
         (dict(cost_signal="long_term"), "cost_signal='long_term' is used only with a constraint"),
         (dict(cost_gae_lambda=0.9), "cost_gae_lambda=0.9 is used only with a constraint"),

@@ -36,13 +36,15 @@ from torch import nn
 from torch.nn import functional as F
 
 from sb3_fair.common.fair_algorithm import FairAlgorithmMixin
-from sb3_fair.common.protocol import get_fairness_signal_lists
+from sb3_fair.common.protocol import get_costs, get_fairness_signal_lists
 from sb3_fair.common.validation import check_choice, check_probability, check_weights
 
 SelfCPO = TypeVar("SelfCPO", bound="CPO")
 
-#: the env fairness signal a CPO constrains (``cost_signal=``): Δs (``info["short_term_fairness"]``) or Δl
-COST_SIGNALS = ("short_term", "long_term")
+#: the cost a CPO constrains (``cost_signal=``): the env's fairness gap Δs (``info["short_term_fairness"]``) or Δl
+#: (``info["long_term_fairness"]``), or the env's own constraint cost ``info["cost"]`` (Safety-Gymnasium's convention,
+#: or the cost :class:`~sb3_fair.wrappers.FairnessSignals` writes)
+COST_SIGNALS = ("short_term", "long_term", "cost")
 #: what :func:`cpo_step` decided: the constraint plays no part (TRPO's step), it binds, no point of the trust
 #: region satisfies it (the recovery step), or the cost surrogate has no gradient (TRPO's step)
 CASES = ("unconstrained", "constrained", "recovery", "no_cost_gradient")
@@ -157,7 +159,8 @@ def cpo_step(q: float, r: float, s: float, c: float, max_kl: float) -> CPOStep:
 
 class CostTracker(BaseCallback):
     """Collects every rollout step's cost, one of the env's fairness gaps after the step
-    (:func:`~sb3_fair.common.protocol.get_fairness_signal_lists`), and the terminal observations of episodes
+    (:func:`~sb3_fair.common.protocol.get_fairness_signal_lists`) or the env's own ``info["cost"]``
+    (:func:`~sb3_fair.common.protocol.get_costs`, ``signal="cost"``), and the terminal observations of episodes
     that a time limit cut (their cost value is bootstrapped, as SB3 bootstraps the reward's)."""
 
     def __init__(self, signal: str) -> None:
@@ -173,13 +176,19 @@ class CostTracker(BaseCallback):
 
     def _on_step(self) -> bool:
         infos = self.locals["infos"]
-        try:
-            short_term, long_term = get_fairness_signal_lists(infos)
-        except ValueError as err:
-            raise ValueError(
-                f"CPO(cost_signal={self.signal!r}) constrains a fairness gap the env reports: {err}"
-            ) from None
-        self.rows.append(short_term if self.signal == "short_term" else long_term)
+        if self.signal == "cost":
+            try:
+                self.rows.append(get_costs(infos))
+            except ValueError as err:
+                raise ValueError(f"CPO(cost_signal='cost') constrains the cost the env reports: {err}") from None
+        else:
+            try:
+                short_term, long_term = get_fairness_signal_lists(infos)
+            except ValueError as err:
+                raise ValueError(
+                    f"CPO(cost_signal={self.signal!r}) constrains a fairness gap the env reports: {err}"
+                ) from None
+            self.rows.append(short_term if self.signal == "short_term" else long_term)
         for i in np.flatnonzero(np.asarray(self.locals["dones"], dtype=bool)).tolist():
             info = infos[i]
             if info.get("terminal_observation") is not None and info.get("TimeLimit.truncated", False):
@@ -249,14 +258,16 @@ class ConstrainedTRPO(TRPO):
 
 class CPO(FairAlgorithmMixin, ConstrainedTRPO):
     """sb3-contrib's :class:`~sb3_contrib.TRPO` with Constrained Policy Optimization's update (Achiam, Held, Tamar,
-    Abbeel 2017, arXiv:1705.10528) on one of the env's fairness gaps: the mean gap per step is kept at or
-    below ``cost_limit``.
+    Abbeel 2017, arXiv:1705.10528) on one of the env's fairness gaps, or on its own cost: the mean cost per step is
+    kept at or below ``cost_limit``.
 
     Constructed like TRPO, plus ``cost_limit``, ``cost_signal`` and ``cost_gae_lambda`` (and
     ``fairness_window`` and ``wandb``, as every sb3-fair class). The env reports its fairness gaps in every
     step's info (:mod:`sb3_fair.common.protocol`: ``info["short_term_fairness"]`` Δs and
-    ``info["long_term_fairness"]`` Δl, as sb3-fair's lending, attention and epidemic envs do); the cost of a
-    step is the chosen gap after it. With ``cost_limit=None`` (the default) CPO is TRPO: it accepts every env
+    ``info["long_term_fairness"]`` Δl, as sb3-fair's lending, attention and epidemic envs do, and as
+    :class:`~sb3_fair.wrappers.FairnessSignals` writes them for any env honouring the stakeholder contract), or a
+    cost of its own (``info["cost"]``, Safety-Gymnasium's convention; ``cost_signal="cost"``); the cost of a
+    step is the chosen signal after it. With ``cost_limit=None`` (the default) CPO is TRPO: it accepts every env
     TRPO accepts and trains exactly like it.
 
     Each update, with ``cost_limit`` set:
@@ -297,8 +308,12 @@ class CPO(FairAlgorithmMixin, ConstrainedTRPO):
         model.learn(10_000)
 
     :param cost_limit: the largest mean cost per step allowed (a number >= 0), or ``None`` for TRPO's update.
-    :param cost_signal: the fairness gap that is the cost, one of :data:`COST_SIGNALS`: ``"short_term"``
-        (Δs, as Hu et al.'s attention baseline) or ``"long_term"`` (Δl).
+    :param cost_signal: the cost, one of :data:`COST_SIGNALS`: ``"short_term"`` (Δs, as Hu et al.'s attention
+        baseline) or ``"long_term"`` (Δl), the fairness gaps of an env that reports them (the case studies of
+        :mod:`sb3_fair.envs`, or any env honouring the stakeholder contract in
+        :class:`~sb3_fair.wrappers.FairnessSignals`), or ``"cost"``, the env's own ``info["cost"]`` at every step
+        (Safety-Gymnasium's convention, through its ``SafetyGymnasium2Gymnasium`` wrapper, or the cost
+        ``FairnessSignals(cost=...)`` writes).
     :param cost_gae_lambda: GAE's λ for the cost advantages, in [0, 1] (default: ``gae_lambda``; Hu et al.'s
         authors used 1.0).
     """

@@ -5,7 +5,8 @@ Nothing here imports torch or Stable-Baselines3. One module per family, all expo
 (``from sb3_fair import metrics; metrics.gini(...)``): :mod:`.welfare` (welfare functions and fairness
 over time, Alamdari et al. 2024), :mod:`.group` (DP, CSP, CF and the price of fairness, La Malfa et al.),
 :mod:`.team` (``I(R;Z)``, Grupen et al. 2022), :mod:`.distances` (Wasserstein and other distribution
-distances) and :mod:`.env_gaps` (the case studies' gaps of Hu et al. 2024).
+distances), :mod:`.env_gaps` (the case studies' gaps of Hu et al. 2024) and :mod:`.signals` (the group gap of the
+benefits, Δs and Δl of an env that reports only the stakeholder contract).
 
 Conventions
 -----------
@@ -92,6 +93,7 @@ from sb3_fair.metrics.group import (
     normalized_counterfactual_fairness,
     price_of_fairness,
 )
+from sb3_fair.metrics.signals import BENEFIT_GAPS, benefit_gap, check_benefit_gap
 from sb3_fair.metrics.team import capture_success, team_fairness
 from sb3_fair.metrics.welfare import (
     TEMPORAL_AGGREGATIONS,
@@ -113,11 +115,14 @@ from sb3_fair.metrics.welfare import (
 )
 
 __all__ = [
+    "BENEFIT_GAPS",
     "TEMPORAL_AGGREGATIONS",
     "WELFARE_FUNCTIONS",
     "allocation_share_gap",
     "alpha_fair",
+    "benefit_gap",
     "capture_success",
+    "check_benefit_gap",
     "conditional_statistical_parity",
     "count_vector_distance",
     "counterfactual_fairness",
