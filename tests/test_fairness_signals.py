@@ -24,7 +24,7 @@ from sb3_fair.common.protocol import (
 )
 from sb3_fair.envs import AttentionAllocationEnv, DisparityGame
 from sb3_fair.metrics import BENEFIT_GAPS, benefit_gap, demographic_parity, demographic_parity_norm
-from sb3_fair.wrappers import FairnessSignals, ParallelFairnessSignals, make_multiagent_vec_env
+from sb3_fair.wrappers import DeclareStakeholders, FairnessSignals, ParallelFairnessSignals, make_multiagent_vec_env
 
 PPO_KW = dict(n_steps=64, batch_size=32, n_epochs=1, seed=0)
 
@@ -74,21 +74,6 @@ class Serve(gym.Env):
         self.t += 1
         obs = self.np_random.random(2).astype(np.float32)
         return obs, float(action) + 0.1, False, self.t >= 24, {BENEFITS: benefits}
-
-
-class VectorStakeholders(gym.Wrapper):
-    """A stand-in for DeclareStakeholders: MO-Gymnasium's vector reward as the two stakeholders' benefits, its sum as
-    the reward, the stakeholders set on ``env.unwrapped``."""
-
-    def __init__(self, env):
-        super().__init__(env)
-        env.unwrapped.stakeholders = Stakeholders(names=("fish", "wood"), groups=np.array([0, 1]))
-
-    def step(self, action):
-        obs, reward, terminated, truncated, info = self.env.step(action)
-        vector = np.asarray(reward, dtype=np.float64)
-        info[BENEFITS] = vector
-        return obs, float(vector.sum()), terminated, truncated, info
 
 
 class Record(BaseCallback):
@@ -355,7 +340,10 @@ def test_cpo_reads_a_safety_gymnasium_style_cost():
 @pytest.mark.parametrize("algo", ["long_term", "a_ppo", "cpo"])
 def test_every_method_trains_on_mo_gymnasium_fishwood(algo):
     mo_gymnasium = pytest.importorskip("mo_gymnasium")
-    env = FairnessSignals(VectorStakeholders(mo_gymnasium.make("fishwood-v0")), window=10, cost="short_term")
+    from mo_gymnasium.wrappers import LinearReward
+
+    declared = DeclareStakeholders(mo_gymnasium.make("fishwood-v0"), stakeholders={"names": ["fish", "wood"], "groups": [0, 1]})
+    env = FairnessSignals(LinearReward(declared, weight=np.ones(2)), window=10, cost="short_term")
     record = Record()
     if algo == "cpo":
         model = CPO("MlpPolicy", env, cost_limit=0.05, cost_signal="cost", n_steps=64, batch_size=32, seed=0)

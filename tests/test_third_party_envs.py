@@ -13,11 +13,12 @@ import gymnasium as gym
 import numpy as np
 import pytest
 from stable_baselines3 import DQN, PPO
+from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.env_util import make_vec_env
 from stable_baselines3.common.logger import configure
 from stable_baselines3.common.vec_env import SubprocVecEnv
 
-from sb3_fair import FairDQN, FairPPO, Stakeholders
+from sb3_fair import CPO, FairDQN, FairPPO, Stakeholders
 from sb3_fair.common.callbacks import FairnessCallback
 from sb3_fair.common.evaluation import evaluate_fairness
 from sb3_fair.common.protocol import get_env_attr, get_stakeholders, is_stakeholders_supported
@@ -27,13 +28,14 @@ from sb3_fair.wrappers import (
     FairnessMonitor,
     ParallelDeclareStakeholders,
     ParallelFairnessMonitor,
+    ParallelFairnessSignals,
     make_multiagent_vec_env,
 )
 
 mo_gym = pytest.importorskip("mo_gymnasium", reason='the foreign extra: pip install -e ".[test]"')
 pytest.importorskip("mpe2", reason='the foreign extra: pip install -e ".[test]"')
 from mo_gymnasium.wrappers import LinearReward  # noqa: E402
-from mpe2 import simple_spread_v3, simple_tag_v3  # noqa: E402
+from mpe2 import simple_adversary_v3, simple_spread_v3, simple_tag_v3  # noqa: E402
 from pettingzoo.butterfly import knights_archers_zombies_v11 as kaz  # noqa: E402
 from pettingzoo.test import parallel_api_test  # noqa: E402
 
@@ -283,3 +285,72 @@ def test_game_declarations_are_checked():
         game.step({a: 0 for a in game.agents})
     with pytest.raises(ValueError, match="black_death must be True or False"):
         make_multiagent_vec_env(spread(), black_death="yes")
+
+
+# ---------------------------------------------------------------------------- config files
+def test_a_config_declares_a_third_party_game_and_env():
+    from sb3_fair.experiment.registry import make_env
+
+    declare = [{"sb3_fair.wrappers.ParallelDeclareStakeholders": {"stakeholders": {"groups": [1, 1, 0, 0]}}}]
+    kwargs = {"N": 4, "max_cycles": 10, "local_ratio": 0.5, "pad": False, "black_death": False}
+    vec = make_env("mpe2.simple_spread_v3:parallel_env", n_envs=2, env_kwargs=kwargs, env_wrapper=declare, trusted=True)
+    assert vec.num_envs == 8 and get_stakeholders(vec).groups.tolist() == [1, 1, 0, 0]
+    FairPPO("MlpPolicy", vec, fairness="dp", n_steps=20, batch_size=80, n_epochs=1, seed=0).learn(160)
+    with pytest.raises(ValueError, match=r"env_wrapper: 'sb3_fair.wrappers.DeclareStakeholders' is a gymnasium.core.Wrapper"):
+        make_env("mpe2.simple_spread_v3:parallel_env", env_kwargs={"N": 4}, trusted=True,
+                 env_wrapper=[{"sb3_fair.wrappers.DeclareStakeholders": {"stakeholders": [1, 1, 0, 0]}}])
+    # MO-Gymnasium's LinearReward takes a NumPy weight, which a config cannot write: the module that registers the env
+    # scalarises it, and the declaration reads the objectives where LinearReward keeps them
+    gym.register("ThirdParty/FishWood-v0", entry_point=scalarised_fishwood)
+    env_wrapper = [{"sb3_fair.wrappers.DeclareStakeholders": {"stakeholders": FISH_WOOD, "benefits": "info:vector_reward"}}]
+    vec = make_env("ThirdParty/FishWood-v0", n_envs=2, env_wrapper=env_wrapper)  # sb3-fair's own wrapper: no trust
+    assert get_stakeholders(vec).names == ("fish", "wood") and vec.env_is_wrapped(FairnessMonitor) == [True, True]
+    vec.reset()
+    assert vec.step(np.array([0, 1]))[3][0]["benefits"].shape == (2,)
+
+
+def scalarised_fishwood() -> gym.Env:
+    return LinearReward(mo_gym.make("fishwood-v0"), weight=np.array([0.5, 0.5]))
+
+
+# ---------------------------------------------------------------------------- F-PPO, A-PPO and CPO on the derived gaps
+class Infos(BaseCallback):
+    def __init__(self):
+        super().__init__()
+        self.rows = []
+
+    def _on_step(self):
+        self.rows.append([dict(i) for i in self.locals["infos"]])
+        return True
+
+
+@pytest.mark.parametrize("game_name", ["adversary", "zombies"])
+@pytest.mark.parametrize("algo", ["long_term", "a_ppo", "cpo"])
+def test_every_long_term_method_sees_the_derived_gap_on_a_foreign_game(game_name, algo):
+    """ParallelFairnessSignals on mpe2's simple_adversary (padded) and on Knights-Archers-Zombies (black death: its absent agents'
+    infos carry the game's signals too): the rollout's Δs / Δl / cost rows are those the infos reported."""
+    if game_name == "adversary":  # the adversary (group 1) and the two good agents: dense rewards of their own
+        game = ParallelDeclareStakeholders(simple_adversary_v3.parallel_env(N=2, max_cycles=25), [1, 0, 0])
+    else:  # each step in the game is a benefit: the gap is between the archers' and the knights' survival
+        raw = kaz.parallel_env(max_cycles=40, spawn_delay=2, max_zombies=20, line_death=True)
+        agents = raw.possible_agents
+        game = ParallelDeclareStakeholders(raw, [1, 1, 0, 0], benefits=lambda rewards, infos: [a in infos for a in agents])
+    signals = ParallelFairnessSignals(game, window=3, cost="short_term")
+    vec = make_multiagent_vec_env(signals, n_instances=1, black_death=game_name == "zombies",
+                                  pad=game_name == "adversary")
+    steps, record = 32, Infos()
+    if algo == "cpo":
+        model = CPO("MlpPolicy", vec, cost_limit=0.05, cost_signal="cost", n_steps=steps, batch_size=64, seed=0)
+    else:
+        model = FairPPO("MlpPolicy", vec, fairness=algo, n_steps=steps, batch_size=64, n_epochs=1, seed=0)
+    model.learn(2 * steps * vec.num_envs, callback=record)
+    last = record.rows[-steps:]
+    short = np.array([[i["short_term_fairness"] for i in row] for row in last])
+    assert np.any(short > 0)
+    if algo == "cpo":
+        np.testing.assert_array_equal(np.array(model._cost_tracker.rows), [[i["cost"] for i in row] for row in last])
+        return
+    n = vec.num_envs
+    np.testing.assert_array_equal(np.asarray(model.rollout_buffer.short_term).reshape(n, steps).T, short)
+    long = np.array([[i["long_term_fairness"] for i in row] for row in last])
+    np.testing.assert_array_equal(np.asarray(model.rollout_buffer.long_term).reshape(n, steps).T, long)

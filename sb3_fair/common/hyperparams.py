@@ -105,6 +105,19 @@ ROLES: dict[str, tuple[str, str]] = {
     "features_extractor_class": ("stable_baselines3.common.torch_layers", "BaseFeaturesExtractor"),
     "optimizer_class": ("torch.optim", "Optimizer"),
 }
+#: a second kind a key may name: an ``env_wrapper`` of a multi-agent game wraps the PettingZoo game
+OTHER_ROLES: dict[str, tuple[str, str]] = {"env_wrapper": ("pettingzoo.utils.wrappers", "BaseParallelWrapper")}
+
+
+def _role_error(role: str, obj: Any) -> str | None:
+    """Why ``obj`` is not of the kind ``role`` names (:data:`ROLES`, :data:`OTHER_ROLES`), or ``None`` if it is."""
+    kinds = [ROLES[role], *([OTHER_ROLES[role]] if role in OTHER_ROLES else [])]
+    for base_module, base_name in kinds:
+        if inspect.isclass(obj) and issubclass(obj, getattr(importlib.import_module(base_module), base_name)):
+            return None
+    return f"{role} must name a subclass of " + " or ".join(f"{m}.{n}" for m, n in kinds)
+
+
 #: keyword arguments of a wrapper or callback that name a folder or file to write (SB3's ``Monitor(filename)``,
 #: ``CheckpointCallback(save_path)``, Gymnasium's ``RecordVideo(video_folder)``, ...), as are those with one of
 #: :data:`PATH_WORDS` among the ``_``-separated words of their name: a prefix argument (``name_prefix``) is joined to
@@ -184,10 +197,9 @@ def import_object(path: str, trusted: bool = False, role: str | None = None) -> 
                 f"is a {type(obj).__name__} from {defined_in or 'elsewhere'}, not a class or function of those packages",
             )
         if role in ROLES:
-            base_module, base_name = ROLES[role]
-            base = getattr(importlib.import_module(base_module), base_name)
-            if not (inspect.isclass(obj) and issubclass(obj, base)):
-                raise ValueError(f"{role} must name a subclass of {base_module}.{base_name}, got {path!r}")
+            why = _role_error(role, obj)
+            if why is not None:
+                raise ValueError(f"{why}, got {path!r}")
     return obj
 
 
@@ -507,10 +519,9 @@ def check_kind(key: str, value: Any, trusted: bool = False, written: Any = None)
             f"instance); got {shown}"
         )
     if key in ROLES and not trusted and value is not None and not isinstance(value, (str, dict, list)):
-        base_module, base_name = ROLES[key]
-        base = getattr(importlib.import_module(base_module), base_name)
-        if not (inspect.isclass(value) and issubclass(value, base)):
-            raise ValueError(f"{key} must name a subclass of {base_module}.{base_name}, got {shown}{own}")
+        why = _role_error(key, value)
+        if why is not None:
+            raise ValueError(f"{why}, got {shown}{own}")
 
 
 def _resolve_value(value: Any, trusted: bool, role: str | None) -> Any:

@@ -389,6 +389,10 @@ def _missing_package_message(key: str, cls: Any, err: BaseException) -> str:
     )
 
 
+#: the ``env_kwargs`` entries of a game that are :func:`~sb3_fair.wrappers.make_multiagent_vec_env`'s, not the game's
+ADAPTER_KWARGS = ("black_death", "pad")
+
+
 def make_env(
     env_id: str,
     n_envs: int = 1,
@@ -406,8 +410,10 @@ def make_env(
     :param n_envs: envs side by side (games: instances side by side, each one slot per agent).
     :param seed: the first env's seed (Gymnasium ids; games are seeded by the algorithm's ``seed``).
     :param env_kwargs: the env's (game factory's) keyword arguments; a game's ``counterfactual_pair``
-        entry pairs it with its counterfactual twin.
-    :param env_wrapper: RL Zoo's ``env_wrapper`` entry (Gymnasium envs only).
+        entry pairs it with its counterfactual twin, and its ``black_death`` and ``pad`` entries go to
+        :func:`~sb3_fair.wrappers.make_multiagent_vec_env` (:data:`ADAPTER_KWARGS`).
+    :param env_wrapper: RL Zoo's ``env_wrapper`` entry: Gymnasium wrappers of each env, or, for a game, PettingZoo
+        parallel wrappers of each game instance (such as :class:`~sb3_fair.wrappers.ParallelDeclareStakeholders`).
     :param vec_env_wrapper: RL Zoo's ``vec_env_wrapper`` entry.
     :param monitor_fairness: wrap every env that honours the stakeholder contract in
         :class:`~sb3_fair.common.monitor.FairnessMonitor` (games: ``ParallelFairnessMonitor``), so
@@ -419,25 +425,26 @@ def make_env(
     if is_multiagent_env(env_id):
         from sb3_fair.wrappers import CounterfactualPair, make_multiagent_vec_env
 
-        if env_wrapper is not None:
-            raise ValueError(
-                f"env_wrapper applies to Gymnasium envs; {env_id!r} is a multi-agent game (use vec_env_wrapper)"
-            )
+        _check_wrapper_kinds(env_wrapper, env_id, game=True, trusted=trusted)
+        wrap_game = wrapper_chain(env_wrapper, trusted=trusted)
         pair = kwargs.pop(COUNTERFACTUAL_PAIR, None)
+        adapter = {k: kwargs.pop(k) for k in ADAPTER_KWARGS if k in kwargs}
         factory = MULTIAGENT_ENVS[env_id]
 
         def game() -> Any:
-            return factory(**kwargs)
+            built = factory(**kwargs)
+            return built if wrap_game is None else wrap_game(built)
 
-        game()  # a bad env_kwargs fails here, naming the argument, before any VecEnv exists
+        game()  # a bad env_kwargs or env_wrapper fails here, naming the argument, before any VecEnv exists
         if pair not in (None, False):
             mode = "flip" if pair is True else pair
             vec = make_multiagent_vec_env(
-                CounterfactualPair(game, mode=mode), n_instances=n_envs, monitor=monitor_fairness
+                CounterfactualPair(game, mode=mode), n_instances=n_envs, monitor=monitor_fairness, **adapter
             )
         else:
-            vec = make_multiagent_vec_env(game, n_instances=n_envs, monitor=monitor_fairness)
+            vec = make_multiagent_vec_env(game, n_instances=n_envs, monitor=monitor_fairness, **adapter)
     else:
+        _check_wrapper_kinds(env_wrapper, env_id, game=False, trusted=trusted)
         wrap = wrapper_chain(env_wrapper, trusted=trusted)
         if monitor_fairness:
             wrap = _with_fairness_monitor(wrap)
@@ -448,6 +455,29 @@ def make_env(
         if not isinstance(vec, (VecEnv, VecEnvWrapper)):
             raise ValueError(f"vec_env_wrapper must return a VecEnv, got {type(vec).__name__}")
     return vec
+
+
+def _check_wrapper_kinds(spec: Any, env_id: str, game: bool, trusted: bool) -> None:
+    """Refuse an ``env_wrapper`` class of the other kind: a Gymnasium wrapper for a game, a PettingZoo one for a
+    Gymnasium env (a function, which a trusted config may name, is called as it is)."""
+    if spec is None:
+        return
+    from pettingzoo.utils.wrappers import BaseParallelWrapper
+
+    from sb3_fair.common.hyperparams import zoo_spec_objects
+
+    want, other = (BaseParallelWrapper, gym.Wrapper) if game else (gym.Wrapper, BaseParallelWrapper)
+    for path, obj, _ in zoo_spec_objects(spec, "env_wrapper", trusted=trusted):
+        if isinstance(obj, type) and issubclass(obj, other):
+            kind = (
+                "a multi-agent game, whose env_wrapper entries are PettingZoo parallel wrappers"
+                if game
+                else ("a Gymnasium env, whose env_wrapper entries are Gymnasium wrappers")
+            )
+            raise ValueError(
+                f"env_wrapper: {path!r} is a {other.__module__}.{other.__name__}, but {env_id!r} is {kind} "
+                f"(subclasses of {want.__module__}.{want.__name__})"
+            )
 
 
 def _with_fairness_monitor(inner: Callable[[Any], Any] | None) -> Callable[[Any], Any]:

@@ -22,7 +22,16 @@ from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper, VecMonitor
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvObs, VecEnvStepReturn
 
 from sb3_fair.common.monitor import ParallelFairnessMonitor
-from sb3_fair.common.protocol import ACTIVE, BENEFITS, TWIN, get_group_info, is_stakeholders_supported
+from sb3_fair.common.protocol import (
+    ACTIVE,
+    BENEFITS,
+    COST,
+    LONG_TERM_FAIRNESS,
+    SHORT_TERM_FAIRNESS,
+    TWIN,
+    get_group_info,
+    is_stakeholders_supported,
+)
 from sb3_fair.common.stakeholders import Stakeholders
 
 #: a PettingZoo parallel game, or a function building one
@@ -85,6 +94,8 @@ class PettingZooVecEnv(VecEnv):
             if not isinstance(value, (bool, np.bool_)):
                 raise ValueError(f"{name} must be True or False, got {value!r}")
         par = _build(env)
+        if not hasattr(par.unwrapped, "render_mode"):  # SuperSuit reads it; PettingZoo's API lets a game leave it out
+            par.unwrapped.render_mode = None
         self.agent_names = list(par.possible_agents)
         self.agents_per_instance = len(self.agent_names)
         self.n_instances = int(n_instances)
@@ -244,6 +255,11 @@ def make_multiagent_vec_env(
     return VecMonitor(vec) if monitor else vec
 
 
+#: the info entries of a game's step that are the same for every agent (a game's benefits vector, the fairness signals
+#: and the cost of :class:`~sb3_fair.wrappers.ParallelFairnessSignals`): :class:`BlackDeath` gives them to absent agents
+GAME_KEYS = (BENEFITS, SHORT_TERM_FAIRNESS, LONG_TERM_FAIRNESS, COST)
+
+
 def _same(spaces_: list[spaces.Space]) -> bool:
     return all(space == spaces_[0] for space in spaces_)
 
@@ -283,7 +299,8 @@ class BlackDeath(BaseParallelWrapper):
     """Keep every agent of a PettingZoo parallel game in every step of an episode, as one VecEnv slot per agent needs.
 
     An agent that has died (or not yet joined) gets a zero observation, reward 0, no termination and an info with
-    the step's ``info["benefits"]`` (its own entry 0, since the game gives it nothing) and ``"active": False``
+    the step's entries that describe the whole game (:data:`GAME_KEYS`: ``info["benefits"]``, its own entry 0 since
+    the game gives it nothing, and the fairness signals and cost of ``ParallelFairnessSignals``) and ``"active": False``
     (:data:`~sb3_fair.common.protocol.ACTIVE`); its action is not passed to the game. The episode ends for every
     agent at the step after which the game has no agent left: truncated if any agent of that step was truncated,
     else terminated. (SuperSuit's ``black_death_v3`` ends it only a step later, stepping the finished game once
@@ -308,9 +325,10 @@ class BlackDeath(BaseParallelWrapper):
         }
 
     def _absent(self, info: dict[str, Any] | None) -> dict[str, Any]:
-        out = {ACTIVE: False}
-        if info is not None and BENEFITS in info:
-            out[BENEFITS] = info[BENEFITS]
+        """An absent agent's info: the game's entries of the step (the same for every agent), marked inactive."""
+        out: dict[str, Any] = {ACTIVE: False}
+        if info is not None:
+            out.update({k: info[k] for k in GAME_KEYS if k in info})
         return out
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict, dict]:
