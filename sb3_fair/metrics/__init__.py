@@ -16,11 +16,11 @@ Conventions
   By default group ``1`` is the *protected* group and ``0`` the unprotected one.
 * ``factors`` is an int array of the same length: each stakeholder's legitimate factor
   (the stratum of conditional statistical parity).
-
 * **One sign for every signed group gap**: positive when the protected group is ahead
   (:func:`demographic_parity`, :func:`demographic_parity_norm`, :func:`conditional_statistical_parity`
   and its ``_norm`` form, :func:`counterfactual_gap` and its ``_norm`` form). fair-PPO's Table 1
   prints the normalised forms with the opposite sign; they keep its magnitude.
+
 Domains and edge cases (the same rules for every function)
 -----------------------------------------------------------
 * **Non-finite input is an error.** NaN or ±inf anywhere in an input raises ``ValueError`` naming
@@ -80,14 +80,14 @@ from sb3_fair.metrics.env_gaps import (
 )
 from sb3_fair.metrics.group import (
     conditional_statistical_parity,
-    counterfactual_fairness,
     conditional_statistical_parity_norm,
-    demographic_parity,
+    counterfactual_fairness,
     counterfactual_gap,
     counterfactual_gap_norm,
     counterfactual_pairs,
-    demographic_parity_pairwise,
+    demographic_parity,
     demographic_parity_norm,
+    demographic_parity_pairwise,
     group_contrasts,
     group_means,
     normalized_counterfactual_fairness,
@@ -124,19 +124,19 @@ __all__ = [
     "capture_success",
     "check_benefit_gap",
     "conditional_statistical_parity",
+    "conditional_statistical_parity_norm",
     "count_vector_distance",
     "counterfactual_fairness",
-    "demographic_parity",
-    "demographic_parity_pairwise",
-    "egalitarian",
-    "conditional_statistical_parity_norm",
-    "equal_opportunity_gap",
-    "fairness_score",
     "counterfactual_gap",
     "counterfactual_gap_norm",
     "counterfactual_pairs",
-    "generalized_gini",
+    "demographic_parity",
     "demographic_parity_norm",
+    "demographic_parity_pairwise",
+    "egalitarian",
+    "equal_opportunity_gap",
+    "fairness_score",
+    "generalized_gini",
     "gini",
     "group_contrasts",
     "group_means",
