@@ -354,3 +354,28 @@ def test_every_long_term_method_sees_the_derived_gap_on_a_foreign_game(game_name
     np.testing.assert_array_equal(np.asarray(model.rollout_buffer.short_term).reshape(n, steps).T, short)
     long = np.array([[i["long_term_fairness"] for i in row] for row in last])
     np.testing.assert_array_equal(np.asarray(model.rollout_buffer.long_term).reshape(n, steps).T, long)
+
+
+class NoRendering(gym.Env):
+    metadata = {"render_modes": []}
+    observation_space = gym.spaces.Box(0, 1, (1,))
+    action_space = gym.spaces.Discrete(2)
+
+    def __init__(self, render_mode=None):
+        self.render_mode = render_mode
+
+    def reset(self, *, seed=None, options=None):
+        return np.zeros(1, dtype=np.float32), {}
+
+    def step(self, action):
+        return np.zeros(1, dtype=np.float32), 0.0, True, False, {}
+
+
+def test_configs_do_not_ask_an_env_for_a_render_mode_it_lacks(recwarn):
+    from sb3_fair.experiment.registry import make_env
+
+    gym.register("ThirdParty/NoRendering-v0", entry_point=NoRendering)
+    vec = make_env("ThirdParty/NoRendering-v0", n_envs=1)
+    assert vec.envs[0].unwrapped.render_mode is None
+    assert not [w for w in recwarn if "render_mode" in str(w.message)]
+    assert make_env("CartPole-v1").envs[0].unwrapped.render_mode == "rgb_array"  # SB3's default where it renders
