@@ -707,7 +707,7 @@ GOLDEN: dict[str, str] = {
     'functions:memory': '7017c84304f1acdf2659e4c4262e35389bae976c28ad6b1b3117902f8cb0a5af',
     'functions:reward': 'eee921d51c70a1d024eb93cd6b28c4da5939a85c275e4f513c70e39dd77cf261',
     'functions:metrics': '43788196cd4f3ca5894e3c2e961577f556d5b46bb37aa7f670fb703335694751',
-    'functions:protocol': '869e3f085e83e7019e721852ecd4520d19443306b5dc2606d9ef6a68b360faca',
+    'functions:protocol': 'a74bfb273043a9500efcd9c8dc7472c451ac826c8a574c2b302b593dbd20411b',
 }
 
 if __name__ == "__main__":
