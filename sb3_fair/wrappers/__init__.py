@@ -1,18 +1,22 @@
-"""Gymnasium wrappers (fairness monitor, memory augmentation, fairness-scheme rewards) and the
-multi-agent adapters (PettingZoo -> SB3 VecEnv, counterfactual twin pair)."""
+"""Gymnasium wrappers (stakeholder declaration, fairness monitor, memory augmentation, fairness-scheme rewards, derived
+fairness signals) and the multi-agent adapters (PettingZoo -> SB3 VecEnv, black death, counterfactual twin pair)."""
 
 from sb3_fair.common.monitor import FairnessMonitor, ParallelFairnessMonitor
 from sb3_fair.wrappers.fairness_reward import FairnessReward
 from sb3_fair.wrappers.fairness_signals import FairnessSignals, ParallelFairnessSignals
 from sb3_fair.wrappers.memory_augmentation import MemoryAugmentation
-from sb3_fair.wrappers.multiagent import CounterfactualPair, PettingZooVecEnv, make_multiagent_vec_env
+from sb3_fair.wrappers.multiagent import BlackDeath, CounterfactualPair, PettingZooVecEnv, make_multiagent_vec_env
+from sb3_fair.wrappers.stakeholders import DeclareStakeholders, ParallelDeclareStakeholders
 
 __all__ = [
+    "BlackDeath",
     "CounterfactualPair",
+    "DeclareStakeholders",
     "FairnessMonitor",
     "FairnessReward",
     "FairnessSignals",
     "MemoryAugmentation",
+    "ParallelDeclareStakeholders",
     "ParallelFairnessMonitor",
     "ParallelFairnessSignals",
     "PettingZooVecEnv",
