@@ -13,6 +13,7 @@ twin (:class:`~sb3_fair.wrappers.CounterfactualPair`) for FairPPO's CF penalty.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from typing import Any
@@ -448,9 +449,7 @@ def make_env(
         wrap = wrapper_chain(env_wrapper, trusted=trusted)
         if monitor_fairness:
             wrap = _with_fairness_monitor(wrap)
-        vec = make_vec_env(
-            env_id, n_envs=n_envs, seed=seed, env_kwargs=_render_mode(env_id, kwargs), wrapper_class=wrap
-        )
+        vec = make_vec_env(_env_maker(env_id, kwargs), n_envs=n_envs, seed=seed, env_kwargs=kwargs, wrapper_class=wrap)
     vec_wrap = wrapper_chain(vec_env_wrapper, "vec_env_wrapper", trusted=trusted)
     if vec_wrap is not None:
         vec = vec_wrap(vec)
@@ -459,24 +458,25 @@ def make_env(
     return vec
 
 
-def _render_mode(env_id: str, kwargs: dict[str, Any]) -> dict[str, Any]:
-    """``kwargs``, with ``render_mode=None`` where the env's class says it cannot render ``"rgb_array"``: SB3's
-    ``make_vec_env`` asks every id for ``render_mode="rgb_array"`` unless told otherwise, and Gymnasium warns for an
-    env whose ``metadata["render_modes"]`` lacks it. An env whose class cannot be told (a factory function) is left to
-    SB3's default."""
+def _env_maker(env_id: str, kwargs: dict[str, Any]) -> str | Callable[..., Any]:
+    """What :func:`make_vec_env` makes the envs from: ``env_id`` itself, or ``gym.make`` of it where the env's class
+    says it cannot render ``"rgb_array"``. SB3's ``make_vec_env`` asks an id for ``render_mode="rgb_array"`` unless
+    told otherwise (dropping it only for an env that takes no ``render_mode``), and Gymnasium warns for an env whose
+    ``metadata["render_modes"]`` lacks it; ``gym.make`` is asked for no render mode. An env whose class cannot be told
+    (a factory function) keeps SB3's default."""
     if "render_mode" in kwargs:
-        return kwargs
+        return env_id
     from gymnasium.envs.registration import load_env_creator
 
     try:
         entry = gym.spec(env_id).entry_point
         creator = load_env_creator(entry) if isinstance(entry, str) else entry
     except Exception:  # noqa: BLE001 - an id gym cannot resolve: make_vec_env says why
-        return kwargs
+        return env_id
     modes = getattr(creator, "metadata", {}).get("render_modes") if isinstance(creator, type) else None
     if modes is not None and "rgb_array" not in modes:
-        return {**kwargs, "render_mode": None}
-    return kwargs
+        return functools.partial(gym.make, env_id)
+    return env_id
 
 
 def _check_wrapper_kinds(spec: Any, env_id: str, game: bool, trusted: bool) -> None:
