@@ -95,6 +95,15 @@ def test_the_declaration_survives_every_copy():
     assert [get_stakeholders(g).groups.tolist() for g in vec.unwrapped.par_envs] == [[1, 1, 0, 0]] * 3
 
 
+def test_stakeholders_set_on_an_ezpickle_game_are_lost_in_the_copies_and_said_so():
+    """The issue's first report: the attribute set on mpe2's bare game (EzPickle) is dropped by SuperSuit's copy; the error names the
+    wrapper that keeps it."""
+    game = simple_spread_v3.parallel_env(N=4)
+    game.unwrapped.stakeholders = Stakeholders(names=tuple(game.possible_agents), groups=np.array([1, 1, 0, 0]))
+    with pytest.raises(ValueError, match=r"stakeholders were lost when SuperSuit copied it.*ParallelDeclareStakeholders"):
+        make_multiagent_vec_env(game, n_instances=2)
+
+
 def test_subprocess_vec_env_finds_the_declaration():
     vec = make_vec_env(fishwood, n_envs=2, vec_env_cls=SubprocVecEnv, vec_env_kwargs={"start_method": "spawn"})
     try:

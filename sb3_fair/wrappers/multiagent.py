@@ -29,6 +29,7 @@ from sb3_fair.common.protocol import (
     LONG_TERM_FAIRNESS,
     SHORT_TERM_FAIRNESS,
     TWIN,
+    env_name,
     get_group_info,
     is_stakeholders_supported,
 )
@@ -104,7 +105,16 @@ class PettingZooVecEnv(VecEnv):
         if self.black_death:
             par = BlackDeath(par)
         markov = ss.pettingzoo_env_to_vec_env_v1(par)
+        declared = is_stakeholders_supported(par)
         self.venv = ss.concat_vec_envs_v1(markov, self.n_instances, num_cpus=0, base_class="gymnasium")
+        if declared and not all(is_stakeholders_supported(g) for g in self.par_envs):
+            raise ValueError(
+                f"env: the game's stakeholders were lost when SuperSuit copied it for the VecEnv (with cloudpickle: "
+                f"{env_name(par)} rebuilds itself from its constructor arguments, as PettingZoo's EzPickle games do, "
+                "which drops an attribute set on it afterwards): declare them with "
+                "sb3_fair.wrappers.ParallelDeclareStakeholders(game, stakeholders=...), which holds them, or make "
+                "`stakeholders` part of the game's class"
+            )
         #: the game instance of each slot
         self.slot_instance = np.repeat(np.arange(self.n_instances), self.agents_per_instance)
         self.render_mode = getattr(par, "render_mode", None)
