@@ -277,3 +277,15 @@ def test_sweep_runs_a_users_env_in_its_ray_trials(env, extra, folder, tmp_path) 
                "--eval-episodes", "1", "--storage", "sweeps", "--name", "mine", "--max-concurrent", "2", "--quiet")
     assert out.returncode == 0, (out.stdout[-2000:], out.stderr[-3000:])
     assert "2 of 2 trials finished" in out.stdout, out.stdout[-2000:]
+
+
+def test_a_module_factory_of_an_allowed_module_is_not_called_without_the_opt_in(tmp_path):
+    """A ``module:factory`` names a callable: without --trust-config only a PettingZoo game class of the allow-list is
+    built. SB3's zip loader, which an allowed module imports and which unpickles what a zip holds, is never called."""
+    from sb3_fair.experiment.registry import check_env_id
+
+    with pytest.raises(ValueError, match=r"would call stable_baselines3.common.base_class.load_from_zip_file.*trust"):
+        check_env_id("stable_baselines3.common.base_class:load_from_zip_file")
+    with pytest.raises(ValueError, match="not a PettingZoo game class"):
+        check_env_id("sb3_fair.envs:make_donut_allocation")
+    assert check_env_id("sb3_fair.envs:DisparityGame") == "sb3_fair.envs:DisparityGame"  # a game class of sb3-fair

@@ -283,6 +283,15 @@ def _resolve_module_env(env_id: str, trusted: bool) -> str:
             f"{module}:my/{name}-v0"
         )
     if callable(obj):
+        if not trusted and not _is_allowed_game_class(obj):
+            from sb3_fair.common.hyperparams import ALLOWED_PACKAGES, TRUST_HINT
+
+            # calling a function is running code: without the opt-in only a game class of the allow-list is built
+            # (a function an allowed module merely imports, such as SB3's zip loader, is never called)
+            raise ValueError(
+                f"env {env_id!r} would call {module}.{name}, which is not a PettingZoo game class of sb3-fair's "
+                "allow-list; " + TRUST_HINT.format(packages=", ".join(ALLOWED_PACKAGES))
+            )
         MULTIAGENT_ENVS[env_id] = _user_game(env_id, obj)
         return env_id
     registered = _module_envs(module)
@@ -296,6 +305,19 @@ def _resolve_module_env(env_id: str, trusted: bool) -> str:
         f"env {env_id!r}: the module {module!r} was imported, but {name!r} is neither a Gymnasium id nor a "
         f"multi-agent game registered by it, nor a function of it that makes a PettingZoo game{hint}"
     )
+
+
+def _is_allowed_game_class(obj: Any) -> bool:
+    """Whether ``obj`` is a PettingZoo ``ParallelEnv`` class defined in a module of the allow-list (and not of
+    :data:`~sb3_fair.common.hyperparams.DENIED_MODULES`): the only ``module:factory`` built without ``trusted``."""
+    import inspect
+
+    from pettingzoo import ParallelEnv
+
+    from sb3_fair.common.hyperparams import is_allowed_module
+
+    where = getattr(obj, "__module__", "") or ""
+    return inspect.isclass(obj) and issubclass(obj, ParallelEnv) and is_allowed_module(where)
 
 
 def check_env_id(env_id: str, trusted: bool = False) -> str:
