@@ -18,6 +18,8 @@ from stable_baselines3.common.env_util import make_vec_env
 from stable_baselines3.common.logger import configure
 from stable_baselines3.common.vec_env import SubprocVecEnv
 
+from pettingzoo import ParallelEnv
+
 from sb3_fair import CPO, FairDQN, FairPPO, Stakeholders
 from sb3_fair.common.callbacks import FairnessCallback
 from sb3_fair.common.evaluation import evaluate_fairness
@@ -196,6 +198,50 @@ def test_black_death_keeps_every_slot_and_zero_benefits_after_death():
         summary = next((i["fairness"] for i in infos.values() if "fairness" in i), summary)
     assert dead_seen and summary is not None
     np.testing.assert_allclose(summary["returns"], returns)
+
+
+class Leaving(ParallelEnv):
+    """Four agents whose observation is the step count; agent a0 leaves at step 2, the episode ends after 5."""
+
+    metadata = {"name": "leaving"}
+    possible_agents = ["a0", "a1", "a2", "a3"]
+    stakeholders = Stakeholders(names=("a0", "a1", "a2", "a3"), groups=np.array([1, 1, 0, 0]))
+
+    def observation_space(self, agent):
+        return gym.spaces.Box(-10, 10, (1,))
+
+    def action_space(self, agent):
+        return gym.spaces.Discrete(2)
+
+    def reset(self, seed=None, options=None):
+        self.t, self.agents = 0, list(self.possible_agents)
+        return {a: np.array([0.0], np.float32) for a in self.agents}, {a: {} for a in self.agents}
+
+    def step(self, actions):
+        assert set(actions) == set(self.agents)
+        self.t += 1
+        here = list(self.agents)
+        obs = {a: np.array([float(self.t)], np.float32) for a in here}
+        benefits = np.array([1.0 if a in here else 0.0 for a in self.possible_agents])
+        infos = {a: {"benefits": benefits} for a in here}
+        terms = {a: a == "a0" and self.t == 2 for a in here}
+        truncs = {a: self.t == 5 for a in here}
+        self.agents = [a for a in here if not (terms[a] or truncs[a])]
+        return obs, {a: 1.0 for a in here}, terms, truncs, infos
+
+
+def test_an_agent_is_absent_from_the_step_it_leaves():
+    """The review's case: at the step a0 leaves, the next observation is already an absent one (zero, inactive) while
+    its reward of that step is the game's; at the game's last step every observation is the game's."""
+    game = BlackDeath(Leaving())
+    game.reset(seed=0)
+    seen = []
+    while game.agents:
+        obs, rewards, terms, truncs, infos = game.step({a: 0 for a in game.agents})
+        seen.append((float(obs["a0"][0]), rewards["a0"], infos["a0"]["active"], terms["a0"], truncs["a0"]))
+    assert seen == [(1.0, 1.0, True, False, False), (0.0, 1.0, False, False, False), (0.0, 0.0, False, False, False),
+                    (0.0, 0.0, False, False, False), (0.0, 0.0, False, False, True)]
+    assert float(obs["a1"][0]) == 5.0 and infos["a1"]["active"]  # the terminal observation a time limit bootstraps from
 
 
 def test_fair_ppo_trains_on_knights_archers_zombies_with_black_death(tmp_path):

@@ -92,8 +92,8 @@ FAIRNESS = "fairness"
 FAIRNESS_TERMS = "fairness_terms"
 #: the memory after this step (``MemoryAugmentation``)
 MEMORY = "memory"
-#: ``False`` in the info of an agent that is not in the game at this step (dead, or not yet joined), written by
-#: :class:`~sb3_fair.wrappers.BlackDeath`; absent (or ``True``) for an agent that is
+#: ``False`` in the info of an agent that is not in the game at the observation this step returns (it has left, or
+#: not yet joined), written by :class:`~sb3_fair.wrappers.BlackDeath`; absent (or ``True``) for an agent that is
 ACTIVE = "active"
 
 # ---------------------------------------------------------------------------------------- env methods

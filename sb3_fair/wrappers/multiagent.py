@@ -308,10 +308,12 @@ def _homogenized(par: ParallelEnv, pad: bool) -> ParallelEnv:
 class BlackDeath(BaseParallelWrapper):
     """Keep every agent of a PettingZoo parallel game in every step of an episode, as one VecEnv slot per agent needs.
 
-    An agent that has died (or not yet joined) gets a zero observation, reward 0, no termination and an info with
+    From the step at which it leaves the game (dies) until the episode ends, and until it joins, an agent gets a
+    zero observation, reward 0 (its reward of the step it leaves is the game's), no termination and an info with
     the step's entries that describe the whole game (:data:`GAME_KEYS`: ``info["benefits"]``, its own entry 0 since
     the game gives it nothing, and the fairness signals and cost of ``ParallelFairnessSignals``) and ``"active": False``
-    (:data:`~sb3_fair.common.protocol.ACTIVE`); its action is not passed to the game. The episode ends for every
+    (:data:`~sb3_fair.common.protocol.ACTIVE`: whether the agent is in the game at the observation the step
+    returns); its action is not passed to the game. The episode ends for every
     agent at the step after which the game has no agent left: truncated if any agent of that step was truncated,
     else terminated. (SuperSuit's ``black_death_v3`` ends it only a step later, stepping the finished game once
     more; this wrapper is used instead.) Observation spaces must be ``Box``.
@@ -356,9 +358,16 @@ class BlackDeath(BaseParallelWrapper):
         some = next(iter(infos.values()), None)
         done = not self.env.agents
         truncated = done and any(bool(v) for v in truncs.values())
-        out_obs = {a: obs[a] if a in obs else self._zeros[a] for a in self.possible_agents}
+        # an agent that left at this step while the game goes on is absent from the next observation on: a zero
+        # observation (its value is that of an agent that receives nothing more) and "active": False; at the game's
+        # last step every agent's observation is the game's (the terminal observation a time limit bootstraps from)
+        present = set(self.env.agents)
+        out_obs = {a: obs[a] if a in obs and (done or a in present) else self._zeros[a] for a in self.possible_agents}
         out_rewards = {a: rewards.get(a, 0.0) for a in self.possible_agents}
-        out_infos = {a: infos[a] if a in infos else self._absent(some) for a in self.possible_agents}
+        out_infos = {
+            a: {**infos[a], ACTIVE: done or a in present} if a in infos else self._absent(some)
+            for a in self.possible_agents
+        }
         out_terms = {a: done and not truncated for a in self.possible_agents}
         out_truncs = {a: truncated for a in self.possible_agents}
         if done:
