@@ -434,3 +434,30 @@ def test_configs_do_not_ask_an_env_for_a_render_mode_it_lacks(recwarn):
     assert vec.envs[0].unwrapped.render_mode is None
     assert not [w for w in recwarn if "render_mode" in str(w.message)]
     assert make_env("CartPole-v1").envs[0].unwrapped.render_mode == "rgb_array"  # SB3's default where it renders
+
+
+def test_the_monitor_never_hides_the_envs_own_stakeholders():
+    """Review finding: FairnessMonitor's copy of the stakeholders shadowed the env's own through get_env_attr; an env
+    that redraws them at reset is now seen, and monitored, with the new episode's."""
+
+    class Redraw(gym.Env):
+        observation_space = gym.spaces.Box(0, 1, (1,))
+        action_space = gym.spaces.Discrete(2)
+
+        def reset(self, *, seed=None, options=None):
+            super().reset(seed=seed)
+            self.stakeholders = Stakeholders(names=("a", "b"), groups=self.np_random.permutation([0, 1]))
+            return np.zeros(1, np.float32), {}
+
+        def step(self, action):
+            return np.zeros(1, np.float32), 0.0, True, False, {"benefits": np.array([1.0, 0.0])}
+
+    bare = Redraw()
+    bare.reset(seed=0)
+    monitor = FairnessMonitor(bare)
+    for seed in range(4):
+        monitor.reset(seed=seed)
+        assert get_stakeholders(monitor) is bare.stakeholders
+        info = monitor.step(0)[4]
+        expected = 1.0 if bare.stakeholders.groups[0] == 1 else -1.0  # stakeholder 'a' got 1, 'b' nothing
+        assert info["fairness"]["dp"] == expected

@@ -79,7 +79,9 @@ class FairnessMonitor(gym.Wrapper, gym.utils.RecordConstructorArgs):
     def __init__(self, env: gym.Env, metrics: Sequence[str] | dict[str, MetricFn] | None = None) -> None:
         gym.utils.RecordConstructorArgs.__init__(self, metrics=metrics)
         gym.Wrapper.__init__(self, env)
-        self.stakeholders = get_stakeholders(env)
+        # kept under a private name: `stakeholders` is the env's, found through this wrapper (get_env_attr), so that an
+        # env whose stakeholders change between episodes is never seen through a stale copy
+        self._stakeholders = get_stakeholders(env)
         extra = dict(metrics) if isinstance(metrics, dict) else {}
         if metrics is None:
             names: Iterable[str] = FIGURE_NAMES
@@ -96,23 +98,25 @@ class FairnessMonitor(gym.Wrapper, gym.utils.RecordConstructorArgs):
             if not callable(fn):
                 raise ValueError(f"metrics[{name!r}] must be callable (returns, stakeholders) -> float")
         self.metric_fns: dict[str, MetricFn] = extra
-        self._returns = np.zeros(self.stakeholders.n)
+        self._returns = np.zeros(self._stakeholders.n)
         self._domain_warnings = _DomainWarnings()
 
     def reset(self, **kwargs: Any) -> tuple[Any, dict]:
-        self._returns = np.zeros(self.stakeholders.n)
-        return self.env.reset(**kwargs)
+        out = self.env.reset(**kwargs)
+        self._stakeholders = get_stakeholders(self.env)  # the new episode's (an env may redraw its groups)
+        self._returns = np.zeros(self._stakeholders.n)
+        return out
 
     def step(self, action: Any) -> tuple[Any, SupportsFloat, bool, bool, dict[str, Any]]:
         obs, reward, terminated, truncated, info = self.env.step(action)
-        self._returns = self._returns + get_benefits(info, self.stakeholders, self.env)
+        self._returns = self._returns + get_benefits(info, self._stakeholders, self.env)
         if terminated or truncated:
             info[FAIRNESS] = self.summary(self._returns)
         return obs, reward, terminated, truncated, info
 
     def summary(self, returns: np.ndarray) -> dict[str, Any]:
         """The fairness figures of one episode's per-stakeholder returns (and ``returns`` itself)."""
-        sh = self.stakeholders
+        sh = self._stakeholders
         out: dict[str, Any] = {"returns": returns.copy()}
         out.update(
             episode_figures(
