@@ -367,17 +367,25 @@ def check_env_id(env_id: str, trusted: bool = False) -> str:
     )
 
 
-def wrapper_chain(spec: Any, key: str = "env_wrapper", trusted: bool = False) -> Callable[[Any], Any] | None:
+def wrapper_chain(
+    spec: Any, key: str = "env_wrapper", trusted: bool = False, game_of: tuple[str, bool] | None = None
+) -> Callable[[Any], Any] | None:
     """RL Zoo's ``env_wrapper`` / ``vec_env_wrapper`` entry as one callable that applies the wrappers in order.
 
     :param spec: a dotted path, ``{path: kwargs}``, or a list of either (RL Zoo's format).
     :param key: the entry's key (``env_wrapper`` or ``vec_env_wrapper``), for messages and the allow-list's role check.
     :param trusted: let the paths name classes outside the allow-list (see
         :func:`~sb3_fair.common.hyperparams.import_object`).
+    :param game_of: ``(env_id, is_game)`` of the env an ``env_wrapper`` wraps: a wrapper class of the other kind
+        (:func:`_check_wrapper_kind`) is refused.
     """
     if spec is None:
         return None
-    chain = [(cls, kwargs) for _, cls, kwargs in zoo_spec_objects(spec, key, trusted=trusted)]
+    objects = zoo_spec_objects(spec, key, trusted=trusted)
+    if game_of is not None:
+        for path, obj, _ in objects:
+            _check_wrapper_kind(path, obj, *game_of)
+    chain = [(cls, kwargs) for _, cls, kwargs in objects]
 
     def wrap(env: Any) -> Any:
         for cls, kwargs in chain:
@@ -448,8 +456,7 @@ def make_env(
     if is_multiagent_env(env_id):
         from sb3_fair.wrappers import CounterfactualPair, make_multiagent_vec_env
 
-        _check_wrapper_kinds(env_wrapper, env_id, game=True, trusted=trusted)
-        wrap_game = wrapper_chain(env_wrapper, trusted=trusted)
+        wrap_game = wrapper_chain(env_wrapper, trusted=trusted, game_of=(env_id, True))
         pair = kwargs.pop(COUNTERFACTUAL_PAIR, None)
         adapter = {k: kwargs.pop(k) for k in ADAPTER_KWARGS if k in kwargs}
         factory = MULTIAGENT_ENVS[env_id]
@@ -467,8 +474,7 @@ def make_env(
         else:
             vec = make_multiagent_vec_env(game, n_instances=n_envs, monitor=monitor_fairness, **adapter)
     else:
-        _check_wrapper_kinds(env_wrapper, env_id, game=False, trusted=trusted)
-        wrap = wrapper_chain(env_wrapper, trusted=trusted)
+        wrap = wrapper_chain(env_wrapper, trusted=trusted, game_of=(env_id, False))
         if monitor_fairness:
             wrap = _with_fairness_monitor(wrap)
         vec = make_vec_env(_env_maker(env_id, kwargs), n_envs=n_envs, seed=seed, env_kwargs=kwargs, wrapper_class=wrap)
@@ -488,40 +494,31 @@ def _env_maker(env_id: str, kwargs: dict[str, Any]) -> str | Callable[..., Any]:
     (a factory function) keeps SB3's default."""
     if "render_mode" in kwargs:
         return env_id
-    from gymnasium.envs.registration import load_env_creator
+    from sb3_fair.common.validation import env_class
 
-    try:
-        entry = gym.spec(env_id).entry_point
-        creator = load_env_creator(entry) if isinstance(entry, str) else entry
-    except Exception:  # noqa: BLE001 - an id gym cannot resolve: make_vec_env says why
-        return env_id
-    modes = getattr(creator, "metadata", {}).get("render_modes") if isinstance(creator, type) else None
+    cls = env_class(env_id)  # None for an id gym cannot resolve (make_vec_env says why) or a factory it cannot tell
+    modes = getattr(cls, "metadata", {}).get("render_modes") if cls is not None else None
     if modes is not None and "rgb_array" not in modes:
         return functools.partial(gym.make, env_id)
     return env_id
 
 
-def _check_wrapper_kinds(spec: Any, env_id: str, game: bool, trusted: bool) -> None:
+def _check_wrapper_kind(path: Any, obj: Any, env_id: str, game: bool) -> None:
     """Refuse an ``env_wrapper`` class of the other kind: a Gymnasium wrapper for a game, a PettingZoo one for a
     Gymnasium env (a function, which a trusted config may name, is called as it is)."""
-    if spec is None:
-        return
     from pettingzoo.utils.wrappers import BaseParallelWrapper
 
-    from sb3_fair.common.hyperparams import zoo_spec_objects
-
     want, other = (BaseParallelWrapper, gym.Wrapper) if game else (gym.Wrapper, BaseParallelWrapper)
-    for path, obj, _ in zoo_spec_objects(spec, "env_wrapper", trusted=trusted):
-        if isinstance(obj, type) and issubclass(obj, other):
-            kind = (
-                "a multi-agent game, whose env_wrapper entries are PettingZoo parallel wrappers"
-                if game
-                else ("a Gymnasium env, whose env_wrapper entries are Gymnasium wrappers")
-            )
-            raise ValueError(
-                f"env_wrapper: {path!r} is a {other.__module__}.{other.__name__}, but {env_id!r} is {kind} "
-                f"(subclasses of {want.__module__}.{want.__name__})"
-            )
+    if isinstance(obj, type) and issubclass(obj, other):
+        kind = (
+            "a multi-agent game, whose env_wrapper entries are PettingZoo parallel wrappers"
+            if game
+            else "a Gymnasium env, whose env_wrapper entries are Gymnasium wrappers"
+        )
+        raise ValueError(
+            f"env_wrapper: {path!r} is a {other.__module__}.{other.__name__}, but {env_id!r} is {kind} "
+            f"(subclasses of {want.__module__}.{want.__name__})"
+        )
 
 
 def _with_fairness_monitor(inner: Callable[[Any], Any] | None) -> Callable[[Any], Any]:
