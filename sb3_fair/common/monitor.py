@@ -16,7 +16,14 @@ from pettingzoo import ParallelEnv
 from pettingzoo.utils.wrappers import BaseParallelWrapper
 
 from sb3_fair.common.figure_table import FIGURE_NAMES, check_figure_names, episode_figures
-from sb3_fair.common.protocol import FAIRNESS, get_benefits, get_group_info, get_stakeholders, is_group_info_supported
+from sb3_fair.common.protocol import (
+    FAIRNESS,
+    get_benefits,
+    get_game_stakeholders,
+    get_group_info,
+    get_stakeholders,
+    is_group_info_supported,
+)
 from sb3_fair.common.stakeholders import Stakeholders
 
 MetricFn = Callable[[np.ndarray, Stakeholders], float]
@@ -162,12 +169,7 @@ class ParallelFairnessMonitor(BaseParallelWrapper):
 
     def __init__(self, env: ParallelEnv, metrics: Sequence[str] | None = None, protected: int = 1) -> None:
         super().__init__(env)
-        sh = get_stakeholders(env)
-        if sh.n != len(env.possible_agents):
-            raise ValueError(
-                f"env: the game declares {sh.n} stakeholders for {len(env.possible_agents)} possible agents; "
-                "a parallel game's stakeholders are its agents, in possible_agents order"
-            )
+        sh = get_game_stakeholders(env)
         self.figure_names = check_figure_names(FIGURE_NAMES if metrics is None else metrics)
         self.protected = int(protected)
         self._n = sh.n

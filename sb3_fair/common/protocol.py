@@ -166,6 +166,21 @@ def get_stakeholders(env: gym.Env | VecEnv | Any) -> Stakeholders:
     return sh
 
 
+def get_game_stakeholders(game: Any) -> Stakeholders:
+    """The :class:`~sb3_fair.Stakeholders` of a PettingZoo parallel game, checked to be its agents (one per agent of
+    ``possible_agents``).
+
+    :raises ValueError: as :func:`get_stakeholders`, or when their number is not the game's number of agents.
+    """
+    sh = get_stakeholders(game)
+    if sh.n != len(game.possible_agents):
+        raise ValueError(
+            f"env: the game declares {sh.n} stakeholders for {len(game.possible_agents)} possible agents; "
+            "a parallel game's stakeholders are its agents, in possible_agents order"
+        )
+    return sh
+
+
 def env_name(env: Any) -> str:
     """The class name of the bare env behind ``env`` for a message: a wrapped env's ``unwrapped``, a VecEnv's first
     sub-env's (not ``DummyVecEnv``), a game's own."""
@@ -463,6 +478,7 @@ __all__ = [
     "get_fairness_signals",
     "get_fairness_terms",
     "get_fairqcm_spec",
+    "get_game_stakeholders",
     "get_group_info",
     "get_memory_key",
     "get_stakeholders",

@@ -26,6 +26,7 @@ from sb3_fair.common.protocol import (
     SHORT_TERM_FAIRNESS,
     env_name,
     get_benefits,
+    get_game_stakeholders,
     get_group_info,
     get_stakeholders,
     is_group_info_supported,
@@ -272,12 +273,7 @@ class ParallelFairnessSignals(BaseParallelWrapper):
             current = current.env
         _refuse_own_signals(env, layers, "ParallelFairnessSignals")
         super().__init__(env)
-        sh = get_stakeholders(env)
-        if sh.n != len(env.possible_agents):
-            raise ValueError(
-                f"env: the game declares {sh.n} stakeholders for {len(env.possible_agents)} possible agents; "
-                "a parallel game's stakeholders are its agents, in possible_agents order"
-            )
+        sh = get_game_stakeholders(env)
         self._signals = _Signals(sh.n, window, gap, long_term, cost)
         self.window, self.gap, self.long_term, self.cost = (
             self._signals.window,
