@@ -211,20 +211,20 @@ class GroupTracker(BaseCallback):
         if self._running is None:
             self._running = np.zeros(n_envs)
             self._active = _active(list(env.unwrapped.reset_infos), n_envs)
-            self._cur, self._by_stakeholders = self._declared(env, n_envs)
+            self._cur = np.zeros((3, n_envs), dtype=np.int64)
+            self._by_stakeholders = self._declared(env, n_envs)
             self._read(list(env.unwrapped.reset_infos), check=not self._by_stakeholders)
             if self._by_stakeholders:
                 self._check_groups()
 
-    def _declared(self, env: VecEnv, n_envs: int) -> tuple[np.ndarray, bool]:
-        """Each slot's group and factor as the games' ``stakeholders`` declare them (the values of a slot whose info
-        reports none), and whether they do; the twins (CF) come from the infos only."""
-        self._cur = np.zeros((3, n_envs), dtype=np.int64)
+    def _declared(self, env: VecEnv, n_envs: int) -> bool:
+        """Whether the games' ``stakeholders`` declare each slot's group and factor (the values of a slot whose info
+        reports none); if so they are read into the current values. The twins (CF) come from the infos only."""
         sh = get_stakeholders(env) if is_stakeholders_supported(env) else None
         if sh is None or sh.n != self.n_agents or self.metric == "cf":
-            return self._cur, False
+            return False
         self._redeclare(np.ones(n_envs, dtype=bool))
-        return self._cur, True
+        return True
 
     def _redeclare(self, dones: np.ndarray) -> None:
         """The groups and factors of the games that have just started a new episode (their slots ``dones``), from
