@@ -14,7 +14,7 @@ from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 
 import sb3_fair  # noqa: F401
 from sb3_fair import FairDDPG, FairTD3, Stakeholders
-from sb3_fair.common.fair_er.symmetry import AgentSymmetry
+from sb3_fair.common.symmetry import AgentSymmetry
 from sb3_fair.ddpg import FairEPolicy, equivariance_distance
 from sb3_fair.envs import PursuitEvasionEnv
 

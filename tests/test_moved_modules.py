@@ -44,3 +44,20 @@ def test_each_method_family_has_its_folder() -> None:
     assert fair_er.FairERMixin.__module__ == "sb3_fair.common.fair_er.regularizer"
     assert group_penalty.GroupPenaltyMixin.__module__ == "sb3_fair.common.group_penalty.mixin"
     assert long_term.lending_massaging_threshold.__module__ == "sb3_fair.common.long_term.advantages"
+
+
+def test_agent_symmetry_is_part_of_the_protocol_and_its_0_4_path_still_imports() -> None:
+    """0.5 moved ``AgentSymmetry`` from ``common/fair_er/`` to ``common/`` (an env describes its symmetry with it): 0.3.0's
+    path is its module again, 0.4's imports as it with a warning, and a pickle naming either finds the class."""
+    from sb3_fair.common.fair_er import AgentSymmetry as reexported
+    from sb3_fair.common.symmetry import AgentSymmetry
+
+    assert AgentSymmetry.__module__ == "sb3_fair.common.symmetry" and reexported is AgentSymmetry
+    assert "sb3_fair.common.symmetry" not in MOVED
+    sys.modules.pop("sb3_fair.common.fair_er.symmetry", None)
+    with pytest.warns(DeprecationWarning, match="in sb3-fair 0.5"):
+        assert importlib.import_module("sb3_fair.common.fair_er.symmetry").AgentSymmetry is AgentSymmetry
+    for module in ("sb3_fair.common.symmetry", "sb3_fair.common.fair_er.symmetry"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            assert pickle.loads(f"c{module}\nAgentSymmetry\n.".encode()) is AgentSymmetry

@@ -9,7 +9,7 @@ from gymnasium.utils.env_checker import check_env
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 import sb3_fair  # noqa: F401
-from sb3_fair.common.fair_er.symmetry import AgentSymmetry
+from sb3_fair.common.symmetry import AgentSymmetry
 from sb3_fair.envs import GreedyPursuitPolicy, PursuitEvasionEnv, SpeedCurriculum
 from sb3_fair.envs.pursuit import evader_heading, torus_delta
 

@@ -10,7 +10,7 @@ from gymnasium import spaces
 from stable_baselines3 import PPO
 
 from sb3_fair import FairPPO, FairTD3, Stakeholders
-from sb3_fair.common.fair_er.symmetry import AgentSymmetry
+from sb3_fair.common.symmetry import AgentSymmetry
 from sb3_fair.envs import DisparityGame
 from sb3_fair.wrappers import make_multiagent_vec_env
 

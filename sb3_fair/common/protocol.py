@@ -18,7 +18,7 @@ counterfactual twin, where they apply), read at every step.
 
 **Optional env attributes**, each enabling one feature:
 
-* :data:`SYMMETRY` (an :class:`~sb3_fair.common.fair_er.symmetry.AgentSymmetry`): Fair-ER / Fair-E.
+* :data:`SYMMETRY` (an :class:`~sb3_fair.common.symmetry.AgentSymmetry`): Fair-ER / Fair-E.
 * :data:`MEMORY_SPEC`, :data:`REWARD_SPEC`, :data:`BASE_OBS_SIZE`, :data:`MEMORY_KEY`: set by
   :class:`~sb3_fair.wrappers.MemoryAugmentation` and :class:`~sb3_fair.wrappers.FairnessReward`;
   FairQCM counterfactual replay.
@@ -50,16 +50,16 @@ from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv, VecEnvWrapper
 
 from sb3_fair._exact import all_finite
 from sb3_fair.common.stakeholders import Stakeholders
+from sb3_fair.common.symmetry import AgentSymmetry
 
 if TYPE_CHECKING:
-    from sb3_fair.common.fair_er.symmetry import AgentSymmetry
     from sb3_fair.common.fairqcm.memory import MemorySpec
     from sb3_fair.common.fairqcm.reward import RewardSpec
 
 # ---------------------------------------------------------------------------------------- env attributes
 #: ``env.stakeholders`` (the env's or a wrapper's, :func:`get_env_attr`): a :class:`~sb3_fair.Stakeholders`
 STAKEHOLDERS = "stakeholders"
-#: ``env.symmetry`` (the env's or a wrapper's): an :class:`~sb3_fair.common.fair_er.symmetry.AgentSymmetry`
+#: ``env.symmetry`` (the env's or a wrapper's): an :class:`~sb3_fair.common.symmetry.AgentSymmetry`
 SYMMETRY = "symmetry"
 #: a :class:`~sb3_fair.common.fairqcm.memory.MemorySpec`, set by ``MemoryAugmentation``
 MEMORY_SPEC = "memory_spec"
@@ -267,9 +267,7 @@ def is_symmetry_supported(env: gym.Env | VecEnv | Any) -> bool:
 
 
 def get_symmetry(env: gym.Env | VecEnv | Any) -> AgentSymmetry | None:
-    """``env.symmetry`` (the env's or a wrapper's), checked to be an :class:`~sb3_fair.common.fair_er.symmetry.AgentSymmetry`; ``None`` if absent."""
-    from sb3_fair.common.fair_er.symmetry import AgentSymmetry
-
+    """``env.symmetry`` (the env's or a wrapper's), checked to be an :class:`~sb3_fair.common.symmetry.AgentSymmetry`; ``None`` if absent."""
     sym = get_env_attr(env, SYMMETRY)
     if sym is not None and not isinstance(sym, AgentSymmetry):
         raise ValueError(f"env.{SYMMETRY} must be an AgentSymmetry, got {type(sym).__name__}")

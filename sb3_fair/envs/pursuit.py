@@ -10,9 +10,9 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.callbacks import BaseCallback
 
-from sb3_fair.common.fair_er.symmetry import AgentSymmetry
 from sb3_fair.common.protocol import BENEFITS
 from sb3_fair.common.stakeholders import Stakeholders
+from sb3_fair.common.symmetry import AgentSymmetry
 from sb3_fair.common.validation import check_choice, check_weights
 from sb3_fair.envs.horizon import check_count, check_horizon
 from sb3_fair.envs.rendering import RENDER_MODES, check_render_mode

@@ -22,7 +22,7 @@ class EquivariantActor(Actor):
 
     Agent i's action block is ``f(obs[agent_obs[i]])`` with the same ``f`` for every agent, so
     ``mu(sigma . s) = sigma . mu(s)`` holds exactly whenever the env's symmetry maps agent i's view
-    of ``sigma . s`` to agent ``sigma(i)``'s view of ``s`` (which :class:`~sb3_fair.common.fair_er.symmetry.AgentSymmetry`
+    of ``sigma . s`` to agent ``sigma(i)``'s view of ``s`` (which :class:`~sb3_fair.common.symmetry.AgentSymmetry`
     guarantees for egocentric observations).
 
     :param agent_obs: ``(n_agents, view_dim)`` indices of each agent's view in the flat observation.

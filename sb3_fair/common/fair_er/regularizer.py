@@ -12,8 +12,8 @@ from stable_baselines3.common.vec_env import VecEnv
 from torch.nn import functional as F
 
 from sb3_fair.common.fair_er.equivariant_actor import FairEPolicy
-from sb3_fair.common.fair_er.symmetry import AgentSymmetry
 from sb3_fair.common.protocol import get_symmetry
+from sb3_fair.common.symmetry import AgentSymmetry
 from sb3_fair.common.validation import check_choice, check_coef
 
 if TYPE_CHECKING:
@@ -54,7 +54,7 @@ class FairERMixin(_FairTD3Base):
 
     The actor loss becomes ``-Q(s, mu(s)) + lambda * E_{s, sigma}[ d(mu(sigma . s), sigma . mu(s)) ]``
     with ``sigma`` a random permutation of the agents drawn per sample from the env's symmetry
-    (``env.unwrapped.symmetry``, an :class:`~sb3_fair.common.fair_er.symmetry.AgentSymmetry`), ``d`` = 1 - cos
+    (``env.unwrapped.symmetry``, an :class:`~sb3_fair.common.symmetry.AgentSymmetry`), ``d`` = 1 - cos
     between each agent's action vectors (the paper's choice for headings; MSE as an option), and a
     stop-gradient on the ``sigma . mu(s)`` side (App. B.1 drops the term through the other agents'
     parameters). With egocentric per-agent observations ``mu(sigma . s)_i`` is what agent i does
@@ -108,7 +108,7 @@ class FairERMixin(_FairTD3Base):
             if self.equivariance_coef > 0:
                 raise ValueError(
                     "equivariance_coef > 0 needs an env that describes its agent symmetry "
-                    "(`env.unwrapped.symmetry`, an sb3_fair.common.fair_er.symmetry.AgentSymmetry)"
+                    "(`env.unwrapped.symmetry`, an sb3_fair.common.symmetry.AgentSymmetry)"
                 )
             self.symmetry = None
             return

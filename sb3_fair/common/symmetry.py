@@ -4,6 +4,10 @@ A team env with n interchangeable agents describes how a permutation ``sigma`` o
 on a (flat) observation and on a (flat) joint action, both as index maps: ``(sigma . obs) =
 obs[..., obs_index(sigma)]`` and ``(sigma . action) = action[..., action_index(sigma)]``. With
 ``agent_obs`` it also says which observation entries make up each agent's own view (for Fair-E).
+
+Part of the protocol between an env and sb3-fair (:data:`sb3_fair.common.protocol.SYMMETRY`): an env describes
+its symmetry with it (:class:`~sb3_fair.envs.PursuitEvasionEnv`), Fair-ER and Fair-E (:mod:`sb3_fair.common.fair_er`)
+read it. It lived in ``sb3_fair.common.fair_er.symmetry`` in 0.4, a path that still imports it.
 """
 
 from __future__ import annotations
