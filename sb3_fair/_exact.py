@@ -10,7 +10,8 @@ order.
 :func:`all_finite` is ``np.all(np.isfinite(a))``, on Python floats for a short array.
 
 This module imports nothing of sb3-fair, so that :mod:`sb3_fair.metrics` (which imports neither the envs nor
-SB3) can use it.
+SB3) can use it: it is the lowest of the package's layers (``docs/development.md``), below the metrics, and every
+layer (the envs included) imports it from here.
 """
 
 from __future__ import annotations

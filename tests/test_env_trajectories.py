@@ -635,7 +635,7 @@ def nudge_arithmetic(monkeypatch: pytest.MonkeyPatch) -> None:
     patch(np.linalg, "norm")
     for name in ("exp", "log", "log1p", "sqrt", "pow"):
         patch(math, name)
-    for module in ("sb3_fair._exact", "sb3_fair.envs._exact", "sb3_fair.envs.attention", "sb3_fair.metrics._checks",
+    for module in ("sb3_fair._exact", "sb3_fair.envs.attention", "sb3_fair.metrics._checks",
                    "sb3_fair.common.fairqcm.reward"):
         patch(importlib.import_module(module), "pairwise_sum")
     patch(importlib.import_module("sb3_fair.envs.delayed_impact"), "_cumsum")
@@ -770,7 +770,7 @@ def sum_matches(got: float, values: Any, expected: float) -> bool:
 
 
 def test_pairwise_sum_is_numpys():
-    from sb3_fair.envs._exact import pairwise_sum
+    from sb3_fair._exact import pairwise_sum
 
     rng = np.random.default_rng(28)
     for n in [*range(40), 64, 127, 128, 129, 255, 256, 257, 1000, 1031]:

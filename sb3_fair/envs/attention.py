@@ -19,10 +19,10 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 
+from sb3_fair._exact import pairwise_sum
 from sb3_fair.common.protocol import BENEFITS, LONG_TERM_FAIRNESS, SHORT_TERM_FAIRNESS
 from sb3_fair.common.stakeholders import Stakeholders
 from sb3_fair.common.validation import check_bool, check_choice, check_coef, check_int, check_weights
-from sb3_fair.envs._exact import pairwise_sum
 from sb3_fair.envs.horizon import check_horizon, horizon_end
 from sb3_fair.envs.rendering import RENDER_MODES, bars_rgb, check_render_mode
 from sb3_fair.metrics import allocation_share_gap
@@ -406,7 +406,7 @@ class AttentionAllocationEnv(gym.Env):
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         # the numbers as lists of Python ints and floats: the same arithmetic as on NumPy arrays of five entries,
-        # at a fraction of the cost (sums in NumPy's order, sb3_fair.envs._exact)
+        # at a fraction of the cost (sums in NumPy's order, sb3_fair._exact)
         alloc = _greedy_allocation(_softmax_list(self._clipped_list(action)), self.n_units)
         # incidents from the rates before the update: one draw per site, in order, as poisson(self.rates) draws them
         # (the same numbers and generator state, without the array call's Python-level checks of the rates)
