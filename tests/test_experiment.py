@@ -460,7 +460,7 @@ def test_a_masking_model_is_evaluated_under_the_env_masks_also_when_normalised(m
     from sb3_contrib.common.maskable import evaluation as maskable_evaluation
 
     from sb3_fair.experiment import evaluate
-    from sb3_fair.experiment.run import _NormalizedPredictor
+    from sb3_fair.experiment.evaluation import _NormalizedPredictor
 
     if "tests/InvalidActionDiscrete-v0" not in gym.registry:
         gym.register("tests/InvalidActionDiscrete-v0", entry_point=InvalidActionEnvDiscrete, kwargs={"dim": 8, "n_invalid_actions": 4},
