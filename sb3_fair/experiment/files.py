@@ -1,6 +1,6 @@
 """Writing a run's files so that no run's output is lost, half-written or overwritten by another run.
 
-Three tools, used by :func:`~sb3_fair.experiment.train` and its checkpoints:
+Four tools, used by :func:`~sb3_fair.experiment.train` and its checkpoints (and by the command line, for its paths):
 
 * :func:`atomic_path`: every model zip, replay buffer, VecNormalize file and config is written to a hidden
   temporary name beside its destination and renamed into place once complete (``os.replace``, atomic on one file
@@ -12,6 +12,8 @@ Three tools, used by :func:`~sb3_fair.experiment.train` and its checkpoints:
   lock when its process ends, however it ends, so a crashed run never blocks the next.
 * :func:`check_free_space`: the bytes a run will write, estimated from the model's parameters and optimizer state
   and the rows its replay buffer will fill, checked against the free space of the destination before training.
+* :func:`check_output_path`: a file can be written at a path (not a folder; its folder made and written to),
+  checked before training: a model whose save fails has trained for nothing.
 
 Example::
 
@@ -216,6 +218,29 @@ def check_free_space(folder: str | Path, needed: int, what: str) -> None:
         )
 
 
+def check_output_path(path: str | Path, what: str = "save_path") -> None:
+    """Check, before anything trains, that a file can be written at ``path``: not a folder, and its folder made (if
+    needed) and written to (a file is created and removed there, which also holds for root, whom ``os.access``
+    always answers yes).
+
+    :raises ValueError: naming ``what`` and the reason.
+    """
+    import tempfile
+
+    target = Path(path)
+    if target.is_dir():
+        raise ValueError(f"{what}: {str(path)!r} is a directory; give a file path")
+    ancestor = existing_ancestor(target.parent)
+    if not ancestor.is_dir():
+        raise ValueError(f"{what}: cannot write {str(path)!r} ({ancestor} is a file, not a folder)")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=target.parent):
+            pass
+    except OSError as err:
+        raise ValueError(f"{what}: cannot write {str(path)!r} ({err.strerror or err})") from None
+
+
 __all__ = [
     "PARTIAL_SUFFIX",
     "ModelNotSavedError",
@@ -223,6 +248,7 @@ __all__ = [
     "RunLockedError",
     "atomic_path",
     "check_free_space",
+    "check_output_path",
     "existing_ancestor",
     "model_bytes",
     "replay_buffer_bytes",
