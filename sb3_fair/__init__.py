@@ -20,7 +20,9 @@ References (docstrings cite them by authors and year):
   Learning*, arXiv:2401.06318: short- and long-term fairness, F-PPO.
 """
 
-from sb3_fair import _moved, envs  # noqa: F401  (envs registers the environments)
+# envs registers the environments and its factories' env classes; wrappers the wrappers those factories compose
+# (registration hooks, sb3_fair.common.registration)
+from sb3_fair import _moved, envs, wrappers  # noqa: F401
 from sb3_fair.common.stakeholders import Stakeholders
 from sb3_fair.cpo import CPO
 from sb3_fair.ddpg import FairDDPG

@@ -7,6 +7,8 @@ from typing import Any, Literal, overload
 
 import numpy as np
 
+from sb3_fair.common.registration import factory_env_class
+
 #: the largest loss or reward weight accepted (:func:`check_coef`). A fairness weight of 1e18 (or an
 #: equivariance weight of 1e300) passes "finite" but turns every network weight into NaN at the first
 #: update, or makes the loss inf; 1e6 leaves six orders of magnitude between the fairness term and a
@@ -148,9 +150,10 @@ def check_unused(name: str, value: Any, default: Any, setting: str, used_with: s
 def env_class(env: Any) -> type | None:
     """The class of the bare env behind ``env``, or ``None`` where it cannot be told without building the env.
 
-    ``env`` may be a registered id (its entry point, when that is a class or one of sb3-fair's factories), a
-    gym env or PettingZoo game with any wrappers (``env.unwrapped``), or a VecEnv (its first sub-env, read
-    in-process for a ``DummyVecEnv``, else through the sub-env's registered ``spec``).
+    ``env`` may be a registered id (its entry point, when that is a class or a factory function registered with
+    :func:`~sb3_fair.common.registration.register_env_factory`, as sb3-fair's are), a gym env or PettingZoo game
+    with any wrappers (``env.unwrapped``), or a VecEnv (its first sub-env, read in-process for a ``DummyVecEnv``,
+    else through the sub-env's registered ``spec``).
     """
     from stable_baselines3.common.vec_env import VecEnv
 
@@ -158,18 +161,12 @@ def env_class(env: Any) -> type | None:
         import gymnasium as gym
         from gymnasium.envs.registration import load_env_creator
 
-        from sb3_fair import envs
-
         try:
             entry = gym.spec(env).entry_point
             creator = load_env_creator(entry) if isinstance(entry, str) else entry
         except Exception:  # noqa: BLE001 - an id gym cannot resolve: SB3 says why when it makes the env
             return None
-        factories: dict[object, type] = {  # keyed by the registered factory functions
-            envs.make_donut_allocation: envs.DonutAllocationEnv,
-            envs.make_loan_applicants: envs.LoanApplicantsEnv,
-        }
-        return creator if isinstance(creator, type) else factories.get(creator)
+        return creator if isinstance(creator, type) else factory_env_class(creator)
     if isinstance(env, VecEnv):
         try:
             sub_envs = getattr(env.unwrapped, "envs", None)
@@ -184,59 +181,6 @@ def env_class(env: Any) -> type | None:
         return env_class(spec.id) if getattr(spec, "id", None) else None
     bare = getattr(env, "unwrapped", env)
     return type(bare) if bare is not None else None
-
-
-def is_sb3_fair_env(cls: type) -> bool:
-    """Whether ``cls`` is one of sb3-fair's envs (:mod:`sb3_fair.envs`) or a subclass of one."""
-    return any(getattr(c, "__module__", "").startswith("sb3_fair.envs") for c in cls.__mro__)
-
-
-#: preset names of earlier releases -> what they are now, per algorithm (for the error message)
-RENAMED_PRESETS: dict[str, str] = {
-    "lending": "'lending' named two presets of different envs up to 0.3.0: FairDQN.from_preset's is now 'loan_applicants' "
-    "(sb3_fair/LoanApplicants-v0, Alamdari et al. 2024), FairPPO.from_preset's 'delayed_impact_lending' "
-    "(sb3_fair/DelayedImpactLending-v0, Hu et al. 2024)",
-}
-
-
-def check_preset_name(name: Any, accepted: Any) -> None:
-    """Raise a ValueError naming ``name`` and the ``accepted`` preset names (and what a renamed one became)."""
-    if isinstance(name, str) and name in accepted:
-        return
-    note = f" ({RENAMED_PRESETS[name]})" if isinstance(name, str) and name in RENAMED_PRESETS else ""
-    raise ValueError(f"preset must be one of {list(accepted)}, got {name!r}{note}")
-
-
-def check_preset_env(env: Any, name: str, expected: dict[str, tuple[type, str]], settings: str) -> None:
-    """Refuse an ``env`` that is clearly not the env of preset ``name``.
-
-    Refused: an env whose bare class is another sb3-fair env (or a subclass of one) than the preset's,
-    given as an id, an env (wrapped or not) or a VecEnv. Passed: the preset's env or a subclass of it, and
-    any env the check cannot identify (an unregistered id, a user's own env class, a VecEnv of other processes
-    without a registered spec).
-
-    :param env: what ``from_preset`` got.
-    :param name: the preset's name.
-    :param expected: each preset's ``(env class, env id)``.
-    :param settings: what the preset sets that belongs to its env (for the message).
-    :raises ValueError: naming ``name``, the env and the preset that fits it, if any.
-    """
-    cls = env_class(env)
-    want, want_id = expected[name]
-    if cls is None or issubclass(cls, want) or not is_sb3_fair_env(cls):
-        return
-    given = f"{env!r} ({cls.__name__})" if isinstance(env, str) else cls.__name__
-    fits = [other for other, (c, _) in expected.items() if issubclass(cls, c)]
-    remedy = f"pass a {want.__name__} (e.g. {want_id!r}) for name={name!r}"
-    hint = (
-        f"use name={fits[0]!r} for {cls.__name__}, or {remedy}"
-        if fits
-        else f"{remedy} (no preset is made for {cls.__name__})"
-    )
-    raise ValueError(
-        f"name={name!r} is the preset of {want_id} ({want.__name__}), but env is {given}: the preset's {settings} belong to "
-        f"its own env, so this env would train with another task's settings; {hint}"
-    )
 
 
 def check_fairness_window(fairness_window: Any) -> None:

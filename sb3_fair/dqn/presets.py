@@ -29,8 +29,9 @@ from __future__ import annotations
 
 from typing import Any, cast
 
+from sb3_fair._presets import check_preset_env, check_preset_name
 from sb3_fair.common.hyperparams import ZOO_KEYS, hyperparams_file, load_hyperparams, resolve_hyperparams
-from sb3_fair.common.validation import check_preset_env, check_preset_name, env_class
+from sb3_fair.common.validation import env_class
 
 #: preset name -> the env id of its entries in ``sb3_fair/hyperparams/fair_dqn.yml``
 #: (variants ``paper_fairqcm`` and ``paper_dqn``, the single source of these values)

@@ -47,6 +47,7 @@ from typing import Any
 
 import gymnasium as gym
 
+from sb3_fair.common.registration import register_env_factory, registered_wrapper
 from sb3_fair.envs.attention import AttentionAllocationEnv, ProportionalAllocationPolicy
 from sb3_fair.envs.delayed_impact import DelayedImpactLendingEnv, EqualOpportunityPolicy
 from sb3_fair.envs.disparity import DisparityGame
@@ -55,8 +56,6 @@ from sb3_fair.envs.epidemic import EpidemicControlEnv, MaxDegreePolicy
 from sb3_fair.envs.harvest import AllelopathicHarvestEnv
 from sb3_fair.envs.lending import LoanApplicantsEnv
 from sb3_fair.envs.pursuit import GreedyPursuitPolicy, PursuitEvasionEnv, SpeedCurriculum
-from sb3_fair.wrappers.fairness_reward import FairnessReward
-from sb3_fair.wrappers.memory_augmentation import MemoryAugmentation
 
 
 def make_donut_allocation(
@@ -65,8 +64,8 @@ def make_donut_allocation(
     """Alamdari et al.'s (2024) doughnut task (§6.1): bare env + memory + log-Nash reward, 0 when wasted."""
     env: gym.Env = DonutAllocationEnv(**env_kwargs)
     if memory is not None:
-        env = MemoryAugmentation(env, kind=memory, encoding=encoding, period=period)
-    return FairnessReward(env, welfare="log_nash", scheme="bounded", filter="benefit")
+        env = registered_wrapper("MemoryAugmentation")(env, kind=memory, encoding=encoding, period=period)
+    return registered_wrapper("FairnessReward")(env, welfare="log_nash", scheme="bounded", filter="benefit")
 
 
 def make_loan_applicants(
@@ -75,8 +74,18 @@ def make_loan_applicants(
     """Alamdari et al.'s (2024) simulated lending (§6.2): per-group loan memory, reward ``-|U_A - U_B|`` plus penalties."""
     env: gym.Env = LoanApplicantsEnv(**env_kwargs)
     if memory is not None:
-        env = MemoryAugmentation(env, kind=memory, per_group=True, encoding=encoding, period=period)
-    return FairnessReward(env, welfare="parity", aggregate="group", scheme="bounded", filter="benefit", task_coef=1.0)
+        env = registered_wrapper("MemoryAugmentation")(
+            env, kind=memory, per_group=True, encoding=encoding, period=period
+        )
+    return registered_wrapper("FairnessReward")(
+        env, welfare="parity", aggregate="group", scheme="bounded", filter="benefit", task_coef=1.0
+    )
+
+
+# the factories' bare env classes, for sb3_fair.common.validation.env_class (a registration hook: common may not
+# import the envs); and the wrappers they compose come from sb3_fair.wrappers the same way (a sibling of this layer)
+register_env_factory(make_donut_allocation, DonutAllocationEnv)
+register_env_factory(make_loan_applicants, LoanApplicantsEnv)
 
 
 def _register() -> None:

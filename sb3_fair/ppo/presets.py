@@ -56,8 +56,9 @@ from __future__ import annotations
 
 from typing import Any, cast
 
+from sb3_fair._presets import check_preset_env, check_preset_name
 from sb3_fair.common.hyperparams import ZOO_KEYS, hyperparams_file, load_hyperparams, resolve_hyperparams
-from sb3_fair.common.validation import check_preset_env, check_preset_name, env_class
+from sb3_fair.common.validation import env_class
 
 #: the case studies (the lending one by its env's name: FairDQN's lending preset is another env)
 PRESETS = ("delayed_impact_lending", "attention", "epidemic")
