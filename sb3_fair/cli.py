@@ -45,7 +45,7 @@ PROGRESS_BAR_STEPS = 5_000
 
 def _check_output_path(parser: argparse.ArgumentParser, option: str, path: str | None) -> None:
     """Fail before any training when ``path`` cannot be written (a model trained for nothing is lost otherwise)."""
-    from sb3_fair.experiment.run import check_output_path
+    from sb3_fair.experiment.files import check_output_path
 
     if not path:
         return
@@ -103,7 +103,7 @@ def _config_from_args(args: argparse.Namespace) -> Any:
         fields["gym_packages"] = list(args.gym_packages)
     config_file = Path(args.config) if args.config else None
     if config_file is None and args.command == "train" and args.resume:  # a checkpoint folder holds the run's config
-        from sb3_fair.experiment.run import saved_config_path
+        from sb3_fair.experiment.persistence import saved_config_path
 
         saved = saved_config_path(args.resume)
         config_file = saved if saved.is_file() else None
@@ -138,7 +138,7 @@ def cmd_train(args: argparse.Namespace) -> None:
             flush=True,
         )
     if config.checkpoint_every and not args.json:
-        from sb3_fair.experiment.run import checkpoint_folder
+        from sb3_fair.experiment.persistence import checkpoint_folder
 
         folder = checkpoint_folder(config)
         print(
@@ -284,7 +284,7 @@ def _task_configs(args: argparse.Namespace, seed: int, task: Any = None) -> dict
 def cmd_compare(args: argparse.Namespace) -> None:
     from sb3_fair.common.evaluation import price_of_fairness_table
     from sb3_fair.experiment.registry import MULTIAGENT_ENVS
-    from sb3_fair.experiment.run import train_all
+    from sb3_fair.experiment.training import train_all
 
     task = _compare_task(args)
     figures = task.figures

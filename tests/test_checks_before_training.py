@@ -29,11 +29,11 @@ def test_a_bad_setting_of_the_last_run_is_reported_before_the_first_trains() -> 
 
 
 def test_check_configs_builds_each_distinct_config_once(monkeypatch) -> None:
-    from sb3_fair.experiment import run
+    from sb3_fair.experiment import training
 
     built = []
-    real = run.build_model
-    monkeypatch.setattr(run, "build_model", lambda c, *a, **k: built.append(c.seed) or real(c, *a, **k))
+    real = training.build_model
+    monkeypatch.setattr(training, "build_model", lambda c, *a, **k: built.append(c.seed) or real(c, *a, **k))
     configs = [ExperimentConfig(algo="dqn", env="CartPole-v1", n_timesteps=100, seed=s) for s in range(3)]
     check_configs(configs + [configs[0].replace(hyperparams={"batch_size": 8})])
     assert built == [0, 0]

@@ -209,7 +209,7 @@ def _disk_full(*args, **kwargs):
 
 def test_a_failed_final_save_keeps_the_model_and_leaves_no_partial_zip(tmp_path, monkeypatch) -> None:
     cfg = _cfg(tmp_path, checkpoint_every=None)
-    monkeypatch.setattr("sb3_fair.experiment.run.save", _disk_full)
+    monkeypatch.setattr("sb3_fair.experiment.training.save", _disk_full)
     with pytest.raises(ModelNotSavedError, match=r"could not be written to .*m.zip \(No space left on device\)") as info:
         train(cfg)
     assert info.value.model.num_timesteps == 100
@@ -231,7 +231,7 @@ def test_the_cli_writes_an_unsaved_model_to_the_temporary_folder(tmp_path, monke
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
     (tmp_path / "tmp").mkdir()
-    monkeypatch.setattr("sb3_fair.experiment.run.save", _disk_full)
+    monkeypatch.setattr("sb3_fair.experiment.training.save", _disk_full)
     with pytest.raises(SystemExit) as exit_info:
         main(["train", "--algo", "dqn", "--env", "CartPole-v1", "--timesteps", "100", "--save", "m.zip", "-p",
               "learning_starts=0", "--eval-episodes", "1", "--quiet"])

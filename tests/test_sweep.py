@@ -270,7 +270,7 @@ def test_the_opt_in_is_never_saved_and_a_resume_asks_for_it_again(tmp_path, loca
 def test_every_grid_point_is_built_before_ray_starts(monkeypatch) -> None:
     """Up to MAX_CHECKED_POINTS points, every grid point is checked (built once) before Ray starts; past it, each value."""
     pytest.importorskip("ray")
-    from sb3_fair.experiment import run, sweep as sweep_module
+    from sb3_fair.experiment import sweep as sweep_module, training
 
     checked = []
 
@@ -281,7 +281,7 @@ def test_every_grid_point_is_built_before_ray_starts(monkeypatch) -> None:
         checked.append(sorted((c.hyperparams.get("n_steps", 0), c.hyperparams.get("batch_size", 0)) for c in configs))
         raise Stop
 
-    monkeypatch.setattr(run, "check_configs", record)
+    monkeypatch.setattr(training, "check_configs", record)
     base = ExperimentConfig(algo="ppo", env="CartPole-v1", n_timesteps=64)
     grid = {"n_steps": [8, 16], "batch_size": [4, 8]}
     with pytest.raises(Stop):

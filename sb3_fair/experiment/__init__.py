@@ -13,12 +13,24 @@ The ``sb3-fair`` command, the benchmarks and sweeps all go through :func:`train`
   plus ``key=value`` overrides;
 * :mod:`~sb3_fair.experiment.registry`: algorithm names (RL Zoo's, plus ``fair_*``), the
   multi-agent games' ids, :func:`make_env`;
-* :mod:`~sb3_fair.experiment.run`: :func:`build_model`, :func:`train`, :func:`evaluate`, :func:`load_model`;
+* :mod:`~sb3_fair.experiment.build`: :func:`build_model` (the model of a config on its training env);
+* :mod:`~sb3_fair.experiment.training`: :func:`train` and :class:`ExperimentResult`, ``train_all`` (many configs
+  side by side in worker processes);
+* :mod:`~sb3_fair.experiment.evaluation`: :func:`evaluate` (the evaluator that fits the env);
+* :mod:`~sb3_fair.experiment.persistence`: a run's files, :func:`load_model`, ``save`` and resuming (beside
+  :mod:`~sb3_fair.experiment.files`, the tools that write each file whole and lock a run, and
+  :mod:`~sb3_fair.experiment.checkpoints`, the compact checkpoints);
+* :mod:`~sb3_fair.experiment.compare`: ``sb3-fair compare``'s tasks, statistics and plot;
 * :mod:`~sb3_fair.experiment.sweep`: grids and Optuna searches of :func:`train` on Ray Tune (the
   ``sweep`` extra; imported on its own: ``from sb3_fair.experiment.sweep import sweep``).
 """
 
+# the module of sb3-fair 0.4.0 that held the runner's names: an attribute of the package, as it was
+from sb3_fair.experiment import run as run
+from sb3_fair.experiment.build import build_model
 from sb3_fair.experiment.config import ExperimentConfig, apply_overrides
+from sb3_fair.experiment.evaluation import evaluate
+from sb3_fair.experiment.persistence import load_model
 from sb3_fair.experiment.registry import (
     ALGOS,
     MULTIAGENT_ENVS,
@@ -28,7 +40,7 @@ from sb3_fair.experiment.registry import (
     make_env,
     register_multiagent_env,
 )
-from sb3_fair.experiment.run import ExperimentResult, build_model, evaluate, load_model, train
+from sb3_fair.experiment.training import ExperimentResult, train
 
 __all__ = [
     "ALGOS",

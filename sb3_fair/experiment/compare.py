@@ -4,13 +4,13 @@ The shipped tasks are ``compare_tasks.yml`` beside this module; a user's own fil
 :func:`load_tasks` ``(path)``) is read with the same rules and adds to them. A task names the algorithm and env
 of its entry (``sb3_fair/hyperparams/<algo>.yml``), the figures of its table, and its runs, each a change of
 that entry (see the file's header). :func:`task_configs` turns a task into one
-:class:`~sb3_fair.experiment.config.ExperimentConfig` per run, which :func:`~sb3_fair.experiment.run.train_all`
+:class:`~sb3_fair.experiment.config.ExperimentConfig` per run, which :func:`~sb3_fair.experiment.training.train_all`
 trains.
 
 Example::
 
     from sb3_fair.experiment.compare import load_tasks, task_configs
-    from sb3_fair.experiment import train_all
+    from sb3_fair.experiment.training import train_all
 
     task = load_tasks()["donut"]
     configs = task_configs(task, seed=0, episodes=40, eval_episodes=5)
@@ -399,8 +399,8 @@ def plot_comparison(
     :param task: the comparison.
     :param per_seed: run name -> each seed's evaluation figures.
     :param path: the PNG to write (its folder is made).
-    :param curves: run name -> each seed's :attr:`~sb3_fair.experiment.run.ExperimentResult.curve`.
-    :param returns: run name -> each seed's :attr:`~sb3_fair.experiment.run.ExperimentResult.returns`.
+    :param curves: run name -> each seed's :attr:`~sb3_fair.experiment.training.ExperimentResult.curve`.
+    :param returns: run name -> each seed's :attr:`~sb3_fair.experiment.training.ExperimentResult.returns`.
     :return: the path written.
     """
     import matplotlib

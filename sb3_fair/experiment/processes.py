@@ -1,6 +1,6 @@
 """Worker processes that end with the run that started them.
 
-:func:`~sb3_fair.experiment.run.train_all` (``sb3-fair compare --jobs N``) and the method benchmarks train in worker
+:func:`~sb3_fair.experiment.training.train_all` (``sb3-fair compare --jobs N``) and the method benchmarks train in worker
 processes. Three pieces make sure no worker goes on training alone after its parent stops:
 
 * :func:`terminate_raises`: while the block runs, SIGTERM (``kill``) raises :class:`Terminated`, a

@@ -1,4 +1,4 @@
-"""Sweeps on Ray Tune: every trial is one :func:`~sb3_fair.experiment.run.train` of a config with some
+"""Sweeps on Ray Tune: every trial is one :func:`~sb3_fair.experiment.training.train` of a config with some
 hyper-parameters changed; one results table (CSV), a fairness–utility Pareto plot, W&B runs grouped per sweep.
 
 Needs the ``sweep`` extra (``pip install -e ".[sweep]"`` in a clone of sb3-fair: Ray Tune, Optuna). Runs on an embedded
@@ -187,7 +187,7 @@ def trial_configs(params: dict[str, Any], trusted: bool = False, trial: str = "t
 
 
 def trainable(params: dict[str, Any], trusted: bool = False) -> None:
-    """The Ray Tune trainable: one :func:`~sb3_fair.experiment.run.train` per seed of ``params`` (the base
+    """The Ray Tune trainable: one :func:`~sb3_fair.experiment.training.train` per seed of ``params`` (the base
     config, the point's overrides, the seeds), reported as ``eval/*`` figures.
 
     :param params: the trial's parameters (:func:`trial_configs`).
@@ -197,7 +197,7 @@ def trainable(params: dict[str, Any], trusted: bool = False) -> None:
     import torch as th
     from ray import tune
 
-    from sb3_fair.experiment.run import train
+    from sb3_fair.experiment.training import train
 
     trial = tune.get_context().get_trial_name() or "trial"
     configs = trial_configs(params, trusted=trusted, trial=trial)  # every seed's config accepted before any run
@@ -313,7 +313,7 @@ def sweep(
         choices += [base.replace(hyperparams={key: value}) for value in (args if kind == "choice" else args[:1])]
     # every grid point (each value alone past MAX_CHECKED_POINTS points) built into a model once, before Ray starts: a
     # setting SB3 or the env refuses (a batch size of 0) would otherwise fail inside every trial that has it
-    from sb3_fair.experiment.run import check_configs
+    from sb3_fair.experiment.training import check_configs
 
     keys = list(grid)
     if grid and math.prod(len(grid[k]) for k in keys) <= MAX_CHECKED_POINTS:
