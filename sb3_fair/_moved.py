@@ -28,7 +28,10 @@ MOVED: dict[str, str] = {
     "sb3_fair.common.memory": "sb3_fair.common.fairqcm.memory",
     "sb3_fair.common.fairness_reward": "sb3_fair.common.fairqcm.reward",
     "sb3_fair.common.fair_e": "sb3_fair.common.fair_er.equivariant_actor",
-    "sb3_fair.common.long_term_penalty": "sb3_fair.common.long_term.mixin",
+    "sb3_fair.common.long_term_penalty": "sb3_fair.common.long_term.term",
+    # 0.5: the on-policy mixins became fairness terms (sb3_fair.common.fairness_terms)
+    "sb3_fair.common.group_penalty.mixin": "sb3_fair.common.group_penalty.term",
+    "sb3_fair.common.long_term.mixin": "sb3_fair.common.long_term.term",
     "sb3_fair.common.massaging": "sb3_fair.common.long_term.massaging",
     "sb3_fair.common.figures": "sb3_fair.common.figure_table",
     "sb3_fair.common.logging": "sb3_fair.common.wandb_logging",
@@ -38,7 +41,11 @@ MOVED: dict[str, str] = {
     "sb3_fair.common.fair_er.symmetry": "sb3_fair.common.symmetry",
 }
 #: the release an old path of :data:`MOVED` moved in, where it is not 0.4
-MOVED_IN: dict[str, str] = {"sb3_fair.common.fair_er.symmetry": "0.5"}
+MOVED_IN: dict[str, str] = {
+    "sb3_fair.common.fair_er.symmetry": "0.5",
+    "sb3_fair.common.group_penalty.mixin": "0.5",
+    "sb3_fair.common.long_term.mixin": "0.5",
+}
 
 
 class MovedModuleFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):

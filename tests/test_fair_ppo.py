@@ -161,7 +161,7 @@ def test_groups_follow_the_stakeholders_where_the_infos_give_none():
 
     class Check(BaseCallback):
         def _on_step(self):
-            tracker = model._tracker
+            tracker = model.fairness_term.tracker
             declared = np.concatenate([g.stakeholders.groups for g in vec.unwrapped.par_envs])
             seen.append(np.array_equal(tracker._cur[0], declared))
             return True

@@ -81,7 +81,7 @@ def test_dp_still_trains_on_games_without_factors(game):
 def test_csp_with_factors_still_trains_and_uses_them():
     model = FairPPO("MlpPolicy", make_multiagent_vec_env(DisparityGame(n_agents=4), n_instances=2), **KW, fairness="csp")
     model.learn(40)
-    np.testing.assert_array_equal(model._tracker.factors[0], np.arange(8) % 2)  # DisparityGame: factor = index parity
+    np.testing.assert_array_equal(model.fairness_term.tracker.factors[0], np.arange(8) % 2)  # DisparityGame: factor = index parity
 
 
 # ---------------------------------------------------------------------------- 2. arguments the mode does not use

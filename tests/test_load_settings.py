@@ -53,7 +53,7 @@ def test_a_zip_of_the_parent_loads_as_the_parent(tmp_path, parent, fair, policy)
     saved.save(tmp_path / "parent.zip")
     # FairPPO's group penalty is on by default and needs a multi-agent VecEnv; the parent's zip loads without it
     model = fair.load(tmp_path / "parent.zip", env=gym.make("CartPole-v1"))
-    assert model.fairness_coef == 0.0 and not model.penalized
+    assert model.fairness_coef == 0.0 and not model.fairness_term.active
     for a, b in zip(model.policy.state_dict().values(), saved.policy.state_dict().values()):
         assert th.equal(a, b)
     model.learn(64)  # trains as the parent

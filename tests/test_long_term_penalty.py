@@ -11,7 +11,7 @@ from stable_baselines3 import PPO
 
 from sb3_fair import FairMaskablePPO, FairPPO, FairRecurrentPPO
 from sb3_fair.common.long_term.advantages import a_ppo_terms, long_term_terms, regularized_advantages
-from sb3_fair.common.long_term.mixin import LongTermBufferMixin
+from sb3_fair.common.fairness_terms import FairnessBufferMixin
 from sb3_fair.common.protocol import LONG_TERM_FAIRNESS, SHORT_TERM_FAIRNESS
 from sb3_fair.envs import DelayedImpactLendingEnv
 
@@ -53,7 +53,7 @@ def test_zero_weight_is_the_parent_and_weight_changes_the_actor_only(parent, fai
     for a, b in zip(weights(base), weights(zero)):
         th.testing.assert_close(a, b, rtol=0, atol=0)
     on = fair_cls(policy, DelayedImpactLendingEnv(horizon=40), **KW, fairness="long_term", fairness_coef=1.0).learn(32, **extra)
-    assert isinstance(on.rollout_buffer, LongTermBufferMixin)
+    assert isinstance(on.rollout_buffer, FairnessBufferMixin)
     assert any(not th.equal(a, b) for a, b in zip(weights(base), weights(on)))
     # the first rollout is the same, and the critic's targets are never regularised
     np.testing.assert_array_equal(base.rollout_buffer.returns, on.rollout_buffer.returns)
@@ -85,20 +85,19 @@ def test_each_minibatch_gets_its_own_regularised_advantages():
     buf = model.rollout_buffer  # flattened by the training pass; sample fixed rows as PPO's minibatches do
     raw = buf.advantages.copy()
     idx = np.array([0, 3, 4, 7, 9])
-    buf.set_terms(model._fairness_terms(buf))  # as train() sets them (the whole rollout's rows)
-    buf.regularize = model._regularize
+    term = model.fairness_term
+    buf.transform_minibatches(term.terms(buf), term.regularize)  # as train() sets them (the whole rollout's rows)
     got = buf._get_samples(idx).advantages.numpy()
-    buf.regularize = None
+    buf.transform_minibatches((), None)
     pen, rew = long_term_terms(buf.short_term[idx, 0], buf.long_term_change[idx, 0], 0.25)
     want = regularized_advantages(raw[idx, 0], (pen, rew), (1.12, 1.0), mode="scaled")
     np.testing.assert_allclose(got, want, rtol=1e-5)
     np.testing.assert_array_equal(buf.advantages, raw)  # the buffer's own advantages are untouched
     # A-PPO's terms through the same path
-    model.fairness, model._long_term = "a_ppo", "a_ppo"
-    buf.set_terms(model._fairness_terms(buf))
-    buf.regularize = model._regularize
+    term.method = "a_ppo"
+    buf.transform_minibatches(term.terms(buf), term.regularize)
     got = buf._get_samples(idx).advantages.numpy()
-    buf.regularize = None
+    buf.transform_minibatches((), None)
     vt, dec = a_ppo_terms(buf.short_term[idx, 0], buf.short_term_change[idx, 0], model.omega)
     np.testing.assert_allclose(got, regularized_advantages(raw[idx, 0], (vt, dec), (1.12, 1.0)), rtol=1e-5)
 
@@ -110,7 +109,7 @@ def test_save_load_and_config(tmp_path):
     loaded = FairPPO.load(tmp_path / "m", env=Clock())
     assert (loaded.fairness, tuple(loaded.fairness_coef), loaded.delta, loaded.regularization) == (
         "long_term", (1.12, 1.0), 0.005, "literal")
-    assert isinstance(loaded.rollout_buffer, LongTermBufferMixin)
+    assert isinstance(loaded.rollout_buffer, FairnessBufferMixin)
     loaded.learn(32)
     assert loaded.fairness_config()["fairness_coef"] == [1.12, 1.0]
 

@@ -42,7 +42,7 @@ def test_each_method_family_has_its_folder() -> None:
 
     assert fairqcm.CounterfactualReplayBuffer.__module__ == "sb3_fair.common.fairqcm.buffers"
     assert fair_er.FairERMixin.__module__ == "sb3_fair.common.fair_er.regularizer"
-    assert group_penalty.GroupPenaltyMixin.__module__ == "sb3_fair.common.group_penalty.mixin"
+    assert group_penalty.GroupPenaltyTerm.__module__ == "sb3_fair.common.group_penalty.term"
     assert long_term.lending_massaging_threshold.__module__ == "sb3_fair.common.long_term.advantages"
 
 

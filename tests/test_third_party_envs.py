@@ -154,7 +154,7 @@ def test_fair_ppo_trains_on_mpe2_with_the_penalty_and_the_figures(tmp_path):
     model = FairPPO("MlpPolicy", vec, fairness="dp", alpha=0.5, beta=0.5, n_steps=40, batch_size=80, n_epochs=1, seed=0)
     columns = fairness_columns(tmp_path, model, 640)  # the update's figures are logged with the next rollout's
     assert {"fairness/dp", "fairness/dp_abs", "fairness/penalty_retro", "fairness/adv_weight_std"} <= columns
-    tracker = model._tracker
+    tracker = model.fairness_term.tracker
     assert tracker._cur[0].tolist() == [1, 1, 0, 0] * 2  # the groups of the declaration, slot by slot
 
 
@@ -260,7 +260,7 @@ def test_the_penalty_leaves_out_the_prospects_of_absent_agents():
     original = model.train
 
     def train():
-        buf, tracker = model.rollout_buffer, model._tracker
+        buf, tracker = model.rollout_buffer, model.fairness_term.tracker
         seen["active"] = tracker.active.copy()
         seen["zero_obs"] = ~buf.observations.reshape(buf.buffer_size, buf.n_envs, -1).any(axis=-1)
         original()

@@ -149,8 +149,7 @@ class FairAlgorithmMixin(_AlgorithmBase):
         Read from the attributes the fairness mixins own; ``False`` for a Fair class that behaves as its parent.
         """
         return bool(
-            getattr(self, "penalized", False)  # the group penalty (FairPPO and its siblings)
-            or getattr(self, "long_term_regularized", False)  # F-PPO / A-PPO
+            getattr(getattr(self, "fairness_term", None), "active", False)  # an on-policy term (group penalty, F-PPO ...)
             or getattr(self, "massaging", False)  # F-PPO's action massaging
             or getattr(self, "counterfactual", False)  # FairQCM's counterfactual replay
             or getattr(self, "potential_shaping", False)

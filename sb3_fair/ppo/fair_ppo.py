@@ -8,21 +8,20 @@ from stable_baselines3 import PPO
 from stable_baselines3.common.type_aliases import GymEnv
 
 from sb3_fair.common.fair_algorithm import FairAlgorithmMixin
-from sb3_fair.common.group_penalty.mixin import GroupPenaltyMixin
+from sb3_fair.common.fairness_terms.mixin import OnPolicyFairnessMixin
 from sb3_fair.common.long_term.massaging import ActionMassagingMixin
-from sb3_fair.common.long_term.mixin import LongTermPenaltyMixin
 from sb3_fair.ppo.presets import check_env, check_env_kwargs, preset_kwargs
 
 SelfFairPPO = TypeVar("SelfFairPPO", bound="FairPPO")
 
 
-class FairPPO(ActionMassagingMixin, LongTermPenaltyMixin, GroupPenaltyMixin, FairAlgorithmMixin, PPO):
+class FairPPO(ActionMassagingMixin, OnPolicyFairnessMixin, FairAlgorithmMixin, PPO):
     """PPO with the retrospective and prospective group penalties of fair-PPO (La Malfa, Zhang, Luck and
     Black, "Fairness Aware Reinforcement Learning via Proximal Policy Optimization", 2025, arXiv:2502.03953, §4.2, Eqs. 5-7).
 
-    Constructed exactly like SB3's :class:`~stable_baselines3.PPO`, plus the keyword arguments of
-    :class:`~sb3_fair.common.group_penalty.GroupPenaltyMixin` (``fairness``, ``alpha``, ``beta``,
-    ``fairness_coef``, ``protected_group``, ``agents_per_instance``) and of
+    Constructed exactly like SB3's :class:`~stable_baselines3.PPO`, plus ``fairness`` and the arguments of its fairness
+    term (:mod:`sb3_fair.common.fairness_terms`; here :class:`~sb3_fair.common.group_penalty.GroupPenaltyTerm`'s
+    ``alpha``, ``beta``, ``fairness_coef``, ``protected_group``, ``agents_per_instance``) and of
     :class:`~sb3_fair.common.fair_algorithm.FairAlgorithmMixin` (``fairness_window``, ``wandb``).
     The env is a multi-agent VecEnv with one slot per agent and parameter sharing, e.g.
     :func:`sb3_fair.wrappers.make_multiagent_vec_env` of a PettingZoo parallel game whose infos
@@ -50,14 +49,15 @@ class FairPPO(ActionMassagingMixin, LongTermPenaltyMixin, GroupPenaltyMixin, Fai
     ``fairness="long_term"`` (F-PPO's advantage regularisation: Hu, Lear, Zhang 2024, arXiv:2401.06318,
     Eqs. 4 and 7) or ``"a_ppo"`` (Yu, Qin, Lee, Gao 2022, arXiv:2210.12546) instead regularise the
     advantages of a single-agent env that reports the short- and long-term fairness gaps in its infos,
-    with the keyword arguments of :class:`~sb3_fair.common.long_term.mixin.LongTermPenaltyMixin`
+    with the keyword arguments of :class:`~sb3_fair.common.long_term.LongTermTerm`
     (``fairness_coef`` a weight or a pair, ``delta``, ``omega``, ``regularization``); the group
     penalty is then off. An argument that the chosen ``fairness`` does not use is refused (``ValueError``)
     unless left at its default: ``alpha``, ``beta``, ``protected_group`` and ``agents_per_instance`` with
     ``"long_term"`` / ``"a_ppo"``, ``delta`` with anything but ``"long_term"``, ``omega`` with anything
     but ``"a_ppo"``, ``regularization`` with ``"dp"`` / ``"csp"`` / ``"cf"``. Logged: each term's rollout
     mean; ``fairness/short_term`` and ``fairness/long_term`` (the rollout's mean gaps) for every env that
-    reports them, with or without the regularisation.
+    reports them, with or without the regularisation. ``fairness=`` also takes your own
+    :class:`~sb3_fair.common.fairness_terms.FairnessTerm` object (or a name given by its ``register_term``).
 
     Example::
 

@@ -5,25 +5,24 @@ from __future__ import annotations
 from sb3_contrib import MaskablePPO
 
 from sb3_fair.common.fair_algorithm import FairAlgorithmMixin
-from sb3_fair.common.group_penalty.mixin import GroupPenaltyMixin
+from sb3_fair.common.fairness_terms.mixin import OnPolicyFairnessMixin
 from sb3_fair.common.long_term.massaging import ActionMassagingMixin
-from sb3_fair.common.long_term.mixin import LongTermPenaltyMixin
 
 
-class FairMaskablePPO(ActionMassagingMixin, LongTermPenaltyMixin, GroupPenaltyMixin, FairAlgorithmMixin, MaskablePPO):
+class FairMaskablePPO(ActionMassagingMixin, OnPolicyFairnessMixin, FairAlgorithmMixin, MaskablePPO):
     """MaskablePPO (invalid action masking, Huang and Ontañón 2020, arXiv:2006.14171) with the group
     penalties of fair-PPO (La Malfa, Zhang, Luck and Black, "Fairness Aware Reinforcement Learning via
     Proximal Policy Optimization", 2025, arXiv:2502.03953, Eqs. 5-7).
 
     Constructed exactly like sb3-contrib's :class:`~sb3_contrib.MaskablePPO` (its policies, its
     ``learn(..., use_masking=True)``), plus the keyword arguments of
-    :class:`~sb3_fair.common.group_penalty.GroupPenaltyMixin` (``fairness``, ``alpha``, ``beta``,
+    :class:`~sb3_fair.common.group_penalty.GroupPenaltyTerm` (``fairness``, ``alpha``, ``beta``,
     ``fairness_coef``, ``protected_group``, ``agents_per_instance``) and
     :class:`~sb3_fair.common.fair_algorithm.FairAlgorithmMixin` (``fairness_window``, ``wandb``).
     The penalty reweights the advantages before MaskablePPO's update, as in
     :class:`~sb3_fair.FairPPO`; masking is untouched. With ``fairness_coef=0`` it is MaskablePPO.
     ``fairness="long_term"`` / ``"a_ppo"`` regularise the advantages of every minibatch by the env's
-    fairness signals instead (:class:`~sb3_fair.common.long_term.mixin.LongTermPenaltyMixin`, as in
+    fairness signals instead (:class:`~sb3_fair.common.long_term.LongTermTerm`, as in
     :class:`~sb3_fair.FairPPO`).
 
     Example::

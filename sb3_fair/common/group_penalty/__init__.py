@@ -1,10 +1,11 @@
-"""fair-PPO's group penalties (La Malfa et al. 2025, arXiv:2502.03953, Eqs. 5-7) as a mixin for any on-policy
-parent: demographic parity, conditional statistical parity and counterfactual fairness."""
+"""fair-PPO's group penalties (La Malfa et al. 2025, arXiv:2502.03953, Eqs. 5-7) as a fairness term of any on-policy
+parent (:mod:`sb3_fair.common.fairness_terms`): demographic parity, conditional statistical parity and counterfactual
+fairness."""
 
-from sb3_fair.common.group_penalty.mixin import (
+from sb3_fair.common.group_penalty.term import (
     GROUP_PENALTY_DEFAULTS,
     METRICS,
-    GroupPenaltyMixin,
+    GroupPenaltyTerm,
     GroupTracker,
     advantage_weights,
     check_metric,
@@ -13,7 +14,7 @@ from sb3_fair.common.group_penalty.mixin import (
 __all__ = [
     "GROUP_PENALTY_DEFAULTS",
     "METRICS",
-    "GroupPenaltyMixin",
+    "GroupPenaltyTerm",
     "GroupTracker",
     "advantage_weights",
     "check_metric",

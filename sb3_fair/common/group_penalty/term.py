@@ -1,7 +1,8 @@
 """fair-PPO's group penalty as a reweighting of each agent's advantage, for any on-policy parent.
 
-:class:`GroupPenaltyMixin` puts the penalty on PPO (:class:`~sb3_fair.FairPPO`), sb3-contrib's
-MaskablePPO (:class:`~sb3_fair.FairMaskablePPO`) and RecurrentPPO
+:class:`GroupPenaltyTerm` is the penalty as a :class:`~sb3_fair.common.fairness_terms.FairnessTerm`, which
+:class:`~sb3_fair.common.fairness_terms.mixin.OnPolicyFairnessMixin` puts on PPO (:class:`~sb3_fair.FairPPO`),
+sb3-contrib's MaskablePPO (:class:`~sb3_fair.FairMaskablePPO`) and RecurrentPPO
 (:class:`~sb3_fair.FairRecurrentPPO`): a :class:`GroupTracker` callback records each slot's group
 (factor, twin) and realised return at every rollout step, from the infos only; before the parent's
 ``train`` the rollout's advantages are multiplied by :func:`advantage_weights`.
@@ -34,13 +35,13 @@ regression target is left alone.
 
 from __future__ import annotations
 
-import inspect
-from typing import TYPE_CHECKING, Any, ClassVar, cast
+from typing import Any, ClassVar
 
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import VecEnv
 
+from sb3_fair.common.fairness_terms.base import FairnessTerm, defaults_of, register_term
 from sb3_fair.common.protocol import (
     ACTIVE,
     BENEFITS,
@@ -56,11 +57,6 @@ from sb3_fair.common.protocol import (
 from sb3_fair.common.stakeholders import Stakeholders
 from sb3_fair.common.validation import check_choice, check_coef, check_int
 from sb3_fair.metrics import group_contrasts
-
-if TYPE_CHECKING:
-    from sb3_fair.common.fair_algorithm import OnPolicyFairAlgorithm as _OnPolicyBase
-else:
-    _OnPolicyBase = object
 
 #: the group penalty's metrics (``fairness=``): demographic parity, conditional statistical parity, counterfactual fairness
 METRICS = ("dp", "csp", "cf")
@@ -125,12 +121,6 @@ def advantage_weights(
 def check_metric(metric: Any) -> str:
     """``metric`` if it is one of :data:`METRICS`; a clear error naming the argument otherwise."""
     return check_choice(metric, "fairness", METRICS)
-
-
-def fairness_methods(cls: type) -> tuple[str, ...]:
-    """Every value of ``fairness=`` that the mixins of ``cls`` implement (each lists its own in ``FAIRNESS_METHODS``),
-    in the order of the class's MRO."""
-    return tuple(m for c in cls.__mro__ for m in c.__dict__.get("FAIRNESS_METHODS", ()))
 
 
 def _active(infos: list[dict[str, Any]], n: int) -> np.ndarray:
@@ -322,83 +312,115 @@ class GroupTracker(BaseCallback):
         return True
 
 
-class GroupPenaltyMixin(_OnPolicyBase):
-    """The retrospective and prospective group penalties of fair-PPO (La Malfa et al. 2025, arXiv:2502.03953, Eqs. 5-7) for an on-policy parent.
+class GroupPenaltyTerm(FairnessTerm):
+    """The retrospective and prospective group penalties of fair-PPO (La Malfa et al. 2025, arXiv:2502.03953, Eqs. 5-7),
+    as a :class:`~sb3_fair.common.fairness_terms.FairnessTerm` of an on-policy parent (``fairness="dp"``, ``"csp"`` or
+    ``"cf"`` of :class:`~sb3_fair.FairPPO`, :class:`~sb3_fair.FairMaskablePPO`, :class:`~sb3_fair.FairRecurrentPPO`).
 
-    ``class FairX(GroupPenaltyMixin, FairAlgorithmMixin, X)`` with ``X`` one of SB3's PPO or
-    sb3-contrib's MaskablePPO / RecurrentPPO. The parent maximises
-    ``(1/n) sum_x J_x - fairness_coef * (alpha * D_retro + beta * D_pro)`` per game instance (the
-    derivation is this module's docstring). The env is a multi-agent VecEnv with one slot per agent
-    and parameter sharing (:func:`sb3_fair.wrappers.make_multiagent_vec_env`) whose games honour the
-    stakeholder contract and report each agent's ``"group"`` (``"factor"`` for CSP, ``"twin"`` for
-    CF) in its info. With ``fairness_coef=0`` or ``alpha = beta = 0`` the class is its parent: it
-    accepts every env the parent accepts and trains exactly like it.
+    The parent maximises ``(1/n) sum_x J_x - fairness_coef * (alpha * D_retro + beta * D_pro)`` per game instance (the
+    derivation is this module's docstring): before each update the rollout's advantages are multiplied by
+    :func:`advantage_weights`, from the groups and realised returns that a :class:`GroupTracker` recorded at every
+    step. The env is a multi-agent VecEnv with one slot per agent and parameter sharing
+    (:func:`sb3_fair.wrappers.make_multiagent_vec_env`) whose games honour the stakeholder contract and report each
+    agent's ``"group"`` (``"factor"`` for CSP, ``"twin"`` for CF) in its info. With ``fairness_coef=0`` or
+    ``alpha = beta = 0`` the term is inactive and the class is its parent: it accepts every env the parent accepts and
+    trains exactly like it.
 
-    :param fairness: ``"dp"`` (demographic parity), ``"csp"`` (conditional statistical parity,
-        within each stratum of the legitimate factor) or ``"cf"`` (counterfactual fairness, each
-        agent against its twin).
+    :param method: ``"dp"`` (demographic parity), ``"csp"`` (conditional statistical parity, within each stratum of
+        the legitimate factor) or ``"cf"`` (counterfactual fairness, each agent against its twin).
+    :param fairness_coef: lambda, the weight of the whole penalty, >= 0.
     :param alpha: weight of the retrospective part (returns realised so far), >= 0.
     :param beta: weight of the prospective part (the critic's values), >= 0.
-    :param fairness_coef: lambda, the weight of the whole penalty, >= 0.
     :param protected_group: the group value of the protected agents.
-    :param agents_per_instance: slots per game instance; default: the env's ``agents_per_instance``
-        attribute (set by :func:`~sb3_fair.wrappers.make_multiagent_vec_env`), else all slots form
-        one game.
+    :param agents_per_instance: slots per game instance; default: the env's ``agents_per_instance`` attribute (set
+        by :func:`~sb3_fair.wrappers.make_multiagent_vec_env`), else all slots form one game.
 
-    ``alpha``, ``beta``, ``protected_group`` and ``agents_per_instance`` belong to these three metrics:
-    with ``fairness="long_term"`` or ``"a_ppo"`` (:class:`~sb3_fair.common.long_term.mixin.LongTermPenaltyMixin`)
-    each is refused unless left at its default. The infos are checked when training starts (from the
+    ``alpha``, ``beta``, ``protected_group`` and ``agents_per_instance`` belong to these three metrics: with another
+    ``fairness`` each is refused unless left at its default. The infos are checked when training starts (from the
     algorithm's own reset) and at every step: CSP needs every agent's ``"factor"``, CF its ``"twin"``.
+
+    Logged under ``fairness/``: ``penalty_retro`` and ``penalty_pro`` of the last rollout and the spread of the
+    advantage weights (``adv_weight_std``, ``adv_weight_min``, ``adv_weight_max``).
     """
 
-    #: the values of ``fairness=`` this mixin implements
-    FAIRNESS_METHODS: ClassVar[tuple[str, ...]] = METRICS
-
-    #: a zip of the parent (PPO, MaskablePPO, RecurrentPPO) loads without the penalty, which is on by default
-    PARENT_ZIP_SETTINGS: ClassVar[dict[str, Any]] = {"fairness_coef": 0.0}
+    methods: ClassVar[tuple[str, ...]] = METRICS
 
     def __init__(
         self,
-        *args: Any,
-        fairness: str = "dp",
+        method: str = "dp",
+        fairness_coef: float = 1.0,
         alpha: float = 0.5,
         beta: float = 0.5,
-        fairness_coef: float | tuple[float, float] = 1.0,
         protected_group: int = 1,
         agents_per_instance: int | None = None,
-        **kwargs: Any,
     ) -> None:
-        # fairness= names one method: this mixin's (one of METRICS) or another mixin's of the class (e.g.
-        # LongTermPenaltyMixin's "long_term"), whose weights that mixin checks; the penalty is on for its own only
-        own = fairness in METRICS or fairness not in fairness_methods(type(self))
-        self.fairness = check_metric(fairness) if own else fairness
-        self.alpha = check_coef(alpha, "alpha")
-        self.beta = check_coef(beta, "beta")
-        self.fairness_coef: float | tuple[float, float] = (
-            check_coef(fairness_coef, "fairness_coef") if own else fairness_coef
+        self.method = check_metric(method)
+        self.fairness_coef = check_coef(fairness_coef, "fairness_coef")
+        checked = self.check_arguments(
+            {
+                "alpha": alpha,
+                "beta": beta,
+                "protected_group": protected_group,
+                "agents_per_instance": agents_per_instance,
+            }
         )
-        if isinstance(protected_group, bool) or not isinstance(protected_group, (int, np.integer)):
-            raise ValueError(f"protected_group must be an int, got {protected_group!r}")
-        self.protected_group = int(protected_group)
-        self.agents_per_instance = check_int(agents_per_instance, "agents_per_instance", 2, allow_none=True)
-        self._n_agents: int | None = None
-        self._tracker: GroupTracker | None = None
-        super().__init__(*args, **kwargs)
+        self.alpha: float = checked["alpha"]
+        self.beta: float = checked["beta"]
+        self.protected_group: int = checked["protected_group"]
+        self.agents_per_instance: int | None = checked["agents_per_instance"]
+        #: slots per game instance of the env (read by :meth:`setup`)
+        self.n_agents: int | None = None
+        #: the running episodes' groups and realised returns (saved with the model, so a loaded model continues them)
+        self.tracker: GroupTracker | None = None
+        self._saved_tracker: GroupTracker | None = None
+
+    @classmethod
+    def check_arguments(cls, values: dict[str, Any]) -> dict[str, Any]:
+        """``alpha``, ``beta`` (weights >= 0), ``protected_group`` (an int) and ``agents_per_instance`` (an int >= 2
+        or None), those given."""
+        out = dict(values)
+        for name in ("alpha", "beta"):
+            if name in out:
+                out[name] = check_coef(out[name], name)
+        if "protected_group" in out:
+            group = out["protected_group"]
+            if isinstance(group, bool) or not isinstance(group, (int, np.integer)):
+                raise ValueError(f"protected_group must be an int, got {group!r}")
+            out["protected_group"] = int(group)
+        if "agents_per_instance" in out:
+            out["agents_per_instance"] = check_int(
+                out["agents_per_instance"], "agents_per_instance", 2, allow_none=True
+            )
+        return out
 
     @property
-    def penalized(self) -> bool:
-        """Whether the penalty is on (``fairness`` is one of its metrics, ``fairness_coef > 0`` and ``alpha + beta > 0``)."""
-        # with one of the group metrics, fairness_coef is a single weight
-        return self.fairness in METRICS and cast(float, self.fairness_coef) > 0 and (self.alpha > 0 or self.beta > 0)
+    def active(self) -> bool:
+        """Whether the penalty is on (``fairness_coef > 0`` and ``alpha + beta > 0``)."""
+        return self.fairness_coef > 0 and (self.alpha > 0 or self.beta > 0)
 
-    def _setup_fairness(self, env: VecEnv) -> None:
-        """With the penalty on, check what can be checked without touching the env; the infos are checked
-        from the algorithm's own first reset, when training starts."""
-        super()._setup_fairness(env)
-        tracker, self._tracker = getattr(self, "_tracker", None), None
-        if not self.penalized:
+    @property
+    def needs_buffer(self) -> bool:
+        return False  # the tracker keeps the rollout's groups and returns itself
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state["_saved_tracker"] = None
+        return state
+
+    def resume_from(self, saved: FairnessTerm) -> None:
+        """Keep the loaded model's running episodes (its tracker), for :meth:`setup` to continue where they fit."""
+        tracker = getattr(saved, "tracker", None) or getattr(saved, "_saved_tracker", None)
+        if isinstance(tracker, GroupTracker):
+            self._saved_tracker = tracker
+
+    def setup(self, model: Any, env: VecEnv) -> None:
+        """With the penalty on, check what can be checked without touching the env; the infos are checked from the
+        algorithm's own first reset, when training starts."""
+        tracker = self.tracker or self._saved_tracker
+        self.tracker, self._saved_tracker = None, None
+        if not self.active:
             return
-        algo = type(self).__name__
+        algo = type(model).__name__
         if env.num_envs < 2:
             raise ValueError(
                 f"env: {algo}'s group penalties need a multi-agent VecEnv with one slot per agent, e.g. "
@@ -425,92 +447,77 @@ class GroupPenaltyMixin(_OnPolicyBase):
                 f"agents_per_instance ({n}) must equal the number of stakeholders of each game "
                 f"({get_stakeholders(env).n}, from env.stakeholders): each slot's info['benefits'] lists one game's agents"
             )
-        if self.fairness == "csp" and get_stakeholders(env).factors is None:
+        if self.method == "csp" and get_stakeholders(env).factors is None:
             raise ValueError(
                 "fairness='csp' needs games whose stakeholders have legitimate factors (Stakeholders.factors)"
             )
-        self._n_agents = int(n)
-        if tracker is not None and tracker.fits(env.num_envs, self._n_agents, self.fairness, self.protected_group):
-            self._tracker = tracker  # a loaded model continues its running episodes (exact resume)
+        self.n_agents = int(n)
+        if tracker is not None and tracker.fits(env.num_envs, self.n_agents, self.method, self.protected_group):
+            self.tracker = tracker  # a loaded model continues its running episodes (exact resume)
 
-    def _fairness_callbacks(self) -> list[BaseCallback]:
-        if not self.penalized or self._n_agents is None:
+    def callbacks(self, model: Any, env_was_reset: bool) -> list[BaseCallback]:
+        if self.n_agents is None:
             return []
-        if self._tracker is None:
-            self._tracker = GroupTracker(self.n_steps, self._n_agents, self.fairness, self.protected_group)
-        if self._env_was_reset:
-            self._tracker.restart()
-        return [self._tracker, *super()._fairness_callbacks()]
+        if self.tracker is None:
+            self.tracker = GroupTracker(model.n_steps, self.n_agents, self.method, self.protected_group)
+        if env_was_reset:
+            self.tracker.restart()
+        return [self.tracker]
 
-    def _setup_learn(
-        self,
-        total_timesteps: int,
-        callback: Any = None,
-        reset_num_timesteps: bool = True,
-        tb_log_name: str = "run",
-        progress_bar: bool = False,
-    ) -> Any:
-        # SB3 resets the env in _setup_learn exactly when this holds; the tracker must then start afresh
-        self._env_was_reset = reset_num_timesteps or self._last_obs is None
-        return super()._setup_learn(total_timesteps, callback, reset_num_timesteps, tb_log_name, progress_bar)
-
-    def fairness_config(self) -> dict[str, Any]:
-        """The fairness hyperparameters (stored in the W&B run config)."""
-        if self.fairness not in METRICS:  # another mixin's method is chosen: its settings are the fairness config
-            return super().fairness_config()
+    def config(self) -> dict[str, Any]:
         return {
-            **super().fairness_config(),
-            "fairness": self.fairness,
+            "fairness": self.method,
             "alpha": self.alpha,
             "beta": self.beta,
             "fairness_coef": self.fairness_coef,
             "protected_group": self.protected_group,
-            "agents_per_instance": self._n_agents,
+            "agents_per_instance": self.n_agents,
         }
 
-    def train(self) -> None:
-        """Reweight the rollout's advantages by the group penalty (if on), then the parent's update."""
-        tracker = self._tracker
-        if self.penalized and tracker is not None and tracker.filled:
-            buf = self.rollout_buffer
-            weights, stats = advantage_weights(
-                tracker.realised,
-                # an agent that is not in the game will receive nothing more: its prospective return is 0, not the
-                # critic's guess at a zero observation
-                np.where(tracker.active, buf.values, 0.0),
-                tracker.groups,
-                tracker.n_agents,
-                self.fairness,
-                self.alpha,
-                self.beta,
-                cast(float, self.fairness_coef),  # a single weight: penalized means a group metric
-                factors=tracker.factors if self.fairness == "csp" else None,
-                twins=tracker.twins if self.fairness == "cf" else None,
-                protected=self.protected_group,
-            )
-            buf.advantages *= weights.astype(buf.advantages.dtype)
-            logger = self.logger
-            for key, value in stats.items():
-                logger.record(f"fairness/{key}", value)
-            logger.record("fairness/adv_weight_std", float(weights.std()))
-            logger.record("fairness/adv_weight_min", float(weights.min()))
-            logger.record("fairness/adv_weight_max", float(weights.max()))
-            tracker.filled = False
-        super().train()
+    def before_update(self, model: Any, buffer: Any) -> None:
+        """Reweight the rollout's advantages by the group penalty (once the tracker has a whole rollout)."""
+        tracker = self.tracker
+        if tracker is None or not tracker.filled:
+            return
+        weights, stats = advantage_weights(
+            tracker.realised,
+            # an agent that is not in the game will receive nothing more: its prospective return is 0, not the
+            # critic's guess at a zero observation
+            np.where(tracker.active, buffer.values, 0.0),
+            tracker.groups,
+            tracker.n_agents,
+            self.method,
+            self.alpha,
+            self.beta,
+            self.fairness_coef,
+            factors=tracker.factors if self.method == "csp" else None,
+            twins=tracker.twins if self.method == "cf" else None,
+            protected=self.protected_group,
+        )
+        buffer.advantages *= weights.astype(buffer.advantages.dtype)
+        logger = model.logger
+        for key, value in stats.items():
+            logger.record(f"fairness/{key}", value)
+        logger.record("fairness/adv_weight_std", float(weights.std()))
+        logger.record("fairness/adv_weight_min", float(weights.min()))
+        logger.record("fairness/adv_weight_max", float(weights.max()))
+        tracker.filled = False
 
 
-#: the group penalty's own keyword arguments and their defaults: with ``fairness="long_term"`` or ``"a_ppo"``
-#: (:class:`~sb3_fair.common.long_term.mixin.LongTermPenaltyMixin`) each is refused unless left at its default
-GROUP_PENALTY_DEFAULTS: dict[str, Any] = {
-    name: p.default
-    for name, p in inspect.signature(GroupPenaltyMixin.__init__).parameters.items()
-    if name in ("alpha", "beta", "protected_group", "agents_per_instance")
+GroupPenaltyTerm.arguments = {
+    "fairness_coef": 1.0,
+    **defaults_of(GroupPenaltyTerm.__init__, ("alpha", "beta", "protected_group", "agents_per_instance")),
 }
+register_term(GroupPenaltyTerm)
+
+#: the group penalty's own keyword arguments and their defaults: with another ``fairness`` each is refused unless
+#: left at its default
+GROUP_PENALTY_DEFAULTS: dict[str, Any] = {k: v for k, v in GroupPenaltyTerm.arguments.items() if k != "fairness_coef"}
 
 __all__ = [
     "GROUP_PENALTY_DEFAULTS",
     "METRICS",
-    "GroupPenaltyMixin",
+    "GroupPenaltyTerm",
     "GroupTracker",
     "advantage_weights",
     "check_metric",

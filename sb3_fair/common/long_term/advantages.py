@@ -153,7 +153,7 @@ def weighted_rows(
     """:func:`regularized_advantages` of checked inputs stacked as rows: the advantages first, then one row per term.
 
     The one implementation of the regularisation: :func:`regularized_advantages` checks its inputs and
-    calls it; :class:`~sb3_fair.common.long_term.mixin.LongTermPenaltyMixin` calls it directly for
+    calls it; :class:`~sb3_fair.common.long_term.LongTermTerm` calls it directly for
     every minibatch (its weights were checked at construction, its rows come from its own buffer).
 
     :param rows: a float64 array of shape ``(1 + len(weights), batch)``.

@@ -302,8 +302,10 @@ _NUMPY_CASTS = frozenset({th.float32, th.float64, th.int64, th.int32})
 class ActionMassagingMixin(_OnPolicyBase):
     """F-PPO's action massaging (Eq. 6) during training rollouts, for an on-policy parent.
 
-    ``class FairX(ActionMassagingMixin, LongTermPenaltyMixin, ..., X)``. Independent of the advantage
-    regularisation: ``fairness="long_term", massaging=False`` is the paper's F-PPO-L ablation.
+    ``class FairX(ActionMassagingMixin, OnPolicyFairnessMixin, ..., X)``: a seam of its own, beside the fairness
+    terms' (:mod:`sb3_fair.common.fairness_terms`), since it changes the actions a rollout executes, not the
+    advantages. Independent of the advantage regularisation: ``fairness="long_term", massaging=False`` is the
+    paper's F-PPO-L ablation.
     The env answers the what-if protocol (:data:`~sb3_fair.common.protocol.WHAT_IF`), checked when
     the env is set. ``predict`` never massages; evaluate with massaging through
     :class:`MassagedPredictor`.
