@@ -34,8 +34,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from sb3_fair.common.validation import MAX_COEF
 from sb3_fair.experiment.config import int_at_least, number_in
 
@@ -282,15 +280,11 @@ def _task_configs(args: argparse.Namespace, seed: int, task: Any = None) -> dict
 
 
 def cmd_compare(args: argparse.Namespace) -> None:
-    from sb3_fair.common.evaluation import price_of_fairness_table
+    from sb3_fair.experiment.compare import compare_runs, log_comparison, plot_comparison
     from sb3_fair.experiment.registry import MULTIAGENT_ENVS
-    from sb3_fair.experiment.training import train_all
 
     task = _compare_task(args)
     figures = task.figures
-    per_seed: dict[str, list[dict[str, Any]]] = {}
-    curves: dict[str, list[Any]] = {}  # each seed's training curve, per run
-    returns: dict[str, list[Any]] = {}  # each seed's per-stakeholder evaluation returns, per run
     t0 = time.perf_counter()
     runs = [
         (seed, name, config) for seed in range(args.seeds) for name, config in _task_configs(args, seed, task).items()
@@ -314,43 +308,9 @@ def cmd_compare(args: argparse.Namespace) -> None:
 
     if jobs > 1:
         print(f"training {len(runs)} runs ({len(configs)} agents x {args.seeds} seeds), {jobs} at a time", flush=True)
-    results = train_all(
-        [config for _, _, config in runs],
-        jobs=jobs,
-        on_start=start if jobs == 1 else None,
-        on_done=done if jobs > 1 else None,
+    comparison = compare_runs(
+        task, runs, jobs=jobs, on_start=start if jobs == 1 else None, on_done=done if jobs > 1 else None
     )
-    fair_names = {name for name, config in configs.items() if config.algo == task.algo}  # a baseline is the parent
-    for seed in range(args.seeds):
-        seed_results = {name: res for (s, name, _), res in zip(runs, results) if s == seed}
-        baseline = (
-            next(res for name, res in seed_results.items() if name not in fair_names)
-            if task.price_of_fairness
-            else None
-        )
-        for name, res in seed_results.items():
-            row = dict(res.evaluation)
-            for key in task.absolute:
-                row[key] = abs(row.get(key, float("nan")))
-            if baseline is not None:  # each fair run against the first baseline; a baseline pays nothing
-                fair = name in fair_names
-                pof = (
-                    price_of_fairness_table({"table": res.table}, {"table": baseline.table})
-                    if fair
-                    else {0: 0.0, 1: 0.0}
-                )
-                row.update({f"pof_group_{g}": pof.get(g, float("nan")) for g in (0, 1)})
-            per_seed.setdefault(name, []).append(row)
-            curves.setdefault(name, []).append(res.curve)
-            returns.setdefault(name, []).append(res.returns)
-    table = {
-        name: {k: float(np.mean([r.get(k, float("nan")) for r in runs])) for k in figures}
-        for name, runs in per_seed.items()
-    }
-    spread = {
-        name: {k: float(np.std([r.get(k, float("nan")) for r in runs])) for k in figures}
-        for name, runs in per_seed.items()
-    }
     n_steps = " / ".join(f"{n:,}" for n in sorted({c.n_timesteps for c in configs.values()}))
     values = task.option_values(_options(args))
     shown = ", ".join(f"{k} {v:g}" if isinstance(v, float) else f"{k} {v}" for k, v in values.items())
@@ -364,28 +324,25 @@ def cmd_compare(args: argparse.Namespace) -> None:
         f"{task.env}{f' ({shown})' if shown else ''}: {args.seeds} seed(s) x {n_steps} training {unit}, "
         f"{args.eval_episodes} evaluation episodes each{notes} "
     )
-    _print_table(table, figures, spread=spread, title=title + f"({time.perf_counter() - t0:.0f} s)")
-    absent = [k for k in figures if all(k not in r for runs in per_seed.values() for r in runs)]
+    _print_table(
+        comparison.table, figures, spread=comparison.spread, title=title + f"({time.perf_counter() - t0:.0f} s)"
+    )
+    absent = comparison.absent
     if absent:  # a figure the table names but no evaluation reported (e.g. a group figure of a one-group env)
         print(
             f"no run reported {', '.join(absent)} (nan in the table): {task.env}'s evaluation has no such figure",
             file=sys.stderr,
         )
     if args.plot:
-        from sb3_fair.experiment.compare import plot_comparison
-
-        plot_comparison(task, per_seed, args.plot, curves=curves, returns=returns)
+        plot_comparison(task, comparison.per_seed, args.plot, curves=comparison.curves, returns=comparison.returns)
         print(f"wrote {args.plot}")
     if args.wandb:  # the comparison's plot and table, in one summary run of the experiment's group
-        from sb3_fair.common.wandb_logging import log_summary_run
-
-        rows = [[name, *[table[name][k] for k in figures], *[spread[name][k] for k in figures]] for name in table]
-        log_summary_run(
+        log_comparison(
+            comparison,
             f"compare-{args.task}-summary",
             f"compare-{args.task}",
             {"task": args.task, "seeds": args.seeds, "episodes": args.episodes},
-            images={"compare/plot": args.plot} if args.plot else None,
-            tables={"compare/table": (["method", *figures, *[f"{k}_sd" for k in figures]], rows)},
+            plot=args.plot,
         )
 
 

@@ -7,14 +7,24 @@ that entry (see the file's header). :func:`task_configs` turns a task into one
 :class:`~sb3_fair.experiment.config.ExperimentConfig` per run, which :func:`~sb3_fair.experiment.training.train_all`
 trains.
 
+:func:`compare_runs` trains a comparison's runs over seeds and gathers its statistics into a :class:`Comparison`:
+each seed's figures (:func:`seed_figures`: the task's ``absolute`` figures as |x|, and with ``price_of_fairness``
+each fair run's price of fairness per group against the seed's first baseline), their mean and standard deviation
+over the seeds (:func:`seed_statistics`) and the figures no run reported (:func:`absent_figures`).
+:func:`plot_comparison` draws it and :func:`log_comparison` logs its table and plot to W&B.
+
 Example::
 
-    from sb3_fair.experiment.compare import load_tasks, task_configs
+    from sb3_fair.experiment.compare import compare_runs, load_tasks, task_configs
     from sb3_fair.experiment.training import train_all
 
     task = load_tasks()["donut"]
     configs = task_configs(task, seed=0, episodes=40, eval_episodes=5)
     results = train_all(list(configs.values()), jobs=2)
+
+    runs = [(seed, name, config) for seed in (0, 1) for name, config in task_configs(task, seed, episodes=40).items()]
+    comparison = compare_runs(task, runs, jobs=2)
+    print(comparison.table, comparison.spread)  # run name -> figure -> mean, sd over the seeds
 """
 
 from __future__ import annotations
@@ -368,6 +378,168 @@ def task_configs(
     return configs
 
 
+def seed_figures(
+    task: CompareTask, runs: list[tuple[int, str, Any]], results: list[Any]
+) -> tuple[dict[str, list[dict[str, Any]]], dict[str, list[Any]], dict[str, list[Any]]]:
+    """Each run's evaluation figures, training curve and per-stakeholder returns, seed by seed.
+
+    The task's ``absolute`` figures are given as their size |x|. With the task's ``price_of_fairness``, each run of a
+    seed gets ``pof_group_<g>`` for the groups 0 and 1: a fair run (one of the task's algorithm) its price of fairness
+    in % per group against the seed's first baseline (:func:`~sb3_fair.common.evaluation.price_of_fairness_table` of
+    their per-group tables), a baseline 0 (it pays nothing).
+
+    :param task: the comparison.
+    :param runs: ``(seed, run name, config)`` of every training, each seed's runs in the task's order (baselines first);
+        a config's ``algo`` tells a fair run from a baseline (the algorithm's parent).
+    :param results: each training's result (its ``evaluation``, ``table``, ``curve`` and ``returns``), in the order of
+        ``runs``.
+    :return: ``(per_seed, curves, returns)``, each a mapping of run name -> one entry per seed.
+    """
+    from sb3_fair.common.evaluation import price_of_fairness_table
+
+    per_seed: dict[str, list[dict[str, Any]]] = {}
+    curves: dict[str, list[Any]] = {}  # each seed's training curve, per run
+    returns: dict[str, list[Any]] = {}  # each seed's per-stakeholder evaluation returns, per run
+    configs = {name: config for _, name, config in runs}
+    fair_names = {name for name, config in configs.items() if config.algo == task.algo}  # a baseline is the parent
+    for seed in dict.fromkeys(s for s, _, _ in runs):  # the seeds, in the order they ran
+        seed_results = {name: res for (s, name, _), res in zip(runs, results) if s == seed}
+        baseline = (
+            next(res for name, res in seed_results.items() if name not in fair_names)
+            if task.price_of_fairness
+            else None
+        )
+        for name, res in seed_results.items():
+            row = dict(res.evaluation)
+            for key in task.absolute:
+                row[key] = abs(row.get(key, float("nan")))
+            if baseline is not None:  # each fair run against the first baseline; a baseline pays nothing
+                fair = name in fair_names
+                pof = (
+                    price_of_fairness_table({"table": res.table}, {"table": baseline.table})
+                    if fair
+                    else {0: 0.0, 1: 0.0}
+                )
+                row.update({f"pof_group_{g}": pof.get(g, float("nan")) for g in (0, 1)})
+            per_seed.setdefault(name, []).append(row)
+            curves.setdefault(name, []).append(res.curve)
+            returns.setdefault(name, []).append(res.returns)
+    return per_seed, curves, returns
+
+
+def seed_statistics(
+    per_seed: dict[str, list[dict[str, Any]]], figures: list[str]
+) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, float]]]:
+    """The mean and the standard deviation over the seeds of each run's ``figures`` (NaN for a figure a seed lacks).
+
+    :param per_seed: run name -> each seed's figures (:func:`seed_figures`).
+    :param figures: the figures of the table.
+    :return: ``(table, spread)``: run name -> figure -> the mean, and the standard deviation (NumPy's, ``ddof=0``).
+    """
+    table = {
+        name: {k: float(np.mean([r.get(k, float("nan")) for r in runs])) for k in figures}
+        for name, runs in per_seed.items()
+    }
+    spread = {
+        name: {k: float(np.std([r.get(k, float("nan")) for r in runs])) for k in figures}
+        for name, runs in per_seed.items()
+    }
+    return table, spread
+
+
+def absent_figures(per_seed: dict[str, list[dict[str, Any]]], figures: list[str]) -> list[str]:
+    """The ``figures`` that no run of any seed reported (NaN in the table), e.g. a group figure of a one-group env."""
+    return [k for k in figures if all(k not in r for runs in per_seed.values() for r in runs)]
+
+
+@dataclass
+class Comparison:
+    """A comparison's trainings and its statistics over the seeds: what :func:`compare_runs` returns.
+
+    :param task: the comparison.
+    :param runs: ``(seed, run name, config)`` of every training, in the order they were handed out.
+    :param results: each training's :class:`~sb3_fair.experiment.training.ExperimentResult`, in the order of ``runs``.
+    :param per_seed: run name -> each seed's evaluation figures (:func:`seed_figures`).
+    :param curves: run name -> each seed's :attr:`~sb3_fair.experiment.training.ExperimentResult.curve`.
+    :param returns: run name -> each seed's :attr:`~sb3_fair.experiment.training.ExperimentResult.returns`.
+    :param table: run name -> each of the task's figures, its mean over the seeds (:func:`seed_statistics`).
+    :param spread: run name -> each of the task's figures, its standard deviation over the seeds.
+    """
+
+    task: CompareTask
+    runs: list[tuple[int, str, Any]]
+    results: list[Any]
+    per_seed: dict[str, list[dict[str, Any]]]
+    curves: dict[str, list[Any]]
+    returns: dict[str, list[Any]]
+    table: dict[str, dict[str, float]]
+    spread: dict[str, dict[str, float]]
+
+    @property
+    def absent(self) -> list[str]:
+        """The task's figures that no run reported (:func:`absent_figures`)."""
+        return absent_figures(self.per_seed, self.task.figures)
+
+
+def compare_runs(
+    task: CompareTask,
+    runs: list[tuple[int, str, Any]],
+    jobs: int = 1,
+    on_start: Any = None,
+    on_done: Any = None,
+) -> Comparison:
+    """Train every run of a comparison and gather its statistics over the seeds (``sb3-fair compare``'s work).
+
+    :param task: the comparison.
+    :param runs: ``(seed, run name, config)`` of every training, e.g. each seed's :func:`task_configs`, seed by seed.
+    :param jobs: trainings at a time, each in its own process (:func:`~sb3_fair.experiment.training.train_all`; the
+        figures are the same, seed for seed, as with ``jobs=1``).
+    :param on_start: called with ``(index into runs, config)`` when a training is handed out.
+    :param on_done: called with ``(index into runs, result)`` when a training has finished.
+    :raises ValueError: as :func:`~sb3_fair.experiment.training.train_all`: a setting some run's model refuses, before any
+        run trains, or the first error of a run that failed.
+    """
+    from sb3_fair.experiment.training import train_all
+
+    results = train_all(
+        [config for _, _, config in runs],
+        jobs=jobs,
+        on_start=on_start,
+        on_done=on_done,
+    )
+    per_seed, curves, returns = seed_figures(task, runs, results)
+    table, spread = seed_statistics(per_seed, task.figures)
+    return Comparison(task, list(runs), results, per_seed, curves, returns, table, spread)
+
+
+def log_comparison(
+    comparison: Comparison,
+    name: str,
+    group: str,
+    settings: dict[str, Any],
+    plot: str | Path | None = None,
+) -> None:
+    """The comparison's table (each figure's mean and ``<figure>_sd`` per run) and its plot, in one W&B summary run.
+
+    :param comparison: what :func:`compare_runs` returned.
+    :param name: the summary run's name (``compare-<task>-summary``).
+    :param group: the W&B group of the comparison's runs (``compare-<task>``).
+    :param settings: the summary run's config (the task, the seeds, the episodes).
+    :param plot: the PNG :func:`plot_comparison` wrote, if any.
+    """
+    from sb3_fair.common.wandb_logging import log_summary_run
+
+    figures, table, spread = comparison.task.figures, comparison.table, comparison.spread
+    rows = [[run, *[table[run][k] for k in figures], *[spread[run][k] for k in figures]] for run in table]
+    log_summary_run(
+        name,
+        group,
+        settings,
+        images={"compare/plot": plot} if plot else None,
+        tables={"compare/table": (["method", *figures, *[f"{k}_sd" for k in figures]], rows)},
+    )
+
+
 def _binned(curve: list[tuple[int, dict[str, float]]], figure: str, edges: np.ndarray) -> np.ndarray:
     """The mean of ``figure`` over the training episodes that ended in each bin of steps (NaN where none did)."""
     steps = np.array([s for s, point in curve if figure in point], dtype=np.float64)
@@ -513,12 +685,18 @@ __all__ = [
     "OPTIONS",
     "TASKS_FILE",
     "CompareTask",
+    "Comparison",
     "Run",
+    "absent_figures",
     "baseline_of",
     "check_figure",
+    "compare_runs",
     "episode_steps",
     "load_tasks",
+    "log_comparison",
     "parse_task",
     "plot_comparison",
+    "seed_figures",
+    "seed_statistics",
     "task_configs",
 ]
