@@ -176,23 +176,18 @@ def _report(
 
 
 def cmd_evaluate(args: argparse.Namespace) -> None:
-    from sb3_fair.experiment import evaluate, load_model
-    from sb3_fair.experiment.registry import import_gym_packages
+    from sb3_fair.experiment.evaluation import evaluate_saved
 
-    import_gym_packages(args.gym_packages, trusted=args.trust_config)  # an --env of a module of your own
-    model, config = load_model(args.model, algo=args.algo, trusted=args.trust_config)
-    env_id = args.env or (config.env if config else None)
-    if env_id is None:
-        raise ValueError(f"{args.model} has no saved config: say which env to evaluate on (--env)")
-    saved = config if config is not None and env_id == config.env else None  # the config of the env it trained on
-    env_kwargs = saved.evaluation_env_kwargs if saved is not None else {}
-    env_kwargs.update(_parse_kv(args.env_kwargs))  # as train's own evaluation, then the command line's
-    wrapper = saved.hyperparams.get("env_wrapper") if saved is not None else None
-    seed = args.seed
-    if seed is None:  # the episodes train's own evaluation ran, for a model it saved
-        seed = 0 if config is None else config.evaluation_seed
-    evaluation, table = evaluate(
-        model, env_id, args.episodes, env_kwargs, wrapper, args.deterministic, seed=seed, trusted=args.trust_config
+    evaluation, table, env_id = evaluate_saved(
+        args.model,
+        env_id=args.env,
+        n_episodes=args.episodes,
+        env_kwargs=_parse_kv(args.env_kwargs),
+        deterministic=args.deterministic,
+        seed=args.seed,
+        algo=args.algo,
+        gym_packages=args.gym_packages,
+        trusted=args.trust_config,
     )
     _report(evaluation, table, args.json, f"{env_id}: {args.episodes} evaluation episodes", Path(args.model).stem)
 

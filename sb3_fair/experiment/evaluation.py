@@ -1,18 +1,21 @@
 """Evaluating a model with the evaluator that fits its env: :func:`evaluate`, which
-:func:`~sb3_fair.experiment.training.train` runs after training.
+:func:`~sb3_fair.experiment.training.train` runs after training, and :func:`evaluate_saved`, a saved model evaluated
+as ``sb3-fair evaluate`` does (on the env, arguments and episodes of its run's own evaluation).
 
 A model trained on a ``VecNormalize`` env is evaluated on raw observations normalised with its training statistics.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.vec_env import VecNormalize
 
-from sb3_fair.experiment.registry import is_multiagent_env, make_eval_env
+from sb3_fair.experiment.persistence import load_model
+from sb3_fair.experiment.registry import import_gym_packages, is_multiagent_env, make_eval_env
 
 
 class _NormalizedPredictor:
@@ -59,6 +62,51 @@ def evaluate(
     """
     scalars, table, _ = _evaluate(model, env_id, n_episodes, env_kwargs, env_wrapper, deterministic, seed, trusted)
     return scalars, table
+
+
+def evaluate_saved(
+    path: str | Path,
+    env_id: str | None = None,
+    n_episodes: int = 20,
+    env_kwargs: dict[str, Any] | None = None,
+    deterministic: bool | None = None,
+    seed: int | None = None,
+    algo: str | None = None,
+    gym_packages: list[str] | None = None,
+    trusted: bool = False,
+) -> tuple[dict[str, float], dict[int, dict[str, float]], str]:
+    """Evaluate a saved model as its run's own evaluation did (``sb3-fair evaluate``): :func:`evaluate` on the env it
+    trained on, with the evaluation env's arguments, env wrapper and first seed of its saved config.
+
+    :param path: a model :func:`~sb3_fair.experiment.persistence.save` wrote (its config beside it says the algorithm
+        and the env), or any SB3 zip (then ``algo`` and ``env_id`` are needed).
+    :param env_id: the env to evaluate on (default: the one it trained on); on another env than its config's, the
+        config's arguments and wrapper are left out.
+    :param n_episodes: evaluation episodes.
+    :param env_kwargs: the env's arguments, over those of the run's own evaluation (its ``eval_env_kwargs`` over its
+        ``env_kwargs``).
+    :param deterministic: greedy (True) or sampled (False) actions; None: the evaluator's default (see :func:`evaluate`).
+    :param seed: the first episode's seed (default: the one the run's own evaluation used; 0 without a saved config).
+    :param algo: the algorithm, for a model without a saved config.
+    :param gym_packages: modules to import first, so that the envs they register exist (needs ``trusted`` for a module
+        outside the allow-list).
+    :param trusted: let the saved config, ``env_id`` and ``gym_packages`` name code outside the allow-list.
+    :return: the scalar figures, the per-group table of a multi-agent game, and the env evaluated on.
+    :raises ValueError: for a model with no saved config and no ``env_id`` (or no ``algo``), or one that cannot be loaded.
+    """
+    import_gym_packages(gym_packages, trusted=trusted)  # an env of a module of your own
+    model, config = load_model(path, algo=algo, trusted=trusted)
+    env_id = env_id or (config.env if config else None)
+    if env_id is None:
+        raise ValueError(f"{path} has no saved config: say which env to evaluate on (--env)")
+    saved = config if config is not None and env_id == config.env else None  # the config of the env it trained on
+    kwargs = saved.evaluation_env_kwargs if saved is not None else {}
+    kwargs.update(env_kwargs or {})  # as train's own evaluation, then the caller's
+    wrapper = saved.hyperparams.get("env_wrapper") if saved is not None else None
+    if seed is None:  # the episodes train's own evaluation ran, for a model it saved
+        seed = 0 if config is None else config.evaluation_seed
+    evaluation, table = evaluate(model, env_id, n_episodes, kwargs, wrapper, deterministic, seed=seed, trusted=trusted)
+    return evaluation, table, env_id
 
 
 def _evaluate(
@@ -153,4 +201,4 @@ def _scalars(result: dict[str, Any]) -> dict[str, float]:
     }
 
 
-__all__ = ["evaluate"]
+__all__ = ["evaluate", "evaluate_saved"]
