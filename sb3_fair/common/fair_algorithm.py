@@ -1,5 +1,7 @@
 """What every Fair* algorithm shares: the fairness keyword arguments, the FairnessMonitor wrap and fairness logging.
 
+Its finite-input guard is :mod:`sb3_fair.common.finite_checks`, its ``load`` checks :mod:`sb3_fair.common.load_checks`.
+
 :class:`FairAlgorithmMixin` enters at SB3's seams only: ``__init__`` (its own keyword arguments,
 then the parent's constructor untouched), ``_wrap_env`` (as SB3 adds ``Monitor``), ``_setup_model``
 and ``set_env`` (the algorithm's :meth:`~FairAlgorithmMixin._setup_fairness`),
@@ -10,26 +12,29 @@ then a check that the network is still finite). No Fair class overrides ``learn`
 from __future__ import annotations
 
 import io
-import json
 import logging
-import math
 import pathlib
-import warnings
-import zipfile
 from collections import deque
-from typing import TYPE_CHECKING, Any, ClassVar, cast
+from typing import TYPE_CHECKING, Any, ClassVar
 
-import numpy as np
 import torch as th
 from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList, ConvertCallback
 from stable_baselines3.common.env_util import is_wrapped
 from stable_baselines3.common.on_policy_algorithm import OnPolicyAlgorithm
-from stable_baselines3.common.save_util import json_to_data, open_path
 from stable_baselines3.common.type_aliases import GymEnv, MaybeCallback
 from stable_baselines3.common.vec_env import VecEnv
 
 from sb3_fair.common.callbacks import FairnessCallback
+from sb3_fair.common.finite_checks import FiniteInputCheck, all_finite
+from sb3_fair.common.load_checks import (  # constructor_arguments and fairness_parameters: re-exported
+    check_load_keywords,
+    check_load_settings,
+    check_saved_class,
+    constructor_arguments,
+    fairness_parameters,
+    saved_data,
+)
 from sb3_fair.common.monitor import FairnessMonitor, ParallelFairnessMonitor
 from sb3_fair.common.protocol import CONTRACT_HINT, is_stakeholders_supported
 from sb3_fair.common.validation import check_fairness_window, check_wandb
@@ -149,7 +154,9 @@ class FairAlgorithmMixin(_AlgorithmBase):
         Read from the attributes the fairness mixins own; ``False`` for a Fair class that behaves as its parent.
         """
         return bool(
-            getattr(getattr(self, "fairness_term", None), "active", False)  # an on-policy term (group penalty, F-PPO ...)
+            getattr(
+                getattr(self, "fairness_term", None), "active", False
+            )  # an on-policy term (group penalty, F-PPO ...)
             or getattr(self, "massaging", False)  # F-PPO's action massaging
             or getattr(self, "counterfactual", False)  # FairQCM's counterfactual replay
             or getattr(self, "potential_shaping", False)
@@ -168,7 +175,7 @@ class FairAlgorithmMixin(_AlgorithmBase):
             ("next_observations", "next observations"),
             ("rewards", "rewards"),
         ):
-            if not _all_finite(getattr(buffer, attr, None)):
+            if not all_finite(getattr(buffer, attr, None)):
                 found.append(what)
         if not found:
             return None
@@ -229,13 +236,13 @@ class FairAlgorithmMixin(_AlgorithmBase):
             ``FairDQN.load`` of a FairPPO zip (SB3 would fail later inside the policy's constructor); naming the
             setting a keyword argument gives wrongly.
         """
-        data = _saved_data(path)  # read once, for every check
+        data = saved_data(path)  # read once, for every check
         overrides = {**(custom_objects or {}), **kwargs}
         if data is not None:
             cls._check_load_change(data, overrides)
-        _check_saved_class(cls, path, data, custom_objects)
-        _check_load_keywords(cls, data, kwargs)
-        _check_load_settings(cls, data, overrides)
+        check_saved_class(cls, path, data, custom_objects)
+        check_load_keywords(cls, data, kwargs)
+        check_load_settings(cls, data, overrides)
         if data is not None and "fairness_window" not in data:  # the parent's zip: the parent, unless told otherwise
             kwargs = {**{k: v for k, v in cls.PARENT_ZIP_SETTINGS.items() if k not in overrides}, **kwargs}
         model = super().load(
@@ -351,31 +358,6 @@ class FairAlgorithmMixin(_AlgorithmBase):
         return {}
 
 
-def _all_finite(values: Any) -> bool:
-    """Whether an observation (an array, a dict of arrays as in a Dict space, or ``None``) holds no NaN or inf.
-
-    Integer and boolean arrays (images, discrete observations) cannot hold either and are not scanned.
-    """
-    if values is None:
-        return True
-    if isinstance(values, dict):
-        return all(_all_finite(v) for v in values.values())
-    if isinstance(values, th.Tensor):
-        return not values.is_floating_point() or bool(th.isfinite(values).all())
-    arr = np.asarray(values)
-    return arr.dtype.kind not in "fc" or bool(np.isfinite(arr).all())
-
-
-def _first_bad_row(values: Any) -> int:
-    """The first sub-env whose observation (a batch, or a dict of batches) holds NaN or inf."""
-    if isinstance(values, dict):
-        rows = [_first_bad_row(v) for v in values.values() if not _all_finite(v)]
-        return min(rows) if rows else -1
-    arr = np.asarray(values)
-    bad = ~np.isfinite(arr.reshape(len(arr), -1)).all(axis=1) if arr.ndim else np.array([True])
-    return int(np.flatnonzero(bad)[0]) if bad.any() else -1
-
-
 class SharedLocalsCallbackList(CallbackList):
     """SB3's :class:`~stable_baselines3.common.callbacks.CallbackList` without a redundant copy at every step.
 
@@ -398,252 +380,18 @@ class SharedLocalsCallbackList(CallbackList):
             callback.update_locals(locals_)
 
 
-class FiniteInputCheck(BaseCallback):
-    """Stops training with a clear error at the step whose observation or reward is NaN or inf, before the
-    policy or the buffer sees it.
-
-    SB3 hands each observation to the policy at the next step; a NaN would make every action
-    distribution NaN (torch's ``Categorical`` then raises its own ``ValueError``) or, off-policy,
-    reach the network's weights at the next update; a NaN reward turns the value targets NaN, which an
-    off-policy run may train on for many updates before its weights show it. Checked: the
-    observation the rollout starts from, every step's ``new_obs`` and ``rewards``, and the terminal
-    observation of an episode that ended (SB3 bootstraps from it). Two ``np.isfinite`` per step; no
-    random number is drawn.
-    """
-
-    def _fail(self, where: str, sub_env: int, what: str = "an observation") -> None:
-        raise ValueError(
-            f"{type(self.model).__name__}: the env returned {what} holding NaN or inf ({where}, sub-env {sub_env}, "
-            f"{self.model.num_timesteps} timesteps): the env's {'rewards' if what == 'a reward' else 'observations'} are "
-            "the cause; check the env and its wrappers (or VecNormalize). SB3 would train on it, and the network would "
-            "become NaN"
-        )
-
-    def _on_training_start(self) -> None:
-        last = getattr(self.model, "_last_obs", None)
-        if not _all_finite(last):
-            self._fail("the observation training starts from", _first_bad_row(last))
-
-    def _on_step(self) -> bool:
-        new_obs, rewards = self.locals.get("new_obs"), self.locals.get("rewards")
-        # the common case in one test: float observations and numeric rewards whose float64 sum is finite. A NaN or
-        # inf entry makes that sum non-finite, so a finite sum means every entry is; a sum that overflows (float64
-        # observations near 1e308) goes to the exact checks below
-        fast = (
-            type(new_obs) is np.ndarray
-            and type(rewards) is np.ndarray
-            and new_obs.dtype.kind == "f"
-            and rewards.dtype.kind in "fiub"
-            and math.isfinite(new_obs.sum(dtype=np.float64) + rewards.sum(dtype=np.float64))
-        )
-        if not fast:
-            if not _all_finite(new_obs):
-                self._fail("the observation after this step", _first_bad_row(new_obs))
-            if not _all_finite(rewards):
-                self._fail(
-                    "the reward of this step",
-                    _first_bad_row(np.asarray(rewards, dtype=np.float64).reshape(-1, 1)),
-                    "a reward",
-                )
-        dones = self.locals.get("dones")
-        if dones is not None and dones.any():
-            infos = self.locals.get("infos") or ()
-            for i in np.flatnonzero(dones):
-                if i < len(infos) and not _all_finite(infos[i].get("terminal_observation")):
-                    self._fail("the terminal observation of the episode that ended", int(i))
-        return True
-
-
-# the policy families whose classes the algorithms cannot exchange, most specific first
-def _policy_families() -> list[tuple[type, str]]:
-    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-    from sb3_contrib.common.recurrent.policies import RecurrentActorCriticPolicy
-    from stable_baselines3.common.policies import ActorCriticPolicy
-    from stable_baselines3.dqn.policies import DQNPolicy
-    from stable_baselines3.sac.policies import SACPolicy
-    from stable_baselines3.td3.policies import TD3Policy
-
-    return [
-        (RecurrentActorCriticPolicy, "RecurrentPPO"),
-        (MaskableActorCriticPolicy, "MaskablePPO"),
-        (ActorCriticPolicy, "PPO / A2C"),
-        (DQNPolicy, "DQN"),
-        (TD3Policy, "TD3 / DDPG"),
-        (SACPolicy, "SAC"),
-    ]
-
-
-def _policy_family(policy_class: Any) -> str | None:
-    if not isinstance(policy_class, type):
-        return None
-    for base, family in _policy_families():
-        if issubclass(policy_class, base):
-            return family
-    return None
-
-
-def _saved_data(path: str | pathlib.Path | io.BufferedIOBase) -> dict[str, Any] | None:
-    """The JSON ``data`` of an SB3 zip, without its parameters (``None`` if it cannot be read: SB3's load then says why)."""
-    try:
-        file = open_path(path, "r", verbose=0, suffix="zip")
-    except Exception:  # noqa: BLE001 - SB3's own load reports a missing file
-        return None
-    own = not isinstance(path, io.BufferedIOBase)
-    start = None if own else file.tell()
-    try:
-        with zipfile.ZipFile(file) as archive:
-            if "data" not in archive.namelist():
-                return None
-            import json
-
-            return json.loads(archive.read("data").decode())
-    except Exception:  # noqa: BLE001 - not a zip SB3 can read: its own load says so
-        return None
-    finally:
-        if own:
-            file.close()
-        else:
-            assert start is not None  # path is an open file: its position was read above
-            file.seek(start)
-
-
-def constructor_arguments(cls: type, sb3_fair_only: bool = False) -> set[str]:
-    """The keyword arguments ``cls`` takes: those of the ``__init__`` of every class of its MRO (the mixins pass the
-    rest on), or with ``sb3_fair_only`` those of sb3-fair's classes only."""
-    import inspect
-
-    # each class of the MRO as a class (type[Any]): its own __init__ is read, not type's
-    return {
-        name
-        for c in cls.__mro__
-        if "__init__" in vars(c) and (not sb3_fair_only or c.__module__.startswith("sb3_fair."))
-        for name in inspect.signature(cast("type[Any]", c).__init__).parameters
-    } - {"self", "args", "kwargs"}
-
-
-def fairness_parameters(cls: type) -> set[str]:
-    """The constructor arguments sb3-fair adds to ``cls`` (its mixins' own, e.g. ``alpha``, ``fairness_window``), not
-    its SB3 parent's."""
-    return constructor_arguments(cls, sb3_fair_only=True) - {"policy", "env"}
-
-
-def _simple(value: Any) -> bool:
-    """Whether a value of a zip's JSON ``data`` is a plain setting (not a serialized object, a list or a dict)."""
-    return value is None or isinstance(value, (str, bool, int, float))
-
-
-def _check_load_keywords(cls: Any, data: dict[str, Any] | None, kwargs: dict[str, Any]) -> None:
-    """Refuse a keyword argument of ``cls.load`` that is neither a setting saved in the zip (``data``) nor an argument
-    of ``cls``: SB3 sets it as an attribute of the model, which nothing reads (a typo such as ``fairnes_coef=1.0``
-    would be lost silently)."""
-    if data is None:  # not a zip SB3 can read: its own load says why
-        return
-    known = set(data) | constructor_arguments(cls) | {"policy_kwargs"}
-    unknown = sorted(k for k in kwargs if k not in known)
-    if not unknown:
-        return
-    import difflib
-
-    key = unknown[0]
-    close = difflib.get_close_matches(key, sorted(fairness_parameters(cls) | constructor_arguments(cls)), n=1)
-    raise ValueError(
-        f"{cls.__name__}.load: unknown keyword argument {key!r}: it is neither a setting saved in the zip nor an "
-        f"argument of {cls.__name__} (SB3 would set it as an attribute nothing reads)"
-        + (f"; did you mean {close[0]!r}?" if close else "")
-        + f". {cls.__name__}.load takes env, device, custom_objects, print_system_info, force_reset and the settings "
-        "saved in the zip (e.g. learning_rate) or the class's arguments"
-    )
-
-
-def _check_load_ranges(cls: Any, data: dict[str, Any] | None, overrides: dict[str, Any]) -> None:
-    """SB3's hyper-parameters given to ``load`` and saved in the zip, within the ranges a config's must be in (those the
-    class's constructor takes: TRPO's zip holds an unused ``max_grad_norm=0.0``, which TRPO does not take)."""
-    import inspect
-
-    from sb3_fair.common.hyperparams import SB3_RANGES, check_sb3_ranges  # the config's rule
-
-    # the arguments a user gives: sb3-fair's and those of the first SB3 class of the MRO (its parents' are set by it)
-    parent = next(c for c in cls.__mro__ if "__init__" in vars(c) and not c.__module__.startswith("sb3_fair."))
-    parent_args = set(inspect.signature(cast("type[Any]", parent).__init__).parameters)
-    taken = (fairness_parameters(cls) | parent_args) & set(SB3_RANGES)
-    given = {k: v for k, v in overrides.items() if k in taken}
-    saved = {k: v for k, v in (data or {}).items() if k in taken and k not in overrides and _simple(v)}
-    for values, where in ((given, ""), (saved, " (as saved in the zip)")):
-        try:
-            check_sb3_ranges(values)
-        except ValueError as err:
-            raise ValueError(f"{cls.__name__}.load: {err}{where}") from None
-
-
-def _check_load_settings(cls: Any, data: dict[str, Any] | None, overrides: dict[str, Any]) -> None:
-    """Check the fairness settings given to ``cls.load`` and those saved in the zip (``data``) with the constructor's
-    rules (the given ones on top of the zip's own simple settings); refuse a change of the fairness method."""
-    _check_load_ranges(cls, data, overrides)
-    own = fairness_parameters(cls)
-    given = {k: v for k, v in overrides.items() if k in own}
-    saved = {k: v for k, v in (data or {}).items() if k in own and _simple(v)}
-    if not given and not saved:  # nothing of sb3-fair's (e.g. a parent's zip loaded with its defaults)
-        return
-    if "fairness" in given and "fairness" in saved and given["fairness"] != saved["fairness"]:
-        raise ValueError(
-            f"{cls.__name__}.load: fairness={given['fairness']!r}, but the model was trained with "
-            f"fairness={saved['fairness']!r}; a loaded model keeps its fairness method (its state belongs to it): "
-            f"build a new {cls.__name__}(..., fairness={given['fairness']!r}) to train with another"
-        )
-    policy = next(iter(getattr(cls, "policy_aliases", {})), "MlpPolicy")
-    try:
-        with warnings.catch_warnings():  # what the constructor warns about is said again when the model is used
-            warnings.simplefilter("ignore")
-            cls(policy, None, _init_setup_model=False, **{**saved, **given})
-    except ValueError as err:
-        where = ""
-        if given:  # whose value is wrong: the zip's, when the given settings alone pass
-            try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    cls(policy, None, _init_setup_model=False, **given)
-                where = " (as saved in the zip)"
-            except ValueError:
-                pass
-        elif saved:
-            where = " (as saved in the zip)"
-        raise ValueError(f"{cls.__name__}.load: {err}{where}") from None
-
-
-def _check_saved_class(
-    cls: type, path: Any, data: dict[str, Any] | None, custom_objects: dict[str, Any] | None
-) -> None:
-    """Raise a ValueError naming both classes when the zip at ``path`` (its JSON ``data``) holds a policy ``cls``
-    cannot use."""
-    if data is None or "policy_class" not in data:
-        return
-    with warnings.catch_warnings():  # SB3's own load warns about what it cannot deserialize
-        warnings.simplefilter("ignore")
-        saved_policy: Any = json_to_data(json.dumps({"policy_class": data["policy_class"]}), custom_objects).get(
-            "policy_class"
-        )
-    saved_family = _policy_family(saved_policy)
-    families = cast("set[str]", {_policy_family(p) for p in getattr(cls, "policy_aliases", {}).values()} - {None})
-    if saved_family is None or not families or saved_family in families:
-        return
-    saved_by = data.get("_saved_by")
-    if isinstance(saved_by, str):
-        who = saved_by
-    elif "fairness_window" in data:
-        who = f"a Fair class of the {saved_family} family (saved before sb3-fair recorded the class)"
-    else:
-        who = f"an SB3 {saved_family} model"
-    where = f"the zip '{path}'" if isinstance(path, (str, pathlib.Path)) else "the zip"
-    raise ValueError(
-        f"{cls.__name__}.load: {where} was saved by {who}, whose policy {saved_policy.__name__} ({saved_family}) "
-        f"{cls.__name__} cannot use ({cls.__name__} takes {' or '.join(sorted(families))} policies): load it with "
-        f"{saved_by if isinstance(saved_by, str) else saved_family.split(' / ')[0]}.load (the class that saved it) or with "
-        "that algorithm's Fair class"
-    )
-
-
 if TYPE_CHECKING:
 
     class OnPolicyFairAlgorithm(FairAlgorithmMixin, OnPolicyAlgorithm):
         """What an on-policy fairness mixin (the group penalty, the long-term regularisation, massaging) is mixed
         into, as the type checker sees it: ``FairAlgorithmMixin`` and an SB3 on-policy algorithm."""
+
+
+__all__ = [
+    "FairAlgorithmMixin",
+    "FiniteInputCheck",
+    "SharedLocalsCallbackList",
+    "constructor_arguments",
+    "fairness_figures_logged",
+    "fairness_parameters",
+]
