@@ -8,7 +8,7 @@ that entry (see the file's header). :func:`task_configs` turns a task into one
 trains.
 
 :func:`compare_runs` trains a comparison's runs over seeds and gathers its statistics into a :class:`Comparison`:
-each seed's figures (:func:`seed_figures`: the task's ``absolute`` figures as |x|, and with ``price_of_fairness``
+each seed's figures (:func:`seed_figures`: the task's ``absolute`` figures as ``|x|``, and with ``price_of_fairness``
 each fair run's price of fairness per group against the seed's first baseline), their mean and standard deviation
 over the seeds (:func:`seed_statistics`) and the figures no run reported (:func:`absent_figures`).
 :func:`plot_comparison` draws it and :func:`log_comparison` logs its table and plot to W&B.
@@ -383,7 +383,7 @@ def seed_figures(
 ) -> tuple[dict[str, list[dict[str, Any]]], dict[str, list[Any]], dict[str, list[Any]]]:
     """Each run's evaluation figures, training curve and per-stakeholder returns, seed by seed.
 
-    The task's ``absolute`` figures are given as their size |x|. With the task's ``price_of_fairness``, each run of a
+    The task's ``absolute`` figures are given as their size ``|x|``. With the task's ``price_of_fairness``, each run of a
     seed gets ``pof_group_<g>`` for the groups 0 and 1: a fair run (one of the task's algorithm) its price of fairness
     in % per group against the seed's first baseline (:func:`~sb3_fair.common.evaluation.price_of_fairness_table` of
     their per-group tables), a baseline 0 (it pays nothing).
