@@ -110,7 +110,17 @@ def test_an_example_runs(page, i, code, tmp_path, monkeypatch) -> None:
         setup = cls.__dict__["_setup_learn"]
         monkeypatch.setattr(cls, "_setup_learn", lambda self, total_timesteps, *a, _setup=setup, **k: _setup(
             self, min(int(total_timesteps), STEPS), *a, **k))
-    exec(compile(code, f"{page.name} example {i}", "exec"), {"__name__": "__main__"})
+    # an example that registers a fairness term (docs/guides/fairness-terms.md) leaves the registry as it was
+    from sb3_fair.common.fairness_terms import base as term_base
+    from sb3_fair.common.fairness_terms.mixin import _refresh_signature
+
+    registry = dict(term_base._REGISTRY)
+    try:
+        exec(compile(code, f"{page.name} example {i}", "exec"), {"__name__": "__main__"})
+    finally:
+        term_base._REGISTRY.clear()
+        term_base._REGISTRY.update(registry)
+        _refresh_signature()
 
 
 def test_the_examples_are_found() -> None:

@@ -408,10 +408,13 @@ class GroupPenaltyTerm(FairnessTerm):
         return state
 
     def resume_from(self, saved: FairnessTerm) -> None:
-        """Keep the loaded model's running episodes (its tracker), for :meth:`setup` to continue where they fit."""
+        """Keep the loaded model's running episodes (its tracker), for :meth:`setup` to continue where they fit, and
+        its games' size (until an env says otherwise: a model loaded without an env reports it in its config)."""
         tracker = getattr(saved, "tracker", None) or getattr(saved, "_saved_tracker", None)
         if isinstance(tracker, GroupTracker):
             self._saved_tracker = tracker
+        if isinstance(saved, GroupPenaltyTerm) and self.n_agents is None:
+            self.n_agents = saved.n_agents
 
     def setup(self, model: Any, env: VecEnv) -> None:
         """With the penalty on, check what can be checked without touching the env; the infos are checked from the
