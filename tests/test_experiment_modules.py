@@ -234,3 +234,21 @@ def test_log_comparison_logs_the_table_of_means_and_sds_with_the_plot(monkeypatc
             [["PPO", 20.0, 10.0], ["FairPPO", 20.5, 10.5]],
         )
     }
+
+
+def test_a_name_set_on_run_is_set_where_the_runner_calls_it(monkeypatch) -> None:
+    """``run.save = ...`` (or a monkeypatch of it) reaches the runner, as when run.py held it; undone, all is back."""
+    from sb3_fair.experiment import build, persistence, run, training
+
+    real_save, real_build = persistence.save, build.build_model
+
+    def replacement(*args, **kwargs):
+        raise OSError("replaced")
+
+    monkeypatch.setattr(run, "save", replacement)
+    monkeypatch.setattr(run, "build_model", replacement)
+    assert run.save is training.save is persistence.save is replacement
+    assert run.build_model is build.build_model is training.build_model is persistence.build_model is replacement
+    monkeypatch.undo()
+    assert run.save is training.save is persistence.save is real_save
+    assert run.build_model is build.build_model is training.build_model is persistence.build_model is real_build

@@ -15,12 +15,18 @@ defined (each the same object as in its module):
 
 New code imports them from :mod:`sb3_fair.experiment` or from those modules. Nothing a run saves names this module
 (the saved configs are YAML; the models, replay buffers and VecNormalize statistics pickle none of its objects).
-Replacing a name here (``run.save = ...``) changes only this module's binding, not the function the runner calls:
-patch the module that uses it (e.g. ``sb3_fair.experiment.training.save``).
+Setting one of these names here (``run.save = ...``, ``monkeypatch.setattr(run, "save", ...)``) sets it in each of
+those modules that holds the same object too, so that the runner calls the replacement, as when it was one module;
+new code patches the module that calls the function (e.g. ``sb3_fair.experiment.training.save``).
 """
 
 from __future__ import annotations
 
+import sys
+from types import ModuleType
+from typing import Any
+
+from sb3_fair.experiment import build, evaluation, files, persistence, training
 from sb3_fair.experiment.build import RESERVED_KEYS, build_model
 from sb3_fair.experiment.evaluation import evaluate
 from sb3_fair.experiment.files import check_output_path, existing_ancestor
@@ -38,6 +44,26 @@ from sb3_fair.experiment.persistence import (
     saved_vecnormalize_path,
 )
 from sb3_fair.experiment.training import ExperimentResult, check_configs, torch_threads, train, train_all
+
+#: the modules whose names this module re-exports
+_HOMES = (build, evaluation, files, persistence, training)
+_UNSET = object()
+
+
+class _RunModule(ModuleType):
+    """This module, whose names, once set, are set in the modules of :data:`_HOMES` that hold the same object."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        previous = self.__dict__.get(name, _UNSET)
+        super().__setattr__(name, value)
+        if previous is _UNSET:
+            return
+        for module in _HOMES:
+            if module.__dict__.get(name, _UNSET) is previous:
+                setattr(module, name, value)
+
+
+sys.modules[__name__].__class__ = _RunModule
 
 __all__ = [
     "CONFIG_SUFFIX",
