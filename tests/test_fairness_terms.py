@@ -271,3 +271,11 @@ def test_the_0_4_mixin_modules_import_as_the_term_modules():
         sys.modules.pop(old, None)
         with pytest.warns(DeprecationWarning, match="in sb3-fair 0.5"):
             assert getattr(importlib.import_module(old), name) is cls
+
+
+def test_the_shipped_terms_are_found_by_their_folders_term_module():
+    from sb3_fair.common.fairness_terms.base import fairness_methods
+    from sb3_fair.common.fairness_terms.mixin import import_shipped_terms
+
+    assert import_shipped_terms() == ["sb3_fair.common.group_penalty.term", "sb3_fair.common.long_term.term"]
+    assert fairness_methods()[:5] == ("dp", "csp", "cf", "long_term", "a_ppo")

@@ -27,16 +27,15 @@ With an inactive term (its weights at zero) nothing of this runs and the class t
 
 from __future__ import annotations
 
+import importlib
 import inspect
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import VecEnv
 
-# the shipped terms register themselves (their methods and arguments) when imported
-import sb3_fair.common.group_penalty.term
-import sb3_fair.common.long_term.term  # noqa: F401
 from sb3_fair.common.fairness_terms.base import (
     _ON_REGISTER,
     FairnessTerm,
@@ -53,6 +52,24 @@ if TYPE_CHECKING:
     from sb3_fair.common.fair_algorithm import OnPolicyFairAlgorithm as _OnPolicyBase
 else:
     _OnPolicyBase = object
+
+
+def import_shipped_terms() -> list[str]:
+    """Import every shipped term module, ``sb3_fair/common/<method family>/term.py`` (each registers its term at its
+    end), in the order of the families' names; the module paths imported.
+
+    A method added to sb3-fair is found by this convention: its folder's ``term.py`` is all it takes, with no edit to
+    this module or to the Fair classes.
+    """
+    common = Path(__file__).resolve().parent.parent
+    names = sorted(p.parent.name for p in common.glob("*/term.py"))
+    modules = [f"sb3_fair.common.{name}.term" for name in names]
+    for module in modules:
+        importlib.import_module(module)
+    return modules
+
+
+import_shipped_terms()
 
 
 def _settings(methods: tuple[str, ...]) -> str:
@@ -219,4 +236,4 @@ def _refresh_signature() -> None:
 _refresh_signature()
 _ON_REGISTER.append(_refresh_signature)
 
-__all__ = ["OnPolicyFairnessMixin"]
+__all__ = ["OnPolicyFairnessMixin", "import_shipped_terms"]
