@@ -1,14 +1,23 @@
 """What the method benchmarks (``fairqcm.py``, ``fair_er.py``, ``fair_ppo.py``, ``fppo.py``) share: where
-they write, timing models against each other, and replacing one section of ``RESULTS.md``.
+they write, the archive of the records kept before the runner, timing models against each other, and replacing one
+section of ``RESULTS.md``.
 
 These scripts live in the repository, not in the installed package: run them from a clone
-(``python benchmarks/fairqcm.py --quick``); the tests put ``benchmarks/`` on the import path."""
+(``python benchmarks/fairqcm.py --quick``); the tests put ``benchmarks/`` on the import path.
+
+The benchmarks on the runner (``runner.py``: ``fairqcm.py``, ``fppo.py``) write their records to
+``<results>/<benchmark>/`` (:func:`results_root`) and read the records kept before it from the archive
+(:data:`ARCHIVE`, :func:`archived`). The others still keep theirs under ``<out>/out/<name>/``; for the repository's
+``benchmarks/`` that folder is restored from the archive the first time a script needs it (:attr:`Output.runs`)."""
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
+import json
 import multiprocessing as mp
+import tarfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -21,11 +30,81 @@ HERE = Path(__file__).resolve().parent
 DEFAULT_OUT = str(HERE)
 #: figures measured by running the papers' authors' code (numbers only)
 DATA = HERE / "data"
+#: every run record the repository kept in ``benchmarks/out/`` before the runner (issue 48), byte for byte, as
+#: ``out/<name>/<file>`` members of one xz-compressed tar; read, never written, by the benchmarks
+ARCHIVE = HERE / "archive" / "records.tar.xz"
+
+
+@functools.lru_cache(maxsize=2)
+def _archive_members(path: str, mtime_ns: int) -> dict[str, bytes]:
+    with tarfile.open(path, "r:xz") as tar:
+        return {m.name: tar.extractfile(m).read() for m in tar if m.isfile()}  # type: ignore[union-attr]
+
+
+def archive_files(prefix: str, archive: str | Path | None = ARCHIVE) -> dict[str, bytes]:
+    """The archive's files under ``out/<prefix>`` (``"fairqcm/"``), by their path after ``out/``; none without an
+    archive.
+
+    :param prefix: the start of the files' paths after ``out/``.
+    :param archive: the archive (default :data:`ARCHIVE`); None: no archive.
+    """
+    if archive is None or not Path(archive).is_file():
+        return {}
+    path = Path(archive).resolve()
+    members = _archive_members(str(path), path.stat().st_mtime_ns)
+    return {name[len("out/"):]: data for name, data in members.items() if name.startswith("out/" + prefix)}
+
+
+def archived(prefix: str, archive: str | Path | None = ARCHIVE) -> dict[str, dict[str, Any]]:
+    """The archived JSON records under ``out/<prefix>``, parsed, by their path after ``out/`` (:func:`archive_files`)."""
+    return {name: json.loads(data) for name, data in archive_files(prefix, archive).items() if name.endswith(".json")}
+
+
+def restore(name: str, folder: Path, archive: str | Path | None = ARCHIVE) -> int:
+    """Write the archive's files of ``out/<name>/`` into ``folder`` (the files not there yet); their number."""
+    n = 0
+    for rel, data in archive_files(name + "/", archive).items():
+        path = folder / rel[len(name) + 1:]
+        if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+            n += 1
+    return n
+
+
+def archive_arg(args: argparse.Namespace) -> Path | None:
+    """The archive a benchmark reads beside its results: ``--archive FILE``; ``--archive none``: none; by default
+    :data:`ARCHIVE` when ``--out`` is the repository's ``benchmarks/`` (its RESULTS.md is made from them), none
+    otherwise."""
+    value = getattr(args, "archive", None)
+    if value is None:
+        return ARCHIVE if Path(args.out).resolve() == HERE else None
+    return None if value == "none" else Path(value)
+
+
+def results_root(args: argparse.Namespace) -> Path:
+    """The records' folder of a benchmark on the runner: ``--results``, else ``$SB3_FAIR_RESULTS``, else
+    ``<out>/results`` when ``--out`` is not the repository's ``benchmarks/``, else the repository's ``results/``."""
+    import runner
+
+    default = None if Path(args.out).resolve() == HERE else Path(args.out) / "results"
+    return runner.resolve_results(getattr(args, "results", None), default)
+
+
+def add_runner_arguments(parser: argparse.ArgumentParser) -> None:
+    """The runner's options (``--results``, ``--address``, ``--local``: :func:`runner.add_arguments`) and
+    ``--archive FILE|none``."""
+    import runner
+
+    runner.add_arguments(parser)
+    parser.add_argument("--archive", metavar="FILE", default=None,
+                        help="the archived records read beside the results (default: benchmarks/archive/records.tar.xz "
+                             "when --out is the repository's benchmarks/, else none; 'none': none)")
 
 
 class Output:
-    """Where a reproduction writes: ``<out>/RESULTS.md`` (its section), ``<out>/*.png`` and the runs'
-    records and models under ``<out>/out/<name>/``.
+    """Where a reproduction writes: ``<out>/RESULTS.md`` (its section), ``<out>/*.png`` and, for the benchmarks not on
+    the runner yet, the runs' records and models under ``<out>/out/<name>/``.
 
     :param out: the output folder (created when first written to).
     :param name: the reproduction's folder under ``<out>/out/``.
@@ -33,7 +112,16 @@ class Output:
 
     def __init__(self, out: str | Path, name: str) -> None:
         self.root = Path(out)
-        self.runs = self.root / "out" / name
+        self.name = name
+
+    @property
+    def runs(self) -> Path:
+        """``<out>/out/<name>/``; for the repository's ``benchmarks/``, restored from :data:`ARCHIVE` when missing."""
+        runs = self.root / "out" / self.name
+        if not runs.exists() and self.root.resolve() == HERE and (n := restore(self.name, runs)):
+            print(f"restored {n} records of benchmarks/out/{self.name}/ from {ARCHIVE.relative_to(HERE.parent)}",
+                  flush=True)
+        return runs
 
     @property
     def results(self) -> Path:
