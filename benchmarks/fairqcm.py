@@ -53,9 +53,14 @@ and each variant against the preset, seed by seed with paired tests. Replay samp
 and the authors' code both draw a batch uniformly with replacement from the whole buffer, which is full when learning
 starts (SB3 starts a few env steps after the authors' code: DQN-Full 1, FairQCM about 7).
 
-Writes ``<out>/out/fairqcm/*.json``, the PNG curves beside ``<out>/RESULTS.md``, and the results
-section of ``<out>/RESULTS.md`` (``--out``, default: the repository's ``benchmarks/``). A ``--quick`` run keeps its
-records and PNGs under ``<out>/out/fairqcm/quick/`` and writes a section of its own ("smoke run"),
+Every run is a trial of ``benchmarks/runner.py`` (its spec: task, method, seed, episodes, learning rate, evaluation
+settings and ablation; :func:`run_trial`), scheduled on Ray (a local Ray by default, a cluster with ``--address``) or
+without it (``--local``), one CPU and one torch thread each. Writes each run's record once to
+``<results>/fairqcm/<trial-id>.json`` (``--results``; a trial with a record is not run again), the throughput to
+``<results>/fairqcm/throughput.json``, the PNG curves beside ``<out>/RESULTS.md``, and the results section of
+``<out>/RESULTS.md`` (``--out``, default: the repository's ``benchmarks/``), from the records in ``<results>`` and
+those kept before the runner (``benchmarks/archive/records.tar.xz``, ``--archive``). A ``--quick`` run keeps its
+records and PNGs under ``<results>/fairqcm/quick/`` and writes a section of its own ("smoke run"),
 so that it never replaces a real run's (a real run's section takes its place when there is no real one yet).
 """
 
@@ -72,11 +77,15 @@ import gymnasium as gym
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
+import runner
 from sb3_fair.experiment.config import int_at_least, number_in
-from reproduction import DATA, Output, check_configs, median_steps_per_s, reproduce_parser, worker_pool
+from reproduction import (DATA, Output, add_runner_arguments, archive_arg, archive_files, archived, check_configs,
+                          median_steps_per_s, reproduce_parser, results_root)
 
-#: the runs' folder under ``<out>/out/``
+#: the benchmark's folder under ``<results>/`` (and its records' folder in the archive, ``out/fairqcm/``)
 RUNS_NAME = "fairqcm"
+#: the sidecar's fields a flat record takes back (:func:`records`): the timings the tables report
+TIMINGS = ("seconds",)
 
 #: each task's methods: the memory, whether counterfactual transitions are stored, and the variant of ``fair_dqn.yml``
 #: (``paper_fairqcm`` for FairQCM, ``paper_dqn`` for the DQN baselines). The paper's DQN baselines differ from FairQCM
@@ -312,8 +321,13 @@ class GreedyEvaluation(BaseCallback):
         return True
 
 
-def run_job(job: dict[str, Any]) -> dict[str, Any]:
-    """Train one run through :func:`~sb3_fair.experiment.train` and write its record to ``job["out"]``."""
+def run_trial(job: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The runner's trial function: train one run (``job``, its spec: task, method, seed, episodes, learning_rate,
+    eval_every, eval_episodes, optionally ablation) through :func:`~sb3_fair.experiment.train`.
+
+    :returns: ``(result, meta)``: the curves, counts and config (deterministic given ``job``), and the training's
+        wall seconds (the sidecar's).
+    """
     import torch as th
 
     th.set_num_threads(1)
@@ -331,17 +345,52 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
     reinit = ReinitQNetwork(job["seed"] + ablation["init_seed_offset"]) if "init_seed_offset" in ablation else None
     result = train(config, callback=[c for c in (callback, sync, reinit) if c is not None])
     model = result.model
-    job = {**job, "learning_rate": float(model.learning_rate)}
     curve = callback.curve
-    record = {**job, "curve": curve, "train_returns": callback.train_returns, "per_episode": callback.per_episode,
-              "seconds": result.train_time_s, "counterfactuals": int(getattr(model.replay_buffer, "n_counterfactual", 0)),
-              "config": config.to_plain_dict(), **({"target_copies": sync.copies} if sync else {})}
-    out = Path(job["out"])
-    out.mkdir(parents=True, exist_ok=True)
-    (out / job_file(job)).write_text(json.dumps(record))
+    out = {"learning_rate": float(model.learning_rate), "curve": curve, "train_returns": callback.train_returns,
+           "per_episode": callback.per_episode,
+           "counterfactuals": int(getattr(model.replay_buffer, "n_counterfactual", 0)),
+           "config": config.to_plain_dict(), **({"target_copies": sync.copies} if sync else {})}
     print(f"[done] {job['task']} {job['method']} seed={job['seed']} {result.train_time_s:.0f}s "
           f"final={curve[-1][1] if curve else float('nan'):.2f}", flush=True)
-    return record
+    return out, {"seconds": result.train_time_s}
+
+
+def job_name(job: dict[str, Any]) -> str:
+    """A trial's readable id prefix: its file name before the runner, without ``.json``."""
+    return job_file(job).removesuffix(".json")
+
+
+def bench(args: argparse.Namespace) -> str:
+    """The folder of this call's records under ``<results>``: ``fairqcm``, or ``fairqcm/quick`` for a smoke run."""
+    return f"{RUNS_NAME}/quick" if args.quick else RUNS_NAME
+
+
+def records(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
+    """Every record this call reads, flat (spec, result and the sidecar's :data:`TIMINGS` in one dict, as a record was
+    before the runner), by its file name before the runner (:func:`job_file`): the archived ones first (not for a smoke
+    run), then the runner's in the order they finished, a later one of a name taking the place of an earlier (as a run
+    trained again replaced its file)."""
+    out: dict[str, dict[str, Any]] = {}
+    if not args.quick:
+        for name, record in archived(RUNS_NAME + "/", args.archive).items():
+            if Path(name).name != "throughput.json":
+                out[Path(name).name] = record
+    for r in sorted(runner.load(args.results, bench(args)), key=lambda r: r["meta"].get("finished", "")):
+        flat = {**r["spec"], **r["result"], **{k: r["meta"][k] for k in TIMINGS if k in r["meta"]}}
+        out[job_file(flat)] = flat
+    return out
+
+
+def throughput_record(args: argparse.Namespace) -> dict[str, Any]:
+    """The throughput summary the main section reports: this benchmark's ``throughput.json`` under ``<results>``,
+    else the archived one."""
+    path = Path(args.results) / bench(args) / "throughput.json"
+    if path.exists():
+        return json.loads(path.read_text())
+    kept = archive_files(RUNS_NAME + "/throughput.json", args.archive) if not args.quick else {}
+    if not kept:
+        raise SystemExit(f"no throughput record in {path.parent} (train first, or give --archive)")
+    return json.loads(next(iter(kept.values())))
 
 
 def job_file(job: dict[str, Any]) -> str:
@@ -583,26 +632,29 @@ def paired(results: list[dict], a: str, baselines: list[str]) -> list[str]:
     return paired_table(scores, a, baselines, cols, "{:.1f}")
 
 
-def _run_jobs(jobs: list[dict[str, Any]], workers: int) -> None:
+def _run_jobs(jobs: list[dict[str, Any]], workers: int, args: argparse.Namespace | None = None) -> None:
+    """Check every run's settings, then hand the runs to the runner (:func:`runner.run`, :func:`run_trial`)."""
     if not jobs:
         return
     check_configs([job_config(j) for j in jobs])  # every run's settings, before the first trains
-    with worker_pool(min(workers, len(jobs))) as pool:
-        pool.map(run_job, jobs, chunksize=1)
+    summary = runner.run(bench(args) if args else RUNS_NAME, jobs, run_trial,
+                         results=getattr(args, "results", None), address=getattr(args, "address", None),
+                         local=bool(getattr(args, "local", False)), jobs=workers, label=job_name)
+    runner.check_summary(summary)
 
 
 def ablation(args: argparse.Namespace, output: Output) -> None:
     """Train the doughnut preset with each of :data:`ABLATIONS` and write the 'what was wrong' section."""
     methods = args.methods or ["DQN-Full"]
-    runs = output.runs / "quick" if args.quick else output.runs
-    out = runs / "ablation"
     jobs = [dict(task="donut", method=m, seed=seed, episodes=args.task_episodes["donut"], learning_rate=args.learning_rate, eval_every=args.eval_every,
-                 eval_episodes=args.eval_episodes, out=str(out), ablation=variant)
+                 eval_episodes=args.eval_episodes, ablation=variant)
             for variant in ABLATION_ROWS for m in methods for seed in range(args.seeds)]
-    jobs = [j for j in jobs if args.quick or not (out / job_file(j)).exists()]
+    have = records(args)
+    jobs = [j for j in jobs if args.quick or job_file(j) not in have]
     t0 = time.perf_counter()
     if not args.no_train:
-        _run_jobs(jobs, args.workers)
+        _run_jobs(jobs, args.workers, args)
+        have = records(args)
     lr = 1e-4 if args.learning_rate is None else args.learning_rate
     refs = references("donut", args.reference_episodes)
     cmd = ("python benchmarks/fairqcm.py --ablation" + (" --quick" if args.quick else f" --seeds {args.seeds}")
@@ -620,11 +672,11 @@ def ablation(args: argparse.Namespace, output: Output) -> None:
              "| method | variant | seeds | whole curve | " + " | ".join(f"episodes {a + 1}–{b}" for a, b in WINDOWS) + " |",
              "|---|---|---|---|" + "---|" * len(WINDOWS)]
     for m in methods:
-        rows = [(v, [json.loads((out / job_file(dict(task="donut", method=m, seed=sd, learning_rate=args.learning_rate, ablation=v))).read_text())
-                     for sd in range(args.seeds) if (out / job_file(dict(task="donut", method=m, seed=sd, learning_rate=args.learning_rate, ablation=v))).exists()])
+        rows = [(v, [have[k] for sd in range(args.seeds)
+                     if (k := job_file(dict(task="donut", method=m, seed=sd, learning_rate=args.learning_rate, ablation=v))) in have])
                 for v in ABLATION_ROWS]
-        fixed = [json.loads((runs / job_file(dict(task="donut", method=m, seed=sd, learning_rate=args.learning_rate))).read_text())
-                 for sd in range(args.seeds) if (runs / job_file(dict(task="donut", method=m, seed=sd, learning_rate=args.learning_rate))).exists()]
+        fixed = [have[k] for sd in range(args.seeds)
+                 if (k := job_file(dict(task="donut", method=m, seed=sd, learning_rate=args.learning_rate))) in have]
         for variant, done in [*rows, ("fixed (the preset now)", fixed)]:
             if not done:
                 continue
@@ -655,34 +707,33 @@ def factors(args: argparse.Namespace, output: Output) -> None:
     from reproduction import paired_test
 
     methods = args.methods or ["DQN-Full"]
-    runs = output.runs / "quick" if args.quick else output.runs
     base = dict(task="donut", episodes=args.task_episodes["donut"], learning_rate=args.learning_rate,
                 eval_every=args.eval_every, eval_episodes=args.eval_episodes)
     variants = {"the preset": None, **FACTORS}
 
     def job(variant: str | None, method: str, seed: int) -> dict[str, Any]:
-        folder = runs if variant is None else runs / "ablation"
-        return {**base, "method": method, "seed": seed, "out": str(folder), **({} if variant is None else {"ablation": variant})}
+        return {**base, "method": method, "seed": seed, **({} if variant is None else {"ablation": variant})}
 
     settings = ("episodes", "eval_every", "eval_episodes")
+    have = records(args)
 
     def load(j: dict[str, Any]) -> dict[str, Any] | None:
-        path = Path(j["out"]) / job_file(j)
-        return json.loads(path.read_text()) if path.exists() else None
+        return have.get(job_file(j))
 
     jobs = [job(v, m, sd) for v in variants.values() for m in methods for sd in range(args.seeds)]
-    if not args.quick:  # the preset's runs are the main run's records: never replace one trained otherwise
+    if not args.quick:  # the preset's runs are the main run's records: never shadow one trained otherwise
         other = [job_file(j) for j in jobs if (r := load(j)) is not None
                  and ([r.get(k) for k in settings] != [j[k] for k in settings] or "per_episode" not in r)]
         if other:
-            raise SystemExit(f"--factors: {', '.join(other)} in {runs} were trained with other settings (--episodes, "
-                             "--eval-every, --eval-episodes) or before the per-episode evaluations; move them away or "
-                             "choose another --out")
+            raise SystemExit(f"--factors: {', '.join(other)} in {args.results / RUNS_NAME} (or the archive) were trained "
+                             "with other settings (--episodes, --eval-every, --eval-episodes) or before the per-episode "
+                             "evaluations; choose another --results")
     todo = [j for j in jobs if args.quick or load(j) is None]
     todo.sort(key=lambda j: j["method"] != "FairQCM")  # the longest runs first
     t0 = time.perf_counter()
     if not args.no_train:
-        _run_jobs(todo, args.workers)
+        _run_jobs(todo, args.workers, args)
+        have = records(args)
     refs = references("donut", args.reference_episodes)
     block, last = args.eval_every, len(WINDOWS) - 1
     cmd = ("python benchmarks/fairqcm.py --factors" + (" --quick" if args.quick else f" --seeds {args.seeds}")
@@ -706,9 +757,9 @@ def factors(args: argparse.Namespace, output: Output) -> None:
     scores: dict[tuple[str | None, str], dict[int, dict[str, tuple[float, float]]]] = {}
     for v in variants.values():
         for m in methods:
-            records = [r for r in (load(job(v, m, sd)) for sd in range(args.seeds)) if r is not None]
+            done = [r for r in (load(job(v, m, sd)) for sd in range(args.seeds)) if r is not None]
             scores[(v, m)] = {r["seed"]: {e: (float(np.mean(ys)), window_means(xs, ys)[last])
-                                          for e, (xs, ys) in evaluation_curves(r, block).items()} for r in records}
+                                          for e, (xs, ys) in evaluation_curves(r, block).items()} for r in done}
 
     def column(runs: dict[int, dict[str, tuple[float, float]]], e: str, k: int) -> dict[int, float]:
         """Seed -> the whole-curve (k = 0) or late-window (k = 1) mean under evaluation ``e``."""
@@ -765,21 +816,25 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--methods", nargs="+", default=None, choices=sorted({*DONUT_METHODS, *LENDING_METHODS}),
                         help="only these methods (default: all of the task)")
     parser.add_argument("--jobs", "--workers", dest="workers", metavar="N", type=int_at_least(1), default=os.cpu_count() or 1,
-                        help="runs at a time, each in its own process with one torch thread (default: one per core)")
+                        help="runs at a time on a local Ray or --local pool, each with one torch thread (default: one per "
+                             "core; a cluster's --address runs as many as it has CPUs)")
     parser.add_argument("--learning-rate", type=number_in(0.0, strict=True), default=None,
                         help="for every method (default: the preset's, the paper's 1e-4)")
     parser.add_argument("--throughput-steps", type=int_at_least(1), default=5000)
     parser.add_argument("--quick", action="store_true",
-                        help="tiny budget, to check the pipeline runs (records and PNGs under <out>/out/fairqcm/quick/, "
+                        help="tiny budget, to check the pipeline runs (records and PNGs under <results>/fairqcm/quick/, "
                              "a 'smoke run' section of its own in RESULTS.md)")
-    parser.add_argument("--no-train", action="store_true", help="only re-summarise the JSON files already in <out>/out/fairqcm")
+    parser.add_argument("--no-train", action="store_true",
+                        help="only re-summarise the records in <results>/fairqcm and the archive")
     parser.add_argument("--ablation", action="store_true",
                         help="doughnuts only: the preset with sb3-fair 0.1.0's terminal horizon and/or default init put back "
                              "(default method DQN-Full), beside the main run's figures")
     parser.add_argument("--factors", action="store_true",
                         help="doughnuts only: why some seeds get stuck, one factor at a time (the three evaluations of the "
                              "preset's runs; the authors' target copies; another initial network), default method DQN-Full")
+    add_runner_arguments(parser)
     args = parser.parse_args(argv)
+    args.results, args.archive = results_root(args), archive_arg(args)
     if args.ablation and args.factors:
         parser.error("--ablation and --factors are two different runs: choose one")
     if (args.ablation or args.factors) and args.tasks and args.tasks != ["donut"]:
@@ -795,9 +850,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.ablation or args.factors:
         (ablation if args.ablation else factors)(args, output)
         return
-    lr = 1e-4 if args.learning_rate is None else args.learning_rate
-    out = output.runs / "quick" if args.quick else output.runs  # a smoke run never overwrites a real one
-
+    have = records(args)  # a smoke run's records are its own: it never shadows a real one
     jobs = []
     for task in args.tasks:
         methods = TASK_METHODS[task]
@@ -805,34 +858,39 @@ def main(argv: list[str] | None = None) -> None:
             for method in methods:
                 if args.methods and method not in args.methods:
                     continue
-                done = out / f"{task}_{method}_{seed}_lr{lr:g}.json"
-                if done.exists() and not args.quick:
-                    old = json.loads(done.read_text())
-                    if old.get("episodes") == args.task_episodes[task] and old.get("eval_every") == args.eval_every:
-                        continue  # already on disk with the same settings
-                jobs.append(dict(task=task, method=method, seed=seed, episodes=args.task_episodes[task], learning_rate=args.learning_rate,
-                                 eval_every=args.eval_every, eval_episodes=args.eval_episodes, out=str(out)))
+                job = dict(task=task, method=method, seed=seed, episodes=args.task_episodes[task],
+                           learning_rate=args.learning_rate, eval_every=args.eval_every, eval_episodes=args.eval_episodes)
+                old = have.get(job_file(job))
+                if old is not None and not args.quick and old.get("episodes") == job["episodes"] \
+                        and old.get("eval_every") == job["eval_every"]:
+                    continue  # already recorded (or archived) with the same settings
+                jobs.append(job)
     # longest jobs first so that the two workers finish together
     jobs.sort(key=lambda j: (j["task"] != "donut", j["method"] != "FairQCM"))
     t0 = time.perf_counter()
     if not args.no_train:
-        _run_jobs(jobs, args.workers)
+        _run_jobs(jobs, args.workers, args)
         if any(task in SECTIONS[MAIN_SECTION] for task in args.tasks):  # the throughput belongs to the main section
             tp = throughput(args.throughput_steps)
             tp["wall_seconds"] = time.perf_counter() - t0
-            out.mkdir(parents=True, exist_ok=True)
-            (out / "throughput.json").write_text(json.dumps(tp))
+            path = Path(args.results) / bench(args) / "throughput.json"  # a summary, replaced by each call that times
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.with_suffix(".tmp").write_text(json.dumps(tp))
+            path.with_suffix(".tmp").replace(path)
+    have = records(args)
     for name, tasks in SECTIONS.items():
         if any(task in args.tasks for task in tasks):
-            write_section(args, output, out, name, [task for task in args.tasks if task in tasks])
+            write_section(args, output, have, name, [task for task in args.tasks if task in tasks])
 
 
-def write_section(args: argparse.Namespace, output: Output, out: Path, name: str, tasks: list[str]) -> None:
-    """RESULTS.md's section ``name`` (one of :data:`SECTIONS`) for ``tasks``, from the records in ``out``; the main
-    section also reports the throughput record, and the wall time of the call that wrote it."""
+def write_section(args: argparse.Namespace, output: Output, have: dict[str, dict[str, Any]], name: str,
+                  tasks: list[str]) -> None:
+    """RESULTS.md's section ``name`` (one of :data:`SECTIONS`) for ``tasks``, from the records ``have``
+    (:func:`records`); the main section also reports the throughput record, and the wall time of the call that
+    wrote it."""
     lr = 1e-4 if args.learning_rate is None else args.learning_rate
     main = name == MAIN_SECTION
-    tp = json.loads((out / "throughput.json").read_text()) if main else {}
+    tp = throughput_record(args) if main else {}
     cmd = "python benchmarks/fairqcm.py" + (" --quick" if args.quick else "") + (
         "" if main else " --tasks " + " ".join(tasks)) + (
         "" if args.quick or args.seeds == 5 else f" --seeds {args.seeds}") + (
@@ -847,12 +905,12 @@ def write_section(args: argparse.Namespace, output: Output, out: Path, name: str
                    f"; wall time {tp['wall_seconds'] / 60:.0f} min (the last run's; runs already on disk are kept)." if main
                    else "."), ""]  # only the main section keeps its last call's wall time (its throughput record)
     for task in tasks:
-        results = [json.loads(p.read_text()) for p in sorted(out.glob(f"{task}_*.json"))]
+        results = [have[k] for k in sorted(have) if k.startswith(f"{task}_") and not have[k].get("ablation")]
         results = [r for r in results if r["task"] == task and r["episodes"] == args.task_episodes[task] and r["seed"] < args.seeds
                    and r.get("learning_rate") == lr and (not args.methods or r["method"] in args.methods)]
         authors = load_authors(task, args.eval_every)
         refs = references(task, args.reference_episodes)
-        png = out / f"fairqcm_{task}.png" if args.quick else output.png(f"fairqcm_{task}.png")
+        png = Path(args.results) / bench(args) / f"fairqcm_{task}.png" if args.quick else output.png(f"fairqcm_{task}.png")
         plot(task, results, refs, png, authors, args.eval_every)
         section += [f"### {TITLES[task]}", "", "Mean ± sd over seeds of each run's mean greedy score in the column's span.", "",
                     *summarise(task, results, refs, last_k=5), "",
@@ -869,7 +927,7 @@ def write_section(args: argparse.Namespace, output: Output, out: Path, name: str
                     "The three evaluations each run records, and the stuck seeds (mean score over episodes 601–1000 below the "
                     f"random policy's {refs['random']:.1f}) under each (whole-curve mean ± sd; p: two-sided Mann–Whitney U):", "",
                     *protocols(results, authors, refs, args.eval_every, args.eval_episodes), "",
-                    f"![{task}]({png.relative_to(output.root).as_posix()})", ""]
+                    f"![{task}]({Path(os.path.relpath(png, output.root)).as_posix()})", ""]
     if main:
         section += ["### Throughput (doughnut env, one core, same settings: batch 64, buffer 6400, train every step)", "",
                     "| SB3 DQN | FairDQN(counterfactual=False) | ratio | FairDQN(counterfactual=True) | cost of 32 counterfactuals per env step |",

@@ -8,10 +8,17 @@ import json
 import pytest
 
 import fairqcm as benchmark
+import runner
 from sb3_fair.experiment import build_model
 
-RECORD_KEYS = {"task", "method", "seed", "episodes", "learning_rate", "eval_every", "eval_episodes", "out", "curve",
-               "train_returns", "per_episode", "seconds", "counterfactuals", "config"}
+#: a run's spec (the runner's trial) and its result; its training time is in the record's sidecar
+SPEC_KEYS = {"task", "method", "seed", "episodes", "learning_rate", "eval_every", "eval_episodes"}
+RESULT_KEYS = {"learning_rate", "curve", "train_returns", "per_episode", "counterfactuals", "config"}
+
+
+def stems(folder):
+    """The records' names in a results folder without their trial ids' hash (sidecars and other files left out)."""
+    return sorted(p.name.rsplit("-", 1)[0] for p in folder.glob("*.json") if runner.RECORD_NAME.search(p.name))
 
 
 def job(task: str, method: str, **extra):
@@ -126,23 +133,28 @@ def test_quick_run_writes_the_section_pngs_and_records(tmp_path, monkeypatch):
     benchmark.main(["--quick", "--out", str(out)])
 
     assert not any(cwd.iterdir()), "a --quick run wrote outside --out"
+    assert sorted(p.name for p in out.iterdir()) == ["RESULTS.md", "results"]  # the records: <out>/results by default
     text = (out / "RESULTS.md").read_text()
     assert "## FairQCM (Alamdari et al. 2024), smoke run: `python benchmarks/fairqcm.py --quick`" in text
     for heading in ("### Doughnut allocation (Fig. 2)", "### Simulated lending (Fig. 3)", "### Throughput"):
         assert heading in text
     assert text.count("| 1 target-network episode after each (the authors' protocol) |") == 2  # one table per task
     assert text.count("| FairQCM − | seeds | whole curve |") == 2  # the paired tests, one table per task
-    runs = out / "out" / "fairqcm" / "quick"
+    runs = out / "results" / "fairqcm" / "quick"
     for task in ("donut", "lending"):
         png = runs / f"fairqcm_{task}.png"
         assert png.stat().st_size > 0
-        assert f"![{task}](out/fairqcm/quick/fairqcm_{task}.png)" in text
+        assert f"![{task}](results/fairqcm/quick/fairqcm_{task}.png)" in text
     assert not list(out.glob("*.png")), "a --quick run must not replace the real PNGs beside RESULTS.md"
 
-    records = {(r["task"], r["method"]): r for r in (json.loads(p.read_text()) for p in runs.glob("*_lr0.0001.json"))}
+    saved = runner.load(out / "results", "fairqcm/quick")
+    records = {(r["spec"]["task"], r["spec"]["method"]): {**r["spec"], **r["result"], **r["meta"]} for r in saved}
     assert set(records) == {("donut", m) for m in benchmark.DONUT_METHODS} | {("lending", m) for m in benchmark.LENDING_METHODS}
+    for one in saved:
+        assert set(one) == {"id", "spec", "result", "meta"} and set(one["spec"]) == SPEC_KEYS
+        assert set(one["result"]) == RESULT_KEYS and one["id"] == runner.trial_id(one["spec"], benchmark.job_name(one["spec"]))
+        assert one["meta"]["runner"] == "ray (local)"  # the default: a local Ray
     for (task, method), r in records.items():
-        assert set(r) == RECORD_KEYS
         episodes = benchmark.QUICK_EPISODES[task]
         assert r["episodes"] == episodes and len(r["train_returns"]) == episodes
         assert [n for n, _ in r["curve"]] == list(range(3, episodes + 1, 3))
@@ -224,28 +236,30 @@ def test_factors_and_ablation_run_the_doughnut_task_only(capsys):
 @pytest.mark.slow
 def test_quick_factors_run_writes_both_tables(tmp_path):
     out = tmp_path / "out_dir"
-    benchmark.main(["--factors", "--quick", "--workers", "1", "--out", str(out)])
+    benchmark.main(["--factors", "--quick", "--workers", "1", "--local", "--out", str(out)])
     text = (out / "RESULTS.md").read_text()
     assert "## FairQCM's stuck seeds, one factor at a time, smoke run: `python benchmarks/fairqcm.py --factors --quick`" in text
     for evaluation in benchmark.EVALUATIONS:
         assert f"| DQN-Full | {evaluation} | 1 |" in text
     for variant in ("the preset", *benchmark.FACTORS):
         assert f"| DQN-Full | {variant} | 1 |" in text
-    runs = out / "out" / "fairqcm" / "quick"
-    assert (runs / "donut_DQN-Full_0_lr0.0001.json").is_file()
-    assert len(list((runs / "ablation").glob("donut_DQN-Full_0_lr0.0001_ablation*.json"))) == len(benchmark.FACTORS)
+    names = stems(out / "results" / "fairqcm" / "quick")
+    assert "donut_DQN-Full_0_lr0.0001" in names
+    assert len([n for n in names if n.startswith("donut_DQN-Full_0_lr0.0001_ablation")]) == len(benchmark.FACTORS)
 
 
 def test_ablation_leaves_out_the_factor_only_row_and_factors_refuse_other_records(tmp_path):
     assert benchmark.FACTORS["the Q-network drawn from another seed"] not in benchmark.ABLATION_ROWS
     assert benchmark.FACTORS["target copied as the authors' code counts"] in benchmark.ABLATION_ROWS
-    # a main-run record trained with other settings is never replaced by --factors
-    runs = tmp_path / "out" / "fairqcm"
-    runs.mkdir(parents=True)
-    (runs / "donut_DQN-Full_0_lr0.0001.json").write_text(json.dumps({"episodes": 300, "eval_every": 20, "eval_episodes": 5,
-                                                                     "per_episode": {}}))
+    # a main-run record trained with other settings is never shadowed by --factors' run of the same name
+    spec = job("donut", "DQN-Full", episodes=300, eval_every=20, eval_episodes=5)
+    tid = runner.trial_id(spec, benchmark.job_name(spec))
+    path = runner.record_path(tmp_path / "results", "fairqcm", tid)
+    runner.write_once(path, {"id": tid, "spec": spec, "result": {"learning_rate": 1e-4, "per_episode": {}}})
+    before = path.read_bytes()
     with pytest.raises(SystemExit, match="trained with other settings"):
         benchmark.main(["--factors", "--seeds", "1", "--no-train", "--out", str(tmp_path)])
+    assert path.read_bytes() == before
 
 
 def test_factors_with_other_methods_write_their_own_section(tmp_path):
@@ -270,7 +284,7 @@ def test_quick_gaussian_run_writes_its_own_section_and_leaves_the_main_one(tmp_p
     out.mkdir()
     main = "## FairQCM (Alamdari et al. 2024), smoke run: `python benchmarks/fairqcm.py --quick`\n\nthe main run's figures\n"
     (out / "RESULTS.md").write_text("# Results\n\n" + main)
-    benchmark.main(["--quick", "--tasks", "lending_gaussian", "--out", str(out)])
+    benchmark.main(["--quick", "--tasks", "lending_gaussian", "--local", "--out", str(out)])
 
     text = (out / "RESULTS.md").read_text()
     assert main in text
@@ -278,13 +292,12 @@ def test_quick_gaussian_run_writes_its_own_section_and_leaves_the_main_one(tmp_p
             "`python benchmarks/fairqcm.py --quick --tasks lending_gaussian`") in text
     assert "### Simulated lending with Gaussian credit changes (A.3, Fig. 5)" in text and "### Throughput" not in text
     assert "| FairQCM − | seeds | whole curve |" in text
-    runs = out / "out" / "fairqcm" / "quick"
-    assert sorted(p.name for p in runs.glob("*.json")) == sorted(
-        f"lending_gaussian_{m}_0_lr0.0001.json" for m in benchmark.LENDING_METHODS)
+    runs = out / "results" / "fairqcm" / "quick"
+    assert stems(runs) == sorted(f"lending_gaussian_{m}_0_lr0.0001" for m in benchmark.LENDING_METHODS)
     assert (runs / "fairqcm_lending_gaussian.png").stat().st_size > 0
 
     # the lending task's records start with "lending_" too: the main section's lending table counts its own only
-    benchmark.main(["--quick", "--tasks", "lending", "--out", str(out)])
+    benchmark.main(["--quick", "--tasks", "lending", "--local", "--out", str(out)])
     text = (out / "RESULTS.md").read_text()
     lending = text[text.index("### Simulated lending (Fig. 3)"):text.index("### Throughput")]
     for method in benchmark.LENDING_METHODS:
