@@ -27,11 +27,17 @@ epidemic presets): without massaging (the regulariser on) and with massaging on 
 iteration. ``--part measures``: what each selectable long-term measure of the envs reads along one
 episode of the reference policy.
 
-Training is resumable: each run saves its model and record in ``<out>/out/fppo/`` after every
-``--chunk`` steps and stops when ``--deadline-s`` has passed; run the same command again to go on
-(a resumed run starts a fresh training episode, its random streams seeded with the run's seed plus
-its step count). ``--report`` writes the section of ``<out>/RESULTS.md`` and the PNG from the
-finished runs (``--out``, default: the repository's ``benchmarks/``).
+Every run (and each reference evaluation) is a trial of ``benchmarks/runner.py`` (its spec: part, method, seed,
+timesteps, evaluation episodes, quick; :func:`run_trial`), scheduled on Ray (a local Ray by default, a cluster with
+``--address``) or without it (``--local``), one CPU and one torch thread each; a finished run's record is written once
+to ``<results>/fppo/<trial-id>.json`` (``--results``) and a trial with a record is not run again. Training is
+resumable within a trial: each run saves its model and its partial record in ``<results>/fppo/work/`` after every
+``--chunk`` steps and stops when ``--deadline-s`` has passed (the trial is then unfinished: no record); run the same
+command again to go on (a resumed run starts a fresh training episode, its random streams seeded with the run's seed
+plus its step count, so its record differs from an uninterrupted run's). ``--report`` writes the section of
+``<out>/RESULTS.md`` and the PNG from the finished runs in ``<results>`` and those kept before the runner
+(``benchmarks/archive/records.tar.xz``, ``--archive``), the unfinished ones listed (``--out``, default: the
+repository's ``benchmarks/``; ``--date`` the date its heading gives, default today).
 
 Budgets (:data:`BUDGETS`, the default ``--timesteps``): lending the paper's 700,000 steps; attention
 200,000 (paper 2,000,000), about an hour for 3 seeds x 4 methods on 2 cores; epidemic 150,000
@@ -41,7 +47,7 @@ would be F-PPO-L.
 
 ``--quick`` is a smoke run of the whole pipeline (train, evaluate, report, PNG) in well under a
 minute: 1 seed, 512 steps per run in rollouts of 256 (one epoch each), 2 evaluation episodes of
-lending 200 steps, attention 100, epidemic 20 (:data:`QUICK_HORIZON`); its records and PNG go to ``<out>/out/fppo/quick/`` and its section of
+lending 200 steps, attention 100, epidemic 20 (:data:`QUICK_HORIZON`); its records and PNG go to ``<results>/fppo/quick/`` and its section of
 ``<out>/RESULTS.md`` has a heading of its own ("F-PPO smoke run, <part>"), so that it never replaces
 a real run's.
 
@@ -52,11 +58,13 @@ Usage::
     python benchmarks/fppo.py --part epidemic --seeds 3 --report
     python benchmarks/fppo.py --part speed
     python benchmarks/fppo.py --part lending --quick --out /tmp/repro   # smoke run
+    python benchmarks/fppo.py --part epidemic --quick --address auto    # on a running Ray cluster
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import time
@@ -66,12 +74,17 @@ from typing import Any
 
 import numpy as np
 
+import runner
 from sb3_fair.experiment.config import int_at_least, number_in
-from reproduction import Output, check_configs, median_steps_per_s, reproduce_parser, worker_pool
+from reproduction import (Output, add_runner_arguments, archive_arg, archived, check_configs, median_steps_per_s,
+                          reproduce_parser, results_root)
 from sb3_fair.ppo.presets import ENV_IDS, PAPER_TIMESTEPS
 
-#: the runs' folder under ``<out>/out/``
+#: the benchmark's folder under ``<results>/`` (and its records' folder in the archive, ``out/fppo/``)
 RUNS_NAME = "fppo"
+#: the sidecar's fields a flat record takes back (:func:`records_on_disk`): the training time the tables report, and
+#: the steps between checkpoints
+TIMINGS = ("train_s", "chunk")
 METHODS = ("ppo", "a_ppo", "f_ppo", "f_ppo_l")
 #: lending only: F-PPO with the authors' code's choices, all three or one at a time: method -> (the ``fair_ppo.yml``
 #: variant it starts from, what it changes in that entry)
@@ -146,11 +159,17 @@ def eval_horizon(job: dict[str, Any]) -> int:
     return QUICK_HORIZON[job["part"]] if job.get("quick") else PROTOCOL[job["part"]][1]
 
 
-def paths(job: dict[str, Any], runs: str | Path) -> tuple[Path, Path]:
-    """A run's model and record under the runs folder ``runs`` (``<out>/out/fppo``): ``<part>_<method>_<seed>_<steps>``
-    (``.zip``, ``.json``; the reference has no budget and no model), under ``quick/`` in a smoke run."""
+def run_name(job: dict[str, Any]) -> str:
+    """A run's name, ``<part>_<method>_<seed>_<steps>`` (the reference: no budget): its files' stem in the work folder
+    and before the runner, and its trial id's readable prefix."""
     budget = "" if job["method"] == "reference" else f"_{job['timesteps']}"
-    stem = Path(runs) / ("quick" if job.get("quick") else "") / f"{job['part']}_{job['method']}_{job['seed']}{budget}"
+    return f"{job['part']}_{job['method']}_{job['seed']}{budget}"
+
+
+def paths(job: dict[str, Any], runs: str | Path) -> tuple[Path, Path]:
+    """A run's model and partial record under the work folder ``runs`` (``<results>/fppo/work``): :func:`run_name`
+    (``.zip``, ``.json``; the reference has no model), under ``quick/`` in a smoke run."""
+    stem = Path(runs) / ("quick" if job.get("quick") else "") / run_name(job)
     return stem.with_suffix(".zip"), stem.with_suffix(".json")
 
 
@@ -416,12 +435,38 @@ def run_reference(job: dict[str, Any], runs: str) -> dict[str, Any]:
     return record
 
 
-def records_on_disk(part: str, timesteps: int, runs: str | Path, quick: bool = False) -> list[dict[str, Any]]:
-    """The records of every run of ``part`` at ``timesteps`` steps and of the part's reference under the runs folder
-    (``quick/`` for smoke runs), ordered by method and seed."""
-    folder = Path(runs) / ("quick" if quick else "")
-    names = [*folder.glob(f"{part}_*_{timesteps}.json"), *folder.glob(f"{part}_reference_*.json")]
-    records = [json.loads(path.read_text()) for path in names]
+def bench(quick: bool) -> str:
+    """The folder of the records under ``<results>``: ``fppo``, or ``fppo/quick`` for a smoke run."""
+    return f"{RUNS_NAME}/quick" if quick else RUNS_NAME
+
+
+def work_folder(results: str | Path) -> Path:
+    """Where the runs keep their checkpoints and partial records: ``<results>/fppo/work``."""
+    return Path(results) / RUNS_NAME / "work"
+
+
+def flat_records(results: str | Path, quick: bool = False, archive: str | Path | None = None) -> dict[str, dict[str, Any]]:
+    """Every run's record, flat (spec, result and the sidecar's :data:`TIMINGS` in one dict, as a record was before the
+    runner), by :func:`run_name`: the archived ones (not for a smoke run), the unfinished runs' partial records in the
+    work folder, then the runner's records in the order they finished, each taking the place of one of the same name
+    before it (as a run trained again replaced its file)."""
+    out: dict[str, dict[str, Any]] = {}
+    if not quick:
+        for name, record in archived(RUNS_NAME + "/", archive).items():
+            out[Path(name).stem] = record
+    for path in sorted((work_folder(results) / ("quick" if quick else "")).glob("*.json")):
+        out[path.stem] = json.loads(path.read_text())
+    for r in sorted(runner.load(results, bench(quick)), key=lambda r: r["meta"].get("finished", "")):
+        flat = {**r["spec"], **r["result"], **{k: r["meta"][k] for k in TIMINGS if k in r["meta"]}}
+        out[run_name(flat)] = flat
+    return out
+
+
+def records_on_disk(part: str, timesteps: int, results: str | Path, quick: bool = False,
+                    archive: str | Path | None = None) -> list[dict[str, Any]]:
+    """The records of every run of ``part`` at ``timesteps`` steps and of the part's reference (:func:`flat_records`:
+    the runner's, the unfinished ones and the archived ones), ordered by method and seed."""
+    records = flat_records(results, quick, archive).values()
     order = [*TRAINED, "reference"]
     return sorted((r for r in records if r.get("method") in order and r.get("part") == part
                    and (r["method"] == "reference" or r.get("timesteps") == timesteps)),
@@ -429,8 +474,35 @@ def records_on_disk(part: str, timesteps: int, runs: str | Path, quick: bool = F
 
 
 def run(job: dict[str, Any], runs: str) -> dict[str, Any]:
-    """One job (a pool worker's task): a trained method's run or the reference policy's evaluation."""
+    """One job: a trained method's run or the reference policy's evaluation, with its files in the work folder
+    ``runs``."""
     return run_reference(job, runs) if job["method"] == "reference" else run_job(job, runs)
+
+
+def trial_spec(part: str, method: str, seed: int, timesteps: int, eval_episodes: int | None, quick: bool) -> dict[str, Any]:
+    """A run's spec for the runner: what its record depends on (the reference: no budget)."""
+    spec = {"part": part, "method": method, "seed": seed, "eval_episodes": eval_episodes, "quick": bool(quick)}
+    return spec if method == "reference" else {**spec, "timesteps": timesteps}
+
+
+def finished(record: dict[str, Any]) -> bool:
+    """Whether a run's record is complete: evaluated (the massaging methods also with massaging on)."""
+    return "evaluation" in record and (record["method"] not in MASSAGING or "evaluation_massaged" in record)
+
+
+def run_trial(spec: dict[str, Any], work: str, chunk: int, deadline: float) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The runner's trial function: :func:`run` the run of ``spec`` with its checkpoints in ``work`` every ``chunk``
+    steps until its budget or ``deadline`` (``time.time()``).
+
+    :returns: ``(result, meta)``: what the record holds besides the spec (deterministic given ``spec`` for a run not
+        resumed from a checkpoint), and the training's seconds and ``chunk`` (the sidecar's).
+    :raises runner.Unfinished: the deadline came first (the checkpoint and partial record stay in ``work``).
+    """
+    record = run({**spec, "chunk": chunk, "deadline": deadline}, work)
+    if not finished(record):
+        raise runner.Unfinished(f"{record.get('steps', 0):,} of {spec['timesteps']:,} steps (its checkpoint is in {work})")
+    result = {k: v for k, v in record.items() if k not in (*spec, "chunk", "deadline", "train_s")}
+    return result, ({"train_s": record["train_s"], "chunk": chunk} if "train_s" in record else {})
 
 
 # ------------------------------------------------------------------------------------------- report
@@ -619,6 +691,7 @@ def report(part: str, records: list[dict[str, Any]], args: argparse.Namespace, o
                "epidemic": "S/I/R fraction distance"}[part]
     n, horizon = PROTOCOL[part]
     quick = " --quick" if args.quick else ""
+    date = args.date or time.strftime("%Y-%m-%d")
     if args.quick:  # a smoke run's own protocol
         n, horizon = args.eval_episodes, QUICK_HORIZON[part]
     title = "F-PPO smoke run" if args.quick else "F-PPO"
@@ -626,7 +699,7 @@ def report(part: str, records: list[dict[str, Any]], args: argparse.Namespace, o
              "",
              f"`python benchmarks/fppo.py --part {part} --seeds {1 + max((r['seed'] for r in records), default=0)} "
              f"--timesteps {args.timesteps}{quick} --report`"
-             f" (runs resumed across calls; {time.strftime('%Y-%m-%d')}). FairPPO.from_preset(\"{PRESET[part]}\", variant=...)"
+             f" (runs resumed across calls; {date}). FairPPO.from_preset(\"{PRESET[part]}\", variant=...)"
              + (" and CPO with cpo.yml's `@hu2024` entry (the authors' CPO settings; TRPO: the same without the constraint)"
                if "cpo" in trained else "") + ", "
              f"{args.timesteps:,} training steps per run (paper: {PAPER_TIMESTEPS[PRESET[part]]:,}), evaluated over {n} episodes of "
@@ -695,7 +768,7 @@ def report(part: str, records: list[dict[str, Any]], args: argparse.Namespace, o
         ax.set_xlabel("iteration" if panel.startswith("Δs during") else "t")
         ax.legend(fontsize=7)
     fig.tight_layout()
-    png = (output.runs / "quick" / f"fppo_{part}.png") if args.quick else output.png(f"fppo_{part}.png")
+    png = (Path(args.results) / bench(True) / f"fppo_{part}.png") if args.quick else output.png(f"fppo_{part}.png")
     png.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(png, dpi=90)
     plt.close(fig)
@@ -718,7 +791,7 @@ def report(part: str, records: list[dict[str, Any]], args: argparse.Namespace, o
     seed_rows = per_seed_table(part, values, training)
     if seed_rows:
         lines += ["", "Per seed (the values the claims pair; the paper's statistics as in the first table):", "", *seed_rows]
-    lines += ["", f"![{part}]({png.relative_to(output.root).as_posix() if args.quick else png.name})", ""]
+    lines += ["", f"![{part}]({Path(os.path.relpath(png, output.root)).as_posix() if args.quick else png.name})", ""]
     missing = [f"{LABELS[r['method']]} seed {r['seed']} ({r.get('steps', 0):,} steps)" for r in records if "evaluation" not in r]
     if missing:
         lines += [f"Not finished (left out of the table): {', '.join(missing)}.", ""]
@@ -737,7 +810,7 @@ def speed(args: argparse.Namespace, output: Output) -> None:
     from sb3_fair.ppo.presets import preset_kwargs
 
     lines = ["## F-PPO, speed (Hu et al. 2024)", "",
-             f"`python benchmarks/fppo.py --part speed` ({time.strftime('%Y-%m-%d')}): median steps/s of "
+             f"`python benchmarks/fppo.py --part speed` ({args.date or time.strftime('%Y-%m-%d')}): median steps/s of "
              "3 interleaved repeats of two iterations each, one thread, same settings (the preset's); targets: FairPPO "
              "without massaging >= 0.95x PPO, with massaging >= 0.8x.", "",
              "| case study | PPO | FairPPO, regulariser on, no massaging | ratio | FairPPO, regulariser and massaging (τ 0.5 from "
@@ -787,7 +860,7 @@ def measures(args: argparse.Namespace, output: Output) -> None:
     from sb3_fair.envs.epidemic import LONG_TERM_MEASURES as EPIDEMIC
 
     lines = ["## F-PPO, the long-term measures (Hu et al. 2024)", "",
-             f"`python benchmarks/fppo.py --part measures` ({time.strftime('%Y-%m-%d')}). Δl as the env "
+             f"`python benchmarks/fppo.py --part measures` ({args.date or time.strftime('%Y-%m-%d')}). Δl as the env "
              "reports it with each `long_term` option: at reset, and after t steps of the reference policy (env seed 0, "
              "policy seed 0: the same trajectory for every option).", ""]
     lines += measure_table("lending", LENDING, (1, 300, 1000, 2000), lambda m: DelayedImpactLendingEnv(long_term=m),
@@ -822,16 +895,21 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--runs", nargs="+", metavar="METHOD:SEED", type=method_seed, default=None,
                    help="these runs, in this order, instead of --methods x seeds (e.g. f_ppo_authors:1 ppo:3 reference:3)")
     p.add_argument("--jobs", "--workers", dest="workers", metavar="N", type=int_at_least(1), default=os.cpu_count() or 1,
-                        help="runs at a time, each in its own process with one torch thread (default: one per core)")
+                   help="runs at a time on a local Ray or --local pool, each with one torch thread (default: one per "
+                        "core; a cluster's --address runs as many as it has CPUs)")
     p.add_argument("--chunk", type=int_at_least(1), default=50_000, help="steps between checkpoints")
     p.add_argument("--deadline-s", type=number_in(0.0, strict=True), default=float("inf"), help="stop training (after a chunk) after this many seconds")
     p.add_argument("--eval-episodes", type=int_at_least(1), default=None, help="override the protocol's episode count")
     p.add_argument("--report", action="store_true", help="write RESULTS.md and the PNG")
     p.add_argument("--report-only", action="store_true", help="no training, only the report of what is on disk")
+    p.add_argument("--date", default=None, metavar="YYYY-MM-DD",
+                   help="the date the section's heading gives (default: today; to regenerate a section as it was)")
     p.add_argument("--quick", action="store_true",
                    help="smoke run of the whole pipeline (reports too): 1 seed, 512 steps in rollouts of 256, 2 evaluation "
-                        "episodes of a shortened horizon; runs and PNG under <out>/out/fppo/quick/")
+                        "episodes of a shortened horizon; runs and PNG under <results>/fppo/quick/")
+    add_runner_arguments(p)
     args = p.parse_args(argv)
+    args.results, args.archive = results_root(args), archive_arg(args)
     output = Output(args.out, RUNS_NAME)
     if args.part in ("speed", "measures"):
         (speed if args.part == "speed" else measures)(args, output)
@@ -850,25 +928,24 @@ def main(argv: list[str] | None = None) -> None:
                 p.error(f"{flag}: {' '.join(methods)} are {part}'s only ({why})")
     deadline = time.time() + args.deadline_s
     pairs = args.runs or [(m, s) for s in range(args.first_seed, args.first_seed + args.seeds) for m in args.methods]
-    jobs = [dict(part=args.part, method=m, seed=s, timesteps=args.timesteps, chunk=args.chunk, deadline=deadline,
-                 eval_episodes=args.eval_episodes, quick=args.quick) for m, s in pairs]
-    runs = str(output.runs)
+    specs = [trial_spec(args.part, m, s, args.timesteps, args.eval_episodes, args.quick) for m, s in pairs]
+    if not args.quick:  # a run the archive holds finished is not trained again (as its file was kept before the runner)
+        kept = {name for name, r in flat_records(args.results, False, args.archive).items() if finished(r)}
+        specs = [sp for sp in specs if run_name(sp) not in kept]
     if not args.report_only:  # every run's settings, before the first trains
-        check_configs([experiment_config(j["part"], j["method"], j["seed"], j["timesteps"], quick=bool(j["quick"]))
-                       for j in jobs if j["method"] != "reference"])  # the reference policy is scripted, not trained
-    if args.report_only:
-        records = []
-    elif args.workers > 1:
-        with worker_pool(args.workers) as pool:
-            records = pool.starmap(run, [(job, runs) for job in jobs], chunksize=1)
-    else:
-        records = [run(job, runs) for job in jobs]
+        check_configs([experiment_config(sp["part"], sp["method"], sp["seed"], sp["timesteps"], quick=bool(sp["quick"]))
+                       for sp in specs if sp["method"] != "reference"])  # the reference policy is scripted, not trained
+        trial = functools.partial(run_trial, work=str(work_folder(args.results)), chunk=args.chunk, deadline=deadline)
+        summary = runner.run(bench(args.quick), specs, trial, results=args.results, address=args.address,
+                             local=args.local, jobs=args.workers, label=run_name)
+        runner.check_summary(summary)
     if args.report or args.report_only:
         # every run of this part and budget on disk, whichever command ran it (seeds added later join the tables)
-        report(args.part, records_on_disk(args.part, args.timesteps, runs, args.quick), args, output)
+        report(args.part, records_on_disk(args.part, args.timesteps, args.results, args.quick, args.archive), args, output)
     else:
-        for r in records:
-            print(r["method"], r["seed"], r.get("steps"), "evaluated" if "evaluation" in r else "")
+        for r in records_on_disk(args.part, args.timesteps, args.results, args.quick, args.archive):
+            if (r["method"], r["seed"]) in set(pairs):
+                print(r["method"], r["seed"], r.get("steps"), "evaluated" if "evaluation" in r else "")
 
 
 if __name__ == "__main__":

@@ -11,8 +11,10 @@ import numpy as np
 import pytest
 
 import fppo as benchmark
+import runner
 
-RECORD_KEYS = {"part", "method", "seed", "timesteps", "chunk", "deadline", "eval_episodes", "quick", "steps", "train_s",
+#: a finished run's record, flat (:func:`fppo.flat_records`): its spec, its result and the sidecar's timings
+RECORD_KEYS = {"part", "method", "seed", "timesteps", "chunk", "eval_episodes", "quick", "steps", "train_s",
                "iterations", "evaluation"}
 EVALUATION_KEYS = {"short_term_mean", "long_term_final", "paper_short_term_final", "paper_short_term_mean",
                    "paper_long_term_final", "utility", "episode_reward", "curves", "curve_step"}
@@ -23,26 +25,35 @@ def test_quick_run_reports_under_out(tmp_path: Path, monkeypatch: pytest.MonkeyP
     cwd.mkdir()
     monkeypatch.chdir(cwd)  # nothing may land in the working directory
     out = tmp_path / "out_dir"
-    benchmark.main(["--part", "epidemic", "--quick", "--workers", "1", "--out", str(out)])
+    benchmark.main(["--part", "epidemic", "--quick", "--workers", "1", "--local", "--out", str(out)])
     text = (out / "RESULTS.md").read_text()
     assert "## F-PPO smoke run, epidemic (Hu et al. 2024, Fig. 4)" in text
     assert "| F-PPO, massaged at evaluation | 1 |" in text and "The paper's headline claims" in text
     assert "\n## F-PPO, epidemic" not in text  # a smoke run never takes a real run's section
-    runs = out / "out" / "fppo" / "quick"
+    assert sorted(p.name for p in out.iterdir()) == ["RESULTS.md", "results"]  # the records: <out>/results by default
+    runs = out / "results" / "fppo" / "quick"
     assert (runs / "fppo_epidemic.png").stat().st_size > 0
-    assert "![epidemic](out/fppo/quick/fppo_epidemic.png)" in text
+    assert "![epidemic](results/fppo/quick/fppo_epidemic.png)" in text
     assert not list(out.glob("*.png"))
+    saved = runner.load(out / "results", "fppo/quick")
+    assert sorted(r["spec"]["method"] for r in saved) == sorted([*benchmark.METHODS, "reference"])
+    assert all(r["id"] == runner.trial_id(r["spec"], benchmark.run_name(r["spec"])) for r in saved)
+    records = benchmark.flat_records(out / "results", quick=True)
     for method in benchmark.METHODS:
-        record = json.loads((runs / f"epidemic_{method}_0_512.json").read_text())
+        record = records[f"epidemic_{method}_0_512"]
         assert RECORD_KEYS <= set(record), set(record) ^ RECORD_KEYS
         # Δs mean and std, massaged share, would-default share (NaN: the epidemic has none), steps within δ
         assert record["steps"] == 512 and len(record["iterations"]) == 2 and len(record["iterations"][0]) == 5
         assert EVALUATION_KEYS <= set(record["evaluation"])
         assert len(record["evaluation"]["curves"]["paper_long_term"]) == benchmark.QUICK_HORIZON["epidemic"]
-        assert (runs / f"epidemic_{method}_0_512.zip").is_file()
-    assert "tau" in json.loads((runs / "epidemic_f_ppo_0_512.json").read_text())["evaluation_massaged"]
-    assert "evaluation" in json.loads((runs / "epidemic_reference_0.json").read_text())
+        assert (out / "results" / "fppo" / "work" / "quick" / f"epidemic_{method}_0_512.zip").is_file()  # the model
+    assert "tau" in records["epidemic_f_ppo_0_512"]["evaluation_massaged"]
+    assert "evaluation" in records["epidemic_reference_0"]
     assert not list(cwd.iterdir())
+    # the same command again: every trial has its record, nothing is trained or rewritten
+    before = {p: p.read_bytes() for p in runs.glob("*.json")}
+    benchmark.main(["--part", "epidemic", "--quick", "--workers", "1", "--local", "--out", str(out)])
+    assert {p: p.read_bytes() for p in runs.glob("*.json")} == before
     # the report again, from the runs on disk: its section is replaced where it stands, not appended
     (out / "RESULTS.md").write_text(text + "\n## A later section\n\nkept\n")
     benchmark.main(["--part", "epidemic", "--quick", "--report-only", "--out", str(out)])
@@ -108,14 +119,23 @@ def test_authors_choices_are_lendings_only(capsys: pytest.CaptureFixture[str]) -
 
 
 def test_report_reads_the_older_three_column_records(tmp_path: Path) -> None:
-    """The committed epidemic records of seeds 0-2 (before the would-default and within-δ columns) still make the report."""
-    folder = tmp_path / "out" / "fppo"
-    folder.mkdir(parents=True)
-    for seed in range(3):
-        runs = Path(benchmark.__file__).parent / "out" / "fppo"
-        for record in [*runs.glob(f"epidemic_*_{seed}_150000.json"), runs / f"epidemic_reference_{seed}.json"]:
-            shutil.copy(record, folder / record.name)
-    benchmark.main(["--part", "epidemic", "--seeds", "3", "--timesteps", "150000", "--report-only", "--out", str(tmp_path)])
+    """The archived epidemic records of seeds 0-2 (before the would-default and within-δ columns) still make the report,
+    read from an archive as ``benchmarks/archive/records.tar.xz`` keeps them."""
+    import io
+    import re
+    import tarfile
+
+    from reproduction import archive_files
+
+    archive = tmp_path / "records.tar.xz"
+    with tarfile.open(archive, "w:xz") as tar:
+        for name, data in archive_files("fppo/epidemic_").items():
+            if re.fullmatch(r"fppo/epidemic_\w+_[012](_150000)?\.json", name):
+                info = tarfile.TarInfo("out/" + name)
+                info.size = len(data)
+                tar.addfile(info, io.BytesIO(data))
+    benchmark.main(["--part", "epidemic", "--seeds", "3", "--timesteps", "150000", "--report-only", "--out", str(tmp_path),
+                    "--archive", str(archive)])
     text = (tmp_path / "RESULTS.md").read_text()
     assert "| F-PPO | 3 | 74 | 0.695 ± 0.205 | 0.031 ± 0.003 | - | - |" in text and "paired t p =" in text
     # the per-seed table: a column per training seed, the values the claims pair (the reference's seeds are not paired)
