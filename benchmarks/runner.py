@@ -20,6 +20,9 @@ Layout of ``<results>`` (``--results DIR``, else ``$SB3_FAIR_RESULTS``, else the
     <results>/<benchmark>/<trial-id>.meta.json  where and when it ran (host, Ray node, pid, start, end, wall
                                                 seconds) and the trial's own timings: never compared
 
+A benchmark may keep its own files beside them (a summary such as ``throughput.json``, plots, checkpoints in a
+subfolder): :func:`load` reads only the records, whose names end in the id's 16 hex digits and ``.json``.
+
 Two result folders hold the same records when ``diff -r -x '*.meta.json' A B`` finds nothing.
 
 A trial function returns its result (a JSON-able dict), or ``(result, meta)`` where ``meta`` holds what varies from
@@ -67,6 +70,9 @@ DEFAULT_RESULTS = REPO / "results"
 META_SUFFIX = ".meta.json"
 #: the environment every trial runs in (one thread per BLAS; torch's threads are set by :func:`_execute`)
 THREAD_ENV = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
+
+#: a record's file name: a trial id (16 hex digits, after an optional label and ``-``) and ``.json``
+RECORD_NAME = re.compile(r"(^|-)[0-9a-f]{16}\.json$")
 
 TrialFn = Callable[[dict[str, Any]], Any]
 
@@ -166,7 +172,7 @@ def load(results: str | Path, benchmark: str) -> list[dict[str, Any]]:
     folder = Path(results) / benchmark
     out = []
     for path in sorted(folder.glob("*.json")):
-        if path.name.endswith(META_SUFFIX):
+        if not RECORD_NAME.search(path.name):  # a sidecar, or a benchmark's own summary file beside the records
             continue
         record = json.loads(path.read_text())
         meta = path.with_name(path.name[: -len(".json")] + META_SUFFIX)
