@@ -7,8 +7,8 @@ there: see evil/evilpkg/evil.py and the `touch` payloads) and every file that ap
 the work folder (a file written outside the chosen folder).
 
     git worktree add ../sb3-fair-base e86add2          # a checkout to compare with (here: 0.3.0 before issue 26)
-    python benchmarks/adversarial/suite.py --checkout ../sb3-fair-base --out results_base
-    python benchmarks/adversarial/suite.py --checkout . --out results_main  [--only 1.,2.] [--jobs 2]
+    python tests/adversarial/suite.py --checkout ../sb3-fair-base --out results_base
+    python tests/adversarial/suite.py --checkout . --out results_main  [--only 1.,2.] [--jobs 2]
 
 Verdicts: GOOD (refused clearly, early; or handled correctly), LATE (clear but late / not naming the
 argument / only warned), BAD (accepted silently, code ran, file outside, internal crash, hang, misleading).
