@@ -267,22 +267,36 @@ def _iter_local(items: list[tuple[int, TrialFn, dict[str, Any]]], jobs: int) -> 
         yield from pool.imap_unordered(_execute_star, items, chunksize=1)
 
 
+def init_ray(address: str | None = None, jobs: int | None = None, fn: TrialFn | None = None) -> bool:
+    """Start (or join) the Ray the trials run on, unless one is running in this process already.
+
+    :param address: an existing cluster; None: a local Ray of ``jobs`` CPUs (``address="local"``: never one that
+        another process on this machine left behind).
+    :param jobs: the local Ray's CPUs (default: one per core).
+    :param fn: the trial function, whose module's folder goes on the workers' ``PYTHONPATH``.
+    :returns: whether this call started it (and so should shut it down).
+    """
+    import ray
+
+    if ray.is_initialized():
+        return False
+    # the workers import this module and the trial function's by name: their folders on the workers' path (a
+    # cluster's other machines need the checkout at the same path)
+    paths = [str(Path(__file__).resolve().parent), *(_module_folders(fn) if fn else []),
+             *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
+    env = {**THREAD_ENV, "PYTHONPATH": os.pathsep.join(dict.fromkeys(paths))}
+    env.update({k: os.environ[k] for k in ("WANDB_MODE", "MPLBACKEND") if k in os.environ})
+    init: dict[str, Any] = ({"address": address} if address
+                            else {"address": "local", "num_cpus": jobs or os.cpu_count() or 1, "include_dashboard": False})
+    ray.init(log_to_driver=False, configure_logging=False, runtime_env={"env_vars": env}, **init)
+    return True
+
+
 def _iter_ray(items: list[tuple[int, TrialFn, dict[str, Any]]], jobs: int, address: str | None,
               fn: TrialFn) -> Iterator[tuple[int, Any]]:
     import ray
 
-    started = False
-    if not ray.is_initialized():
-        # the workers import this module and the trial function's by name: their folders on the workers' path (a
-        # cluster's other machines need the checkout at the same path)
-        paths = [str(Path(__file__).resolve().parent), *_module_folders(fn),
-                 *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
-        env = {**THREAD_ENV, "PYTHONPATH": os.pathsep.join(dict.fromkeys(paths))}
-        env.update({k: os.environ[k] for k in ("WANDB_MODE", "MPLBACKEND") if k in os.environ})
-        init: dict[str, Any] = ({"address": address} if address
-                                else {"address": "local", "num_cpus": jobs, "include_dashboard": False})
-        ray.init(log_to_driver=False, configure_logging=False, runtime_env={"env_vars": env}, **init)
-        started = True
+    started = init_ray(address, jobs, fn)
     remote = ray.remote(num_cpus=1, max_retries=0)(_execute_star)
     pending = {remote.remote(item): item[0] for item in items}
     try:
