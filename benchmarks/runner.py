@@ -244,7 +244,7 @@ def importable(fn: TrialFn) -> TrialFn:
         main = sys.modules["__main__"]
         path = Path(getattr(main, "__file__", ""))
         if path.suffix == ".py" and str(path.parent.resolve()) in [str(Path(p).resolve()) for p in sys.path if p]:
-            return getattr(importlib.import_module(path.stem), fn.__name__)
+            return getattr(importlib.import_module(path.stem), fn.__name__, fn)
     return fn
 
 
@@ -357,8 +357,9 @@ def run(benchmark: str, specs: list[dict[str, Any]], fn: TrialFn, *, results: st
         return summary
     if not local and not ray_available():
         raise RuntimeError("Ray is not installed here: pip install 'ray[default]', or run without Ray (--local)")
-    fn = importable(fn)
     jobs = jobs or os.cpu_count() or 1
+    if not local or jobs > 1:  # pickled to other processes: by name
+        fn = importable(fn)
     items = [(i, fn, trial.spec) for i, trial in enumerate(todo)]
     where = "local" if local else (f"ray {address}" if address else "ray (local)")
     finished = _iter_local(items, jobs) if local else _iter_ray(items, jobs, address, fn)
