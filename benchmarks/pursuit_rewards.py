@@ -27,13 +27,15 @@ Usage::
     python benchmarks/pursuit_rewards.py --seeds 10 --size 2 --learners separate   # one TD3 per pursuer, as the paper
     python benchmarks/pursuit_rewards.py --quick                 # smoke run
 
-Writes ``<out>/out/pursuit_rewards/*.json`` (one record per run; a later call trains only the missing runs) and its
-section of ``<out>/RESULTS.md``.
+Every run is a trial of ``benchmarks/runner.py`` (its spec: reward, seed, size, env steps, evaluation episodes and
+speeds, learners; :func:`run_trial`), on Ray (a local Ray by default, ``--address`` for a cluster) or without it
+(``--local``). Writes each run's record once to ``<results>/pursuit_rewards/<trial-id>.json`` (``--results``; a later
+call trains only the missing runs; a smoke run's under ``quick/``) and its section of ``<out>/RESULTS.md``, from those
+records and the ones kept before the runner (``benchmarks/archive/records.tar.xz``, ``--archive``).
 """
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from collections.abc import Sequence
@@ -45,9 +47,13 @@ import numpy as np
 from fair_er import evaluate_speeds
 from gymnasium import spaces
 from pettingzoo import ParallelEnv
-from reproduction import Output, paired_test, reproduce_parser, worker_pool
+from reproduction import Output, add_runner_arguments, archive_arg, archived, paired_test, reproduce_parser, results_root
 
+import runner
 from sb3_fair.experiment.config import int_at_least, number_in
+
+#: the benchmark's folder under ``<results>/`` (and its records' folder in the archive, ``out/pursuit_rewards/``)
+RUNS_NAME = "pursuit_rewards"
 
 REWARDS = ("mutual", "individual")
 #: one network shared by the pursuers (with their one-hot index), or one learner per pursuer (the paper's)
@@ -264,9 +270,12 @@ def train_separate(job: dict[str, Any]) -> list[Any]:
     return models
 
 
-def run_job(job: dict[str, Any]) -> dict[str, Any]:
-    """Train one run (SB3's TD3: one network shared by the pursuers, or one per pursuer), evaluate it at each speed,
-    write its record."""
+def run_trial(job: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The runner's trial function: train one run (``job``, its spec; SB3's TD3: one network shared by the pursuers,
+    or one per pursuer), evaluate it at each speed.
+
+    :returns: ``(result, meta)``: the scores at each speed, and the training's seconds (the sidecar's).
+    """
     import torch
     from stable_baselines3 import TD3
     from stable_baselines3.common.noise import NormalActionNoise
@@ -288,13 +297,21 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
         policy = TeamPolicy(model, game.n)
     seconds = time.perf_counter() - t0
     scores = evaluate_speeds(policy, MAX_STEPS, job["episodes"], 10_000 + job["seed"], tuple(job["speeds"]), job["size"])
-    record = {**job, "seconds": seconds, "eval": scores}
-    out = Path(job["out"])
-    out.mkdir(parents=True, exist_ok=True)
-    (out / job_file(job)).write_text(json.dumps(record))
     print(f"[done] {job['reward']} ({job.get('learners', 'shared')}) size {job['size']:g} seed {job['seed']}: {seconds:.0f} s",
           flush=True)
-    return record
+    return {"eval": scores}, {"seconds": seconds}
+
+
+def records(results: Path, quick: bool, archive: Path | None) -> dict[str, dict[str, Any]]:
+    """Every record, flat (spec, result and the sidecar's ``seconds``, as before the runner), by its file name before
+    the runner (:func:`job_file`): the archived ones (not for a smoke run), then the runner's in the order they
+    finished, a later one of a name taking the place of an earlier."""
+    out = {Path(name).name: r for name, r in archived(RUNS_NAME + "/", archive).items()} if not quick else {}
+    folder = f"{RUNS_NAME}/quick" if quick else RUNS_NAME
+    for r in sorted(runner.load(results, folder), key=lambda r: r["meta"].get("finished", "")):
+        flat = {**r["spec"], **r["result"], **({"seconds": r["meta"]["seconds"]} if "seconds" in r["meta"] else {})}
+        out[job_file(flat)] = flat
+    return out
 
 
 def report(records: list[dict[str, Any]], speeds: tuple[float, ...], cmd: str, quick: bool, learners: str = "shared") -> str:
@@ -334,28 +351,33 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--size", type=number_in(1.0), default=4.0, help="torus side (the entry's 4)")
     parser.add_argument("--env-steps", type=int_at_least(1), default=ENV_STEPS, help="joint env steps per run")
     parser.add_argument("--episodes", type=int_at_least(1), default=30, help="evaluation episodes per speed")
-    parser.add_argument("--jobs", type=int_at_least(1), default=2, help="runs at a time, one process each")
+    parser.add_argument("--jobs", type=int_at_least(1), default=2,
+                        help="runs at a time on a local Ray or --local pool, one CPU each")
     parser.add_argument("--learners", choices=LEARNERS, default="shared",
                         help="one TD3 network shared by the pursuers (default) or one TD3 per pursuer (the paper's)")
     parser.add_argument("--quick", action="store_true", help="a smoke run (a few hundred steps, 2 speeds)")
+    add_runner_arguments(parser)
     args = parser.parse_args(argv)
+    results, archive = results_root(args), archive_arg(args)
     speeds = QUICK["speeds"] if args.quick else SPEEDS
     steps, episodes = (QUICK["env_steps"], QUICK["episodes"]) if args.quick else (args.env_steps, args.episodes)
-    output = Output(args.out, "pursuit_rewards")
-    runs = output.runs / "quick" if args.quick else output.runs
+    output = Output(args.out, RUNS_NAME)
     learners = {"learners": "separate"} if args.learners == "separate" else {}  # shared runs' records have no key
-    jobs = [dict(reward=r, seed=s, size=args.size, env_steps=steps, episodes=episodes, speeds=list(speeds), out=str(runs), **learners)
+    jobs = [dict(reward=r, seed=s, size=args.size, env_steps=steps, episodes=episodes, speeds=list(speeds), **learners)
             for s in range(args.seeds) for r in REWARDS]
-    todo = [j for j in jobs if args.quick or not (runs / job_file(j)).exists()]
+    have = records(results, args.quick, archive)
+    todo = [j for j in jobs if args.quick or job_file(j) not in have]
     if todo:
-        with worker_pool(min(args.jobs, len(todo))) as pool:
-            pool.map(run_job, todo, chunksize=1)
+        summary = runner.run(f"{RUNS_NAME}/quick" if args.quick else RUNS_NAME, todo, run_trial, results=results,
+                             address=args.address, local=args.local, jobs=args.jobs,
+                             label=lambda j: job_file(j).removesuffix(".json"))
+        runner.check_summary(summary)
+        have = records(results, args.quick, archive)
     keys = ("env_steps", "episodes", "speeds")
-    records = [rec for j in jobs if (runs / job_file(j)).exists()
-               for rec in [json.loads((runs / job_file(j)).read_text())] if all(rec[k] == j[k] for k in keys)]
+    found = [have[job_file(j)] for j in jobs if job_file(j) in have and all(have[job_file(j)][k] == j[k] for k in keys)]
     setting = ("python benchmarks/pursuit_rewards.py" + (" --quick" if args.quick else "")
                + ("" if args.size == 4.0 else f" --size {args.size:g}") + ("" if args.learners == "shared" else " --learners separate"))
-    text = report(records, tuple(speeds), setting if args.quick else f"{setting} --seeds {args.seeds}", args.quick, args.learners)
+    text = report(found, tuple(speeds), setting if args.quick else f"{setting} --seeds {args.seeds}", args.quick, args.learners)
     # the section of this setting whatever its number of seeds (a later call with more seeds replaces it)
     output.write_section(text.splitlines()[0].removeprefix("## ") if args.quick else f"`{setting} --seeds ", text)
     print(text)

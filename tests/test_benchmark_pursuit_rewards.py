@@ -8,9 +8,15 @@ import threading
 import numpy as np
 import pursuit_rewards as benchmark
 import pytest
+import runner
 
 from sb3_fair.wrappers import make_multiagent_vec_env
 
+
+
+def stems(folder):
+    """The records' names in a results folder without their trial ids' hash (sidecars left out)."""
+    return sorted(p.name.rsplit("-", 1)[0] for p in folder.glob("*.json") if runner.RECORD_NAME.search(p.name))
 
 def _capture_by_pursuer_1(reward: str) -> tuple[dict, dict]:
     game = benchmark.PursuerTeam(reward, size=6.0, pursuer_speed=0.0, evader_speed=0.0)
@@ -144,41 +150,40 @@ def test_quick_run_writes_records_and_section_under_out(tmp_path, monkeypatch) -
     cwd = tmp_path / "cwd"
     cwd.mkdir()
     monkeypatch.chdir(cwd)
-    benchmark.main(["--quick", "--seeds", "1", "--jobs", "1", "--out", str(tmp_path / "out")])
+    benchmark.main(["--quick", "--seeds", "1", "--jobs", "1", "--local", "--out", str(tmp_path / "out")])
     assert not any(cwd.iterdir())
     text = (tmp_path / "out" / "RESULTS.md").read_text()
     assert "## Mutual or individual reward (Grupen et al. 2022, §5.1), smoke run: `python benchmarks/pursuit_rewards.py --quick`" in text
     assert "| mutual | 1 | " in text and "| individual | 1 | " in text
-    records = sorted(p.name for p in (tmp_path / "out" / "out" / "pursuit_rewards" / "quick").glob("*.json"))
-    assert records == ["individual_size4_0.json", "mutual_size4_0.json"]
+    runs = tmp_path / "out" / "results" / "pursuit_rewards" / "quick"  # the records: <out>/results with --out
+    assert stems(runs) == ["individual_size4_0", "mutual_size4_0"]
+    saved = runner.load(tmp_path / "out" / "results", "pursuit_rewards/quick")
+    assert all(set(r["result"]) == {"eval"} and r["meta"]["seconds"] > 0 for r in saved)
 
     # one learner per pursuer: its own records and section, the shared-network section kept
-    benchmark.main(["--quick", "--seeds", "1", "--learners", "separate", "--jobs", "1", "--out", str(tmp_path / "out")])
+    benchmark.main(["--quick", "--seeds", "1", "--learners", "separate", "--jobs", "1", "--local", "--out", str(tmp_path / "out")])
     text = (tmp_path / "out" / "RESULTS.md").read_text()
     assert text.count("`python benchmarks/pursuit_rewards.py --quick`") == 1
     assert text.count("`python benchmarks/pursuit_rewards.py --quick --learners separate`") == 1
     assert "one per pursuer (as the paper)" in text
-    records = sorted(p.name for p in (tmp_path / "out" / "out" / "pursuit_rewards" / "quick").glob("*separate*.json"))
-    assert records == ["individual_separate_size4_0.json", "mutual_separate_size4_0.json"]
+    assert [n for n in stems(runs) if "separate" in n] == ["individual_separate_size4_0", "mutual_separate_size4_0"]
 
 
 def test_a_call_with_more_seeds_replaces_the_section_of_its_setting(tmp_path, monkeypatch) -> None:
     """The section key is the setting (size, learners) without the seed count: more seeds replace the old section,
     another setting gets its own."""
-    import json
-
     written = []
     monkeypatch.setattr(benchmark.Output, "write_section", lambda self, key, text: written.append((key, text.splitlines()[0])))
-    runs = tmp_path / "out" / "pursuit_rewards"
-    runs.mkdir(parents=True)
     score = {"capture_success": 0.5, "team_fairness": 0.1, "mean_length": 100.0}
     for learners, seeds in (({"learners": "separate"}, 3), ({}, 10)):  # finished runs on disk: nothing to train
         for seed in range(seeds):
             for reward in benchmark.REWARDS:
                 job = dict(reward=reward, seed=seed, size=2.0, env_steps=benchmark.ENV_STEPS, episodes=30,
                            speeds=list(benchmark.SPEEDS), **learners)
-                (runs / benchmark.job_file(job)).write_text(json.dumps(
-                    {**job, "seconds": 1.0, "eval": {str(v): score for v in benchmark.SPEEDS}}))
+                tid = runner.trial_id(job, benchmark.job_file(job).removesuffix(".json"))
+                runner.write_once(runner.record_path(tmp_path / "results", "pursuit_rewards", tid),
+                                  {"id": tid, "spec": job, "result": {"eval": {str(v): score for v in benchmark.SPEEDS}}})
+                runner.write_once(runner.meta_path(tmp_path / "results", "pursuit_rewards", tid), {"seconds": 1.0})
     for argv in (["--seeds", "3", "--size", "2", "--learners", "separate"], ["--seeds", "10", "--size", "2"]):
         benchmark.main([*argv, "--jobs", "1", "--out", str(tmp_path)])
     assert written[0] == ("`python benchmarks/pursuit_rewards.py --size 2 --learners separate --seeds ",
