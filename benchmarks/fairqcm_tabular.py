@@ -30,8 +30,11 @@ Usage::
     python benchmarks/fairqcm_tabular.py                 # 10 seeds x 100,000 steps per method (A.2)
     python benchmarks/fairqcm_tabular.py --quick         # smoke run
 
-Writes ``<out>/out/fairqcm_tabular/*.json`` (one record per run; a later call trains only the missing runs) and its
-section of ``<out>/RESULTS.md``.
+Every run is a trial of ``benchmarks/runner.py`` (its spec: method, seed, steps and the method's settings;
+:func:`run_trial`), on Ray (a local Ray by default, ``--address`` for a cluster) or without it (``--local``). Writes each
+run's record once to ``<results>/fairqcm_tabular/<trial-id>.json`` (``--results``; a later call trains only the missing
+runs; a smoke run's under ``quick/``) and its section of ``<out>/RESULTS.md``, from those records and the ones kept
+before the runner (``benchmarks/archive/records.tar.xz``, ``--archive``).
 """
 
 from __future__ import annotations
@@ -45,12 +48,14 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from reproduction import DATA, Output, paired_table, reproduce_parser, worker_pool
+import runner
+from reproduction import (DATA, Output, add_runner_arguments, archive_arg, archived, paired_table, reproduce_parser,
+                          results_root)
 from sb3_fair.common.fairqcm.memory import counterfactual_memories
 from sb3_fair.common.protocol import BENEFITS
 from sb3_fair.experiment.config import int_at_least
 
-#: the runs' folder under ``<out>/out/``
+#: the benchmark's folder under ``<results>/`` (and its records' folder in the archive, ``out/fairqcm_tabular/``)
 RUNS_NAME = "fairqcm_tabular"
 ENV_ID = "sb3_fair/DonutAllocationTabular-v0"
 #: A.2's methods (the memory of the observation and whether counterfactual updates are made), then FairQCM with the
@@ -192,8 +197,13 @@ def horizon() -> int:
     return int(gym.make(ENV_ID).unwrapped.horizon)
 
 
-def run_job(job: dict[str, Any]) -> dict[str, Any]:
-    """Train one method for one seed and write its record to ``job["out"]``."""
+def run_trial(job: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The runner's trial function: train one method for one seed (``job``, its spec: method, seed, steps, and the
+    method's settings as ``"spec"``).
+
+    :returns: ``(result, meta)``: the scores' spans and curve, the updates and states, and the training's seconds (the
+        sidecar's).
+    """
     import torch as th
 
     th.set_num_threads(1)
@@ -210,13 +220,22 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
         score, n = agent.evaluate(EVAL_SEED + job["seed"] * SEED_STRIDE + e)
         scores.append(score)
         delivered.append(n)
-    record = {**job, "spec": plain_spec(job["method"]), "episodes": episodes, **summary(scores, delivered),
-              "updates": agent.updates, "states": len(agent.q), "seconds": time.perf_counter() - t0}
-    out = Path(job["out"])
-    out.mkdir(parents=True, exist_ok=True)
-    (out / job_file(job)).write_text(json.dumps(record))
-    print(f"[done] {job['method']} seed={job['seed']} {record['seconds']:.0f}s last span={record['spans'][-1]:.2f}", flush=True)
-    return record
+    result = {"episodes": episodes, **summary(scores, delivered), "updates": agent.updates, "states": len(agent.q)}
+    seconds = time.perf_counter() - t0
+    print(f"[done] {job['method']} seed={job['seed']} {seconds:.0f}s last span={result['spans'][-1]:.2f}", flush=True)
+    return result, {"seconds": seconds}
+
+
+def records(results: Path, quick: bool, archive: Path | None) -> dict[str, dict[str, Any]]:
+    """Every record, flat (spec, result and the sidecar's ``seconds``, as before the runner), by its file name before
+    the runner (:func:`job_file`): the archived ones (not for a smoke run), then the runner's in the order they
+    finished, a later one of a name taking the place of an earlier."""
+    out = {Path(name).name: r for name, r in archived(RUNS_NAME + "/", archive).items()} if not quick else {}
+    folder = f"{RUNS_NAME}/quick" if quick else RUNS_NAME
+    for r in sorted(runner.load(results, folder), key=lambda r: r["meta"].get("finished", "")):
+        flat = {**r["spec"], **r["result"], **({"seconds": r["meta"]["seconds"]} if "seconds" in r["meta"] else {})}
+        out[job_file(flat)] = flat
+    return out
 
 
 def summary(scores: list[float], delivered: list[int]) -> dict[str, list[float]]:
@@ -232,9 +251,9 @@ def plain_spec(method: str) -> dict[str, Any]:
     return json.loads(json.dumps(METHODS[method]))
 
 
-def on_disk(path: Path, method: str) -> bool:
-    """Whether ``path`` holds a record of ``method`` with its current settings."""
-    return path.exists() and json.loads(path.read_text()).get("spec") == plain_spec(method)
+def on_disk(record: dict[str, Any] | None, method: str) -> bool:
+    """Whether ``record`` is one of ``method`` with its current settings."""
+    return record is not None and record.get("spec") == plain_spec(method)
 
 
 def job_file(job: dict[str, Any]) -> str:
@@ -335,42 +354,48 @@ def main(argv: list[str] | None = None) -> None:
     parser = reproduce_parser("fairqcm_tabular", __doc__)
     parser.add_argument("--seeds", type=int_at_least(1), default=10)
     parser.add_argument("--steps", type=int_at_least(12), default=100_000, help="training time steps per run (A.2: 100,000)")
-    parser.add_argument("--jobs", type=int_at_least(1), default=os.cpu_count() or 1, help="runs at a time, one process each")
-    parser.add_argument("--quick", action="store_true", help="a smoke run (records under <out>/out/fairqcm_tabular/quick/)")
+    parser.add_argument("--jobs", type=int_at_least(1), default=os.cpu_count() or 1,
+                        help="runs at a time on a local Ray or --local pool, one CPU each")
+    parser.add_argument("--quick", action="store_true", help="a smoke run (records under <results>/fairqcm_tabular/quick/)")
+    add_runner_arguments(parser)
     args = parser.parse_args(argv)
     if args.quick:
         for key, value in QUICK.items():
             setattr(args, key, value)
+    results, archive = results_root(args), archive_arg(args)
     output = Output(args.out, RUNS_NAME)
-    out = output.runs / "quick" if args.quick else output.runs
-    jobs = [dict(method=m, seed=s, steps=args.steps, out=str(out)) for s in range(args.seeds) for m in METHODS]
-    todo = [j for j in jobs if args.quick or not on_disk(out / job_file(j), j["method"])]
+    jobs = [dict(method=m, seed=s, steps=args.steps, spec=plain_spec(m)) for s in range(args.seeds) for m in METHODS]
+    have = records(results, args.quick, archive)
+    todo = [j for j in jobs if args.quick or not on_disk(have.get(job_file(j)), j["method"])]
     t0 = time.perf_counter()
     if todo:
-        with worker_pool(min(args.jobs, len(todo))) as pool:
-            pool.map(run_job, todo, chunksize=1)
-    records = [json.loads((out / job_file(j)).read_text()) for j in jobs]
+        summary_ = runner.run(f"{RUNS_NAME}/quick" if args.quick else RUNS_NAME, todo, run_trial, results=results,
+                              address=args.address, local=args.local, jobs=args.jobs,
+                              label=lambda j: job_file(j).removesuffix(".json"))
+        runner.check_summary(summary_)
+        have = records(results, args.quick, archive)
+    records_ = [have[job_file(j)] for j in jobs]
     refs = references(200)
     cmd = "python benchmarks/fairqcm_tabular.py" + (" --quick" if args.quick else "") + (
         "" if args.quick or (args.seeds, args.steps) == (10, 100_000) else f" --seeds {args.seeds} --steps {args.steps}")
     name = "Tabular FairQCM (Alamdari et al. 2024, A.2)" + (", smoke run" if args.quick else "")
     section = [f"## {name}: `{cmd}`", "",
                f"`{ENV_ID}` (3 customers, 12 steps), {args.seeds} seeds x {args.steps:,} time steps "
-               f"({records[0]['episodes']} episodes) per method; tabular Q-learning with A.2's settings (γ {GAMMA}, α {ALPHA}, "
+               f"({records_[0]['episodes']} episodes) per method; tabular Q-learning with A.2's settings (γ {GAMMA}, α {ALPHA}, "
                f"per-state ε from 1.0, x{EPS_DECAY} per visit, at least {EPS_MIN}); FairQCM adds Algorithm 1's updates on the "
                "counterfactual transitions (the library's, 8 per step at most). After every training episode one greedy "
                "episode on fresh seeds, the same for every method; its accumulated reward (Σ log-Nash welfare, 0 when a "
                f"doughnut is wasted) is the score. Mean ± sd over seeds; "
                + (f"wall time {(time.perf_counter() - t0) / 60:.0f} min (runs already on disk are kept)" if todo
                   else "every run was on disk") + ". References over 200 episodes.", "",
-               *table(records, refs), "",
+               *table(records_, refs), "",
                "FairQCM minus each method, seed by seed (the same episodes): mean difference ± sd, two-sided paired t-test and "
-               "exact Wilcoxon signed-rank test:", "", *paired(records, "FairQCM", tuple(m for m in METHODS if m != "FairQCM")), "",
+               "exact Wilcoxon signed-rank test:", "", *paired(records_, "FairQCM", tuple(m for m in METHODS if m != "FairQCM")), "",
                "FairQCM with the authors' code's choices minus A.2's baselines, as above:", "",
                *(line for variant in list(METHODS)[len(BASELINES) + 1:]
-                 for line in [*paired(records, variant, BASELINES), ""])]
+                 for line in [*paired(records_, variant, BASELINES), ""])]
     authors = load_authors()
-    if table_ := versus_authors(records, authors):
+    if table_ := versus_authors(records_, authors):
         section += [f"Beside the authors' code (`data/authors_code_fairqcm.json`, \"{AUTHORS_KEY}\": {authors.get('how', '')}); "
                     "p: two-sided Mann–Whitney U over seeds:", "", *table_, ""]
     output.write_section(name, "\n".join(section))

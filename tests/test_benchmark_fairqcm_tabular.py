@@ -4,7 +4,6 @@ spans and pairs, and a ``--quick`` smoke run."""
 
 from __future__ import annotations
 
-import json
 import math
 
 import gymnasium as gym
@@ -12,6 +11,7 @@ import numpy as np
 import pytest
 
 import fairqcm_tabular as benchmark
+import runner
 import sb3_fair  # noqa: F401  (registers the ids)
 
 
@@ -129,16 +129,19 @@ def test_quick_run_writes_its_section_and_records(tmp_path, monkeypatch):
     out, cwd = tmp_path / "out_dir", tmp_path / "cwd"
     cwd.mkdir()
     monkeypatch.chdir(cwd)
-    benchmark.main(["--quick", "--out", str(out), "--jobs", "1"])
+    benchmark.main(["--quick", "--out", str(out), "--jobs", "1", "--local"])
     assert not any(cwd.iterdir()), "a --quick run wrote outside --out"
     text = (out / "RESULTS.md").read_text()
     assert "## Tabular FairQCM (Alamdari et al. 2024, A.2), smoke run: `python benchmarks/fairqcm_tabular.py --quick`" in text
     assert "| FairQCM − | whole run |" in text and "| greedy rule (fewest so far among present) |" in text
-    runs = out / "out" / "fairqcm_tabular" / "quick"
-    records = [json.loads(p.read_text()) for p in sorted(runs.glob("*.json"))]
+    runs = out / "results" / "fairqcm_tabular" / "quick"  # the records: <out>/results with --out
+    saved = runner.load(out / "results", "fairqcm_tabular/quick")
+    records = [{**r["spec"], **r["result"], **r["meta"]} for r in saved]
     assert sorted(r["method"] for r in records) == sorted(benchmark.METHODS)
-    assert sorted(p.name for p in runs.glob("*.json"))[0] == "FairQCM_0_600.json"
-    assert (runs / "FairQCM__as_the_authors__ql_py_0_600.json").exists()  # a file name without spaces or quotes
+    assert all(r["spec"]["spec"] == benchmark.plain_spec(r["spec"]["method"]) for r in saved)  # its settings in the id
+    names = sorted(p.name.rsplit("-", 1)[0] for p in runs.glob("*.json") if runner.RECORD_NAME.search(p.name))
+    assert names[0] == "FairQCM_0_600"
+    assert "FairQCM__as_the_authors__ql_py_0_600" in names  # a file name without spaces or quotes
     episodes = benchmark.QUICK["steps"] // 12
     for r in records:
         assert r["episodes"] == episodes and len(r["spans"]) == len(r["delivered_spans"]) == 1 + len(benchmark.WINDOWS)
