@@ -21,7 +21,6 @@ Writes the section "Runner scaling" of ``<out>/RESULTS.md`` (``--out``, default:
 
 from __future__ import annotations
 
-import argparse
 import functools
 import os
 import shutil
@@ -32,6 +31,7 @@ from typing import Any
 
 import runner
 from reproduction import Output, reproduce_parser
+
 from sb3_fair.experiment.config import int_at_least
 
 #: the trials' method and case study (one of ``fppo.py``'s)

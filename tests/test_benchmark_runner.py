@@ -8,7 +8,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 import runner
 
 SPECS = [{"x": x, "seed": 10 + x, "settings": {"n": 3}} for x in range(3)]
