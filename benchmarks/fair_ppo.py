@@ -20,9 +20,13 @@ Every run is one :func:`~sb3_fair.experiment.run.train` of an
 from the shipped ``fair_ppo.yml`` entries ``@dp`` (DP, CSP) and ``@cf`` (the counterfactual pairs)
 with the run's penalty and (alpha, beta), PPO with the same settings (:data:`PPO_HYPERPARAMS`).
 
-Each run's record is kept under ``<out>/out/fair_ppo/``; a later call trains only the runs that have
-no record (``--seeds 5`` after ``--seeds 3`` adds seeds 3 and 4), and ``--deadline-s`` stops
-starting runs after that many seconds, so that the seeds can be spread over several calls. The
+Every run is a trial of ``benchmarks/runner.py`` (its spec: metric, alpha, beta, seed, agent-steps and evaluation
+games; :func:`run_trial`), on Ray (a local Ray by default, ``--address`` for a cluster) or without it (``--local``).
+Each run's record is written once to ``<results>/fair_ppo/<trial-id>.json`` (``--results``; a smoke run's under
+``quick/``), the training seconds in its sidecar; the records kept before the runner are read in place from
+``benchmarks/archive/records.tar.xz`` (``--archive``). A later call trains only the runs that have no record
+(``--seeds 5`` after ``--seeds 3`` adds seeds 3 and 4), and ``--deadline-s`` stops starting runs after that many
+seconds (a run not started is unfinished: no record), so that the seeds can be spread over several calls. The
 report pairs every setting with PPO of the same seed: per-seed unfairness, the paired t-test and
 exact Wilcoxon test of the difference (:func:`reproduction.paired_test`), the seeds on which the
 setting is fairer than PPO or at least 50 % fairer (the paper's "50-60 %" claim), and the gap
@@ -41,6 +45,7 @@ Usage::
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import time
@@ -48,11 +53,22 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import runner
+from reproduction import (
+    Output,
+    add_runner_arguments,
+    archive_arg,
+    archive_files,
+    archived,
+    check_configs,
+    median_steps_per_s,
+    reproduce_parser,
+    results_root,
+)
 
 from sb3_fair.experiment.config import int_at_least, number_in
-from reproduction import Output, check_configs, median_steps_per_s, reproduce_parser, worker_pool
 
-#: the runs' folder under ``<out>/out/``
+#: the benchmark's folder under ``<results>/`` (and its records' folder in the archive, ``out/fair_ppo/``)
 RUNS_NAME = "fair_ppo"
 #: the multi-agent env id of the game (``env_kwargs``: ``preset``, ``counterfactual_pair``)
 ENV_ID = "sb3_fair/AllelopathicHarvest-v0"
@@ -101,51 +117,78 @@ def evaluate(model: Any, episodes: int, seed: int) -> dict[str, Any]:
             "cf_gap": pair["cf_gap"], "cf_norm": pair["cf_norm"]}
 
 
-def read_record(path: Path) -> dict[str, Any]:
-    """A run's record; one of sb3-fair < 0.5.0 (figures with the opposite sign, under their old names) is refused."""
+def check_record(record: dict[str, Any], where: str) -> dict[str, Any]:
+    """``record`` itself; one of sb3-fair < 0.5.0 (figures with the opposite sign, under their old names) is refused."""
     from sb3_fair.common.figure_table import check_not_renamed
 
-    record = json.loads(path.read_text())
     for name in record.get("eval", {}):
         try:
-            check_not_renamed(name, str(path))
+            check_not_renamed(name, where)
         except ValueError as err:
-            raise SystemExit(f"{err}: move the record away or choose another --out") from None
+            raise SystemExit(f"{err}: move the record away or choose another --results") from None
     return record
 
 
-def record_path(runs: Path, job: dict[str, Any]) -> Path:
-    """The record of ``job`` (its metric, alpha, beta and seed) in the runs' folder."""
-    return runs / f"{job['metric']}_{job['alpha']:g}_{job['beta']:g}_{job['seed']}.json"
+def job_file(job: dict[str, Any]) -> str:
+    """The file name of ``job``'s record before the runner (its metric, alpha, beta and seed): the key a record is
+    found by, and its trial id's label."""
+    return f"{job['metric']}_{job['alpha']:g}_{job['beta']:g}_{job['seed']}.json"
 
 
-def missing_jobs(jobs: list[dict[str, Any]], runs: Path) -> list[dict[str, Any]]:
-    """The jobs that have no record in ``runs`` yet.
+def label(job: dict[str, Any]) -> str:
+    """The readable prefix of a run's trial id (:func:`runner.trial_id`): ``dp_0.5_0.5_1``."""
+    return job_file(job).removesuffix(".json")
+
+
+def bench(quick: bool) -> str:
+    """The folder of a call's records under ``<results>``: ``fair_ppo``, or ``fair_ppo/quick`` for a smoke run."""
+    return f"{RUNS_NAME}/quick" if quick else RUNS_NAME
+
+
+def records(results: Path, quick: bool, archive: Path | None) -> dict[str, dict[str, Any]]:
+    """Every record, flat (spec, result and the sidecar's ``seconds``, as before the runner), by its file name before
+    the runner (:func:`job_file`): the archived ones (not for a smoke run), then the runner's in the order they
+    finished, a later one of a name taking the place of an earlier."""
+    out = {}
+    if not quick:
+        for name, record in archived(RUNS_NAME + "/", archive).items():
+            if Path(name).name != "throughput.json":
+                out[Path(name).name] = check_record(record, f"{archive}:out/{name}")
+    for r in sorted(runner.load(results, bench(quick)), key=lambda r: r["meta"].get("finished", "")):
+        flat = {**r["spec"], **r["result"], **({"seconds": r["meta"]["seconds"]} if "seconds" in r["meta"] else {})}
+        out[job_file(flat)] = check_record(flat, r["id"])
+    return out
+
+
+def missing_jobs(jobs: list[dict[str, Any]], have: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """The jobs that have no record in ``have`` (:func:`records`) yet.
 
     :raises SystemExit: a record of one of the jobs was trained with other ``--steps`` or
         ``--eval-episodes``: it is never replaced, nor mixed into the same table.
     """
     todo = []
     for job in jobs:
-        path = record_path(runs, job)
-        if not path.exists():
+        record = have.get(job_file(job))
+        if record is None:
             todo.append(job)
             continue
-        record = read_record(path)
         if (record["steps"], record["eval_episodes"]) != (job["steps"], job["eval_episodes"]):
-            raise SystemExit(f"{path} was trained with --steps {record['steps']} --eval-episodes {record['eval_episodes']}, "
-                             f"not {job['steps']} and {job['eval_episodes']}: move it away or choose another --out")
+            raise SystemExit(f"{job_file(job)} was trained with --steps {record['steps']} --eval-episodes "
+                             f"{record['eval_episodes']}, not {job['steps']} and {job['eval_episodes']}: move it away "
+                             "or choose another --results")
     return todo
 
 
-def run_job(job: dict[str, Any], runs: str, deadline: float | None = None) -> dict[str, Any] | None:
-    """Train one run through :func:`~sb3_fair.experiment.run.train`, evaluate it, and write its record to ``runs``.
+def run_trial(job: dict[str, Any], deadline: float | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The runner's trial function: train one run (``job``, its spec) through :func:`~sb3_fair.experiment.run.train`
+    and evaluate it.
 
     :param deadline: a ``time.time()`` after which the run is not started (``None``: always started).
-    :return: the record, or ``None`` for a run left for a later call.
+    :returns: ``(result, meta)``: the evaluation, and the training's seconds (the sidecar's).
+    :raises runner.Unfinished: past the deadline: the run is left for a later call.
     """
     if deadline is not None and time.time() > deadline:
-        return None
+        raise runner.Unfinished("not started: past --deadline-s (a later call trains it)")
     import torch as th
 
     th.set_num_threads(1)
@@ -154,12 +197,19 @@ def run_job(job: dict[str, Any], runs: str, deadline: float | None = None) -> di
     alpha, beta = job["alpha"], job["beta"]
     trained = train(job_config(job["metric"], alpha, beta, job["seed"], job["steps"]))
     seconds = trained.train_time_s
-    result = {**job, "seconds": seconds, "eval": evaluate(trained.model, job["eval_episodes"], 10_000 + 100 * job["seed"])}
-    out = Path(runs)
-    out.mkdir(parents=True, exist_ok=True)
-    record_path(out, job).write_text(json.dumps(result))
+    result = {"eval": evaluate(trained.model, job["eval_episodes"], 10_000 + 100 * job["seed"])}
     print(f"[done] {job['metric']} ({alpha:g}, {beta:g}) seed={job['seed']} {seconds:.0f}s", flush=True)
-    return result
+    return result, {"seconds": seconds}
+
+
+def throughput_record(results: Path, quick: bool, archive: Path | None) -> dict[str, Any]:
+    """The throughput summary the section reports: this benchmark's ``throughput.json`` under ``<results>``, else the
+    archived one (not for a smoke run), else none."""
+    path = results / bench(quick) / "throughput.json"
+    if path.exists():
+        return json.loads(path.read_text())
+    kept = archive_files(RUNS_NAME + "/throughput.json", archive) if not quick else {}
+    return json.loads(next(iter(kept.values()))) if kept else {}
 
 
 def env_throughput(seconds: float = 5.0) -> dict[str, float]:
@@ -291,42 +341,49 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--steps", type=int_at_least(1), default=1_000_000, help="agent-steps per training run")
     parser.add_argument("--eval-episodes", type=int_at_least(1), default=10)
     parser.add_argument("--jobs", "--workers", dest="workers", metavar="N", type=int_at_least(1), default=os.cpu_count() or 1,
-                        help="runs at a time, each in its own process with one torch thread (default: one per core)")
+                        help="runs at a time on a local Ray or --local pool, one CPU and one torch thread each "
+                             "(default: one per core)")
     parser.add_argument("--deadline-s", type=number_in(0.0, strict=True), default=None, metavar="S",
                         help="start no run after this many seconds (the runs left are trained by a later call)")
     parser.add_argument("--throughput-steps", type=int_at_least(1), default=20_000)
     parser.add_argument("--quick", action="store_true",
                         help="smoke run: 1 seed, 4,800 agent-steps (one rollout), 2 evaluation games, each metric's first setting only")
-    parser.add_argument("--no-train", action="store_true", help=f"only re-summarise <out>/out/{RUNS_NAME}")
+    parser.add_argument("--no-train", action="store_true",
+                        help=f"only re-summarise the records (<results>/{RUNS_NAME}/ and the archive's)")
+    add_runner_arguments(parser)
     args = parser.parse_args(argv)
     if args.quick:
         args.seeds, args.steps, args.eval_episodes, args.throughput_steps = 1, 4800, 2, 4800
+    results_dir, archive = results_root(args), archive_arg(args)
     output = Output(args.out, RUNS_NAME)
-    runs_dir = output.runs
 
     jobs = [dict(metric="ppo", alpha=0.0, beta=0.0, seed=s, steps=args.steps, eval_episodes=args.eval_episodes) for s in range(args.seeds)]
     jobs += [dict(metric=m, alpha=a, beta=b, seed=s, steps=args.steps, eval_episodes=args.eval_episodes)
              for s in range(args.seeds) for m in PAPER for a, b in settings(m, args.quick)]
-    todo = missing_jobs(jobs, runs_dir)
-    throughput = runs_dir / "throughput.json"
-    if not args.no_train and (todo or not throughput.exists()):
+    have = records(results_dir, args.quick, archive)
+    todo = missing_jobs(jobs, have)
+    if not args.no_train and (todo or not throughput_record(results_dir, args.quick, archive)):
         t0 = time.perf_counter()
         env_tp = env_throughput(1.0 if args.quick else 5.0)
         deadline = None if args.deadline_s is None else time.time() + args.deadline_s
         # every run's settings, before the first trains
         check_configs([job_config(j["metric"], j["alpha"], j["beta"], j["seed"], j["steps"]) for j in todo])
-        with worker_pool(args.workers) as pool:
-            done = pool.starmap(run_job, [(job, str(runs_dir), deadline) for job in todo], chunksize=1)
-        left = [job for job, record in zip(todo, done) if record is None]
-        if left:
-            print(f"[deadline] {len(left)} runs not started: call again to train them", flush=True)
+        if todo:
+            summary = runner.run(bench(args.quick), todo, functools.partial(run_trial, deadline=deadline),
+                                 results=results_dir, address=args.address, local=args.local, jobs=args.workers,
+                                 label=label)
+            if summary.unfinished:
+                print(f"[deadline] {len(summary.unfinished)} runs not started: call again to train them", flush=True)
+            runner.check_summary(summary)
+            have = records(results_dir, args.quick, archive)
         tp = {"env": env_tp, "ppo": ppo_throughput(args.throughput_steps), "wall_seconds": time.perf_counter() - t0}
-        runs_dir.mkdir(parents=True, exist_ok=True)
-        throughput.write_text(json.dumps(tp))
-    tp = json.loads(throughput.read_text()) if throughput.exists() else {}
-    wanted = {record_path(runs_dir, job) for job in jobs}
-    results = [read_record(p) for p in sorted(wanted) if p.exists()]
-    missing = [job for job in jobs if not record_path(runs_dir, job).exists()]
+        path = results_dir / bench(args.quick) / "throughput.json"  # a summary, replaced by each call that trains
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.with_suffix(".tmp").write_text(json.dumps(tp))
+        path.with_suffix(".tmp").replace(path)
+    tp = throughput_record(results_dir, args.quick, archive)
+    results = [have[name] for name in sorted({job_file(job) for job in jobs}) if name in have]
+    missing = [job for job in jobs if job_file(job) not in have]
     png = output.png("fair_ppo_harvest.png")
     plot(results, png)
 
