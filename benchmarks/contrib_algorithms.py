@@ -20,24 +20,31 @@ Usage::
     python benchmarks/contrib_algorithms.py --part donut --seeds 3
     python benchmarks/contrib_algorithms.py --part harvest --quick   # smoke run
 
-Writes ``benchmarks/out/contrib/*.json`` and the two sections of ``benchmarks/RESULTS.md``.
+Every run is a trial of ``benchmarks/runner.py`` (its spec: part, method, seed, budget, evaluation episodes;
+:func:`run_harvest`, :func:`run_donut`, :func:`run_disparity`), on Ray (a local Ray by default, ``--address`` for a
+cluster) or without it (``--local``). Writes each run's record once to ``<results>/contrib/<trial-id>.json``
+(``--results``; a later call trains only the runs without one; a smoke run's under ``quick/``), its training seconds
+and steps/s in the sidecar, and the part's section of ``<out>/RESULTS.md`` (not for a smoke run), from those records
+and the ones kept before the runner (``benchmarks/archive/records.tar.xz``, ``--archive``).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-
-from reproduction import worker_pool, write_section
+import runner
+from reproduction import add_runner_arguments, archive_arg, archived, reproduce_parser, results_root, write_section
 
 HERE = Path(__file__).resolve().parent
-OUT = HERE / "out" / "contrib"
+#: the benchmark's folder under ``<results>/`` (and its records' folder in the archive, ``out/contrib/``)
+RUNS_NAME = "contrib"
+#: what varies from one run of a trial to another: in the sidecar, put back into the flat record
+TIMINGS = ("seconds", "steps_per_s")
 HARVEST_METHODS = ("PPO", "MaskablePPO", "FairPPO", "FairMaskablePPO")
 DONUT_METHODS = ("RecurrentPPO (no memory)", "PPO (full memory)", "FairDQN (FairQCM)")
 DONUT_HORIZON = 100
@@ -54,7 +61,11 @@ def harvest_ppo_kwargs(seed: int) -> dict[str, Any]:
     return dict(n_steps=150, batch_size=600, n_epochs=4, learning_rate=3e-4, gamma=0.99, ent_coef=0.01, seed=seed)
 
 
-def run_harvest(job: dict[str, Any]) -> dict[str, Any]:
+def run_harvest(job: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The trial function of ``--part harvest``: train one method for one seed (``job``, its spec) and evaluate it.
+
+    :returns: ``(result, meta)``: DP and the groups' returns, and the training's seconds and steps/s (the sidecar's).
+    """
     import torch as th
 
     th.set_num_threads(1)
@@ -75,12 +86,10 @@ def run_harvest(job: dict[str, Any]) -> dict[str, Any]:
     seconds = time.perf_counter() - t0
     res = evaluate_group_fairness(model, AllelopathicHarvestEnv.from_preset("small"), n_episodes=job["eval_episodes"],
                                   seed=10_000 + 100 * job["seed"])
-    out = {**job, "seconds": seconds, "steps_per_s": job["steps"] / seconds, "dp_norm": res["dp_norm"],
-           "dp_abs": res["dp_abs"], "episode_return": res["episode_return"],
+    out = {"dp_norm": res["dp_norm"], "dp_abs": res["dp_abs"], "episode_return": res["episode_return"],
            "group_0": res["table"][0]["mean_return"], "group_1": res["table"][1]["mean_return"]}
-    save_run("harvest", out)
     print(f"[done] harvest {job['method']} seed={job['seed']} {seconds:.0f}s", flush=True)
-    return out
+    return out, {"seconds": seconds, "steps_per_s": job["steps"] / seconds}
 
 
 def donut_score(model: Any, env: Any, episodes: int, seed: int, recurrent: bool) -> list[float]:
@@ -102,7 +111,11 @@ def donut_score(model: Any, env: Any, episodes: int, seed: int, recurrent: bool)
     return scores
 
 
-def run_donut(job: dict[str, Any]) -> dict[str, Any]:
+def run_donut(job: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The trial function of ``--part donut``: train one method for one seed (``job``, its spec) and score it.
+
+    :returns: ``(result, meta)``: the env steps and scores, and the training's seconds (the sidecar's).
+    """
     import torch as th
 
     th.set_num_threads(1)
@@ -129,13 +142,16 @@ def run_donut(job: dict[str, Any]) -> dict[str, Any]:
     model.learn(steps, callback=StopTrainingOnMaxEpisodes(episodes) if method.startswith("FairDQN") else None)
     seconds = time.perf_counter() - t0
     scores = donut_score(model, eval_env, job["eval_episodes"], 50_000 + 100 * seed, method.startswith("RecurrentPPO"))
-    out = {**job, "seconds": seconds, "env_steps": int(model.num_timesteps), "score": float(np.mean(scores)), "scores": scores}
-    save_run("donut", out)
+    out = {"env_steps": int(model.num_timesteps), "score": float(np.mean(scores)), "scores": scores}
     print(f"[done] donut {method} seed={seed} {seconds:.0f}s score={out['score']:.1f}", flush=True)
-    return out
+    return out, {"seconds": seconds}
 
 
-def run_disparity(job: dict[str, Any]) -> dict[str, Any]:
+def run_disparity(job: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The trial function of ``--part disparity``: train one method for one seed (``job``, its spec), evaluate it.
+
+    :returns: ``(result, meta)``: the DP gap and the groups' returns, and the training's seconds and steps/s.
+    """
     import torch as th
 
     th.set_num_threads(1)
@@ -160,12 +176,10 @@ def run_disparity(job: dict[str, Any]) -> dict[str, Any]:
     seconds = time.perf_counter() - t0
     res = evaluate_group_fairness(model, DisparityGame(n_agents=8, disparity=0.5), n_episodes=job["eval_episodes"],
                                   seed=10_000 + 100 * job["seed"])
-    out = {**job, "seconds": seconds, "steps_per_s": job["steps"] / seconds, "dp_abs": res["dp_abs"],
-           "episode_return": res["episode_return"],
+    out = {"dp_abs": res["dp_abs"], "episode_return": res["episode_return"],
            "group_0": res["table"][0]["mean_return"], "group_1": res["table"][1]["mean_return"]}
-    save_run("disparity", out)
     print(f"[done] disparity {method} seed={job['seed']} {seconds:.0f}s dp_abs={out['dp_abs']:.2f}", flush=True)
-    return out
+    return out, {"seconds": seconds, "steps_per_s": job["steps"] / seconds}
 
 
 def random_donut_score(episodes: int, seed: int) -> float:
@@ -185,48 +199,78 @@ def random_donut_score(episodes: int, seed: int) -> float:
     return float(np.mean(totals))
 
 
-def save_run(part: str, result: dict[str, Any]) -> None:
-    """Keep a finished run as ``benchmarks/out/contrib/<part>_<method>_<seed>.json`` (smoke runs in ``quick/``)."""
-    folder = OUT / "quick" if result.get("quick") else OUT
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / f"{part}_{result['method'].split()[0]}_{result['seed']}.json").write_text(json.dumps(result))
+#: each part's trial function
+TRIALS = {"harvest": run_harvest, "donut": run_donut, "disparity": run_disparity}
+
+
+def job_file(part: str, job: dict[str, Any]) -> str:
+    """The file name of a run's record before the runner: ``<part>_<method>_<seed>.json`` (the method's first word)."""
+    return f"{part}_{job['method'].split()[0]}_{job['seed']}.json"
+
+
+def label(spec: dict[str, Any]) -> str:
+    """The readable prefix of a run's trial id (:func:`runner.trial_id`): ``donut_FairDQN_0``."""
+    return job_file(spec["part"], spec).removesuffix(".json")
+
+
+def bench(quick: bool) -> str:
+    """The folder of a call's records under ``<results>``: ``contrib``, or ``contrib/quick`` for a smoke run."""
+    return f"{RUNS_NAME}/quick" if quick else RUNS_NAME
 
 
 def same_job(result: dict[str, Any], job: dict[str, Any]) -> bool:
-    """``result`` (a finished run's JSON) was produced by ``job``'s settings."""
+    """``result`` (a finished run's record, flat) was produced by ``job``'s settings."""
     return all(result.get(k) == v for k, v in job.items())
 
 
-def finished_runs(part: str, jobs: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The JSON files of ``benchmarks/out/contrib`` that match one of ``jobs``."""
-    folder = OUT / "quick" if jobs and jobs[0].get("quick") else OUT
+def records(part: str, results: Path, quick: bool, archive: Path | None) -> list[tuple[str, dict[str, Any]]]:
+    """Every record of ``part``, flat (the job's settings, the result and the sidecar's :data:`TIMINGS`, as a record
+    was before the runner), with its file name before the runner (:func:`job_file`): the archived ones (not for a
+    smoke run), then the runner's in the order they finished.
+
+    :raises SystemExit: a record of sb3-fair < 0.5.0 (its figure, under its old name, has the opposite sign).
+    """
     from sb3_fair.common.figure_table import check_not_renamed
 
-    if not OUT.exists():  # the records kept in the repository before the runner: benchmarks/archive/records.tar.xz
-        from reproduction import restore
-
-        print(f"restored {restore('contrib', OUT)} records of benchmarks/out/contrib/ from the archive", flush=True)
-
-    files = sorted(folder.glob(f"{part}_*.json"))
-    found = [json.loads(f.read_text()) for f in files]
-    for f, r in zip(files, found):
-        try:  # a record of sb3-fair < 0.5.0: its figure, under its old name, has the opposite sign
+    kept = archived(f"{RUNS_NAME}/{part}_", archive) if not quick else {}
+    out = [(Path(name).name, r, f"{archive}:out/{name}") for name, r in sorted(kept.items())]
+    for r in sorted(runner.load(results, bench(quick)), key=lambda r: r["meta"].get("finished", "")):
+        if r["spec"].get("part") == part:
+            flat = {**{k: v for k, v in r["spec"].items() if k != "part"}, **r["result"],
+                    **{k: r["meta"][k] for k in TIMINGS if k in r["meta"]}}
+            out.append((job_file(part, flat), flat, r["id"]))
+    for _, r, where in out:
+        try:
             for name in r:
-                check_not_renamed(name, str(f))
+                check_not_renamed(name, where)
         except ValueError as err:
             raise SystemExit(f"{err}: move the record away to run it again") from None
-    return [r for r in found if any(same_job(r, j) for j in jobs)]
+    return [(name, r) for name, r, _ in out]
 
 
-def collect_runs(part: str, fn: Any, jobs: list[dict[str, Any]], args: argparse.Namespace) -> list[dict[str, Any]]:
-    """The runs of ``jobs``: finished ones from disk (``--resume``, ``--report-only``), the others trained
-    now with ``fn`` on ``args.workers`` processes (none with ``--report-only``)."""
-    done = finished_runs(part, jobs) if args.report_only or args.resume else []
+def finished_runs(part: str, jobs: list[dict[str, Any]], results: Path, archive: Path | None) -> list[dict[str, Any]]:
+    """The records of ``jobs`` (:func:`records`), in the order of their file names; of two records of one job, the
+    later (the runner's)."""
+    quick = bool(jobs and jobs[0].get("quick"))
+    found: dict[int, tuple[str, dict[str, Any]]] = {}
+    for name, r in records(part, results, quick, archive):
+        for i, job in enumerate(jobs):
+            if same_job(r, job):
+                found[i] = (name, r)
+    return [r for _, r in sorted(found.values(), key=lambda nr: nr[0])]
+
+
+def collect_runs(part: str, jobs: list[dict[str, Any]], args: argparse.Namespace) -> list[dict[str, Any]]:
+    """The runs of ``jobs``: the finished ones (records and archive), the others trained now on the runner (none with
+    ``--report-only``)."""
+    done = finished_runs(part, jobs, args.results, args.archive)
     todo = [] if args.report_only else [j for j in jobs if not any(same_job(r, j) for r in done)]
     if not todo:
         return done
-    with worker_pool(args.workers) as pool:
-        return done + pool.map(fn, todo, chunksize=1)
+    summary = runner.run(bench(bool(todo[0].get("quick"))), [{"part": part, **j} for j in todo], TRIALS[part],
+                         results=args.results, address=args.address, local=args.local, jobs=args.workers, label=label)
+    runner.check_summary(summary)
+    return finished_runs(part, jobs, args.results, args.archive)
 
 
 def donut_pairs(results: list[dict[str, Any]]) -> str:
@@ -251,20 +295,24 @@ def mean_sd(values: list[float], fmt: str = "{:.1f}") -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p = reproduce_parser("contrib_algorithms", __doc__)
     p.add_argument("--part", choices=["harvest", "donut", "disparity"], required=True)
     p.add_argument("--seeds", type=int, default=3)
     p.add_argument("--steps", type=int, default=None,
                    help="agent-steps per run (harvest: default 500000; disparity: default 12000)")
     p.add_argument("--episodes", type=int, default=1000, help="donut: training episodes per run")
     p.add_argument("--eval-episodes", type=int, default=None)
-    p.add_argument("--workers", type=int, default=2)
-    p.add_argument("--quick", action="store_true")
+    p.add_argument("--jobs", "--workers", dest="workers", metavar="N", type=int, default=2,
+                   help="runs at a time on a local Ray or --local pool, one CPU each")
+    p.add_argument("--quick", action="store_true", help="a smoke run (records under <results>/contrib/quick/)")
     p.add_argument("--resume", action="store_true",
-                   help="keep the finished runs of benchmarks/out/contrib with the same settings, train only the others")
+                   help="(the default now) keep the finished runs with the same settings, train only the others")
     p.add_argument("--report-only", action="store_true",
-                   help="write the section from the JSON files of finished runs in benchmarks/out/contrib (no training)")
+                   help="write the section from the records of finished runs (results and archive; no training)")
+    add_runner_arguments(p)
     args = p.parse_args(argv)
+    args.results, args.archive = results_root(args), archive_arg(args)
+    out = Path(args.out)
     if args.steps is None:
         args.steps = {"harvest": 500_000, "disparity": 12_000}.get(args.part, 0)
     if args.quick:
@@ -274,7 +322,7 @@ def main(argv: list[str] | None = None) -> None:
         evals = args.eval_episodes or (2 if args.quick else 10)
         jobs = [dict(method=m, seed=s, steps=args.steps, eval_episodes=evals, **quick) for s in range(args.seeds)
                 for m in HARVEST_METHODS]
-        results = collect_runs("harvest", run_harvest, jobs, args)
+        results = collect_runs("harvest", jobs, args)
         if args.report_only:
             # the seeds for which every method finished
             args.seeds = len({r["seed"] for r in results if all(
@@ -304,12 +352,13 @@ def main(argv: list[str] | None = None) -> None:
             f"FairMaskablePPO / FairPPO steps/s per seed: {', '.join(f'{x:.2f}' for x in ratio)}.\n"
         )
         if not args.quick:
-            write_section(HERE / "RESULTS.md", "FairMaskablePPO vs FairPPO", text)
+            out.mkdir(parents=True, exist_ok=True)
+            write_section(out / "RESULTS.md", "FairMaskablePPO vs FairPPO", text)
     elif args.part == "disparity":
         evals = args.eval_episodes or (2 if args.quick else 5)
         jobs = [dict(method=m, seed=s, steps=args.steps, eval_episodes=evals, **quick) for s in range(args.seeds)
                 for m in DISPARITY_METHODS]
-        results = collect_runs("disparity", run_disparity, jobs, args)
+        results = collect_runs("disparity", jobs, args)
         rows = []
         for m in DISPARITY_METHODS:
             rs = sorted((r for r in results if r["method"] == m), key=lambda r: r["seed"])
@@ -333,7 +382,8 @@ def main(argv: list[str] | None = None) -> None:
             "|---|---|---|---|---|---|\n" + "\n".join(rows) + "\n"
         )
         if not args.quick:
-            write_section(HERE / "RESULTS.md", "The group penalty on every on-policy parent", text)
+            out.mkdir(parents=True, exist_ok=True)
+            write_section(out / "RESULTS.md", "The group penalty on every on-policy parent", text)
     else:
         evals = args.eval_episodes or (2 if args.quick else 20)
         jobs = [dict(method=m, seed=s, episodes=args.episodes, eval_episodes=evals, **quick,
@@ -341,7 +391,7 @@ def main(argv: list[str] | None = None) -> None:
                 for s in range(args.seeds) for m in DONUT_METHODS]
         # the slowest (FairQCM, then RecurrentPPO) first so that the two workers finish together
         jobs.sort(key=lambda j: (not j["method"].startswith("FairDQN"), not j["method"].startswith("Recurrent")))
-        results = collect_runs("donut", run_donut, jobs, args)
+        results = collect_runs("donut", jobs, args)
         rand = random_donut_score(evals, 0)
         rows = []
         for m in DONUT_METHODS:
@@ -365,7 +415,8 @@ def main(argv: list[str] | None = None) -> None:
             + donut_pairs(results)
         )
         if not args.quick:
-            write_section(HERE / "RESULTS.md", "Explicit memory or a recurrent network", text)
+            out.mkdir(parents=True, exist_ok=True)
+            write_section(out / "RESULTS.md", "Explicit memory or a recurrent network", text)
     print(text)
 
 
