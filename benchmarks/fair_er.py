@@ -19,14 +19,20 @@ entry), 0.9 and Fair-E (``policy="FairEPolicy"``), each seed's runs paired by se
 paired t-test and exact Wilcoxon test (:func:`reproduction.paired_test`) of each variant against TD3, and of
 each lambda > 0 against Fair-E (the paper's §5.3: the utility Fair-ER keeps, a large lambda's over-constraint), for
 capture success and I(R;Z) at each evaluation speed (default 2, 1.5, 1.2, 1, 0.8: the paper's collapse
-below |v_p| ~ 0.8). Its records live under ``<out>/out/fair_er/td3_entry/``; no throughput run. ``--entry --size S``
+below |v_p| ~ 0.8). Its records live under ``<results>/fair_er/td3_entry/``; no throughput run. ``--entry --size S``
 changes the entry's torus alone (records under ``td3_entry_size_S/``): on the 2 x 2 torus learners capture below the
 evader's speed, so the paper's low-skill claims can be compared there.
 
 Every run goes through :func:`sb3_fair.experiment.train` (no evaluation there: the runs are
 evaluated afterwards at each fixed speed with
-:func:`~sb3_fair.common.evaluation.evaluate_team_fairness`). Writes the per-run records under
-``<out>/out/fair_er/`` (a sub-folder for a non-default curriculum or arena), the section
+:func:`~sb3_fair.common.evaluation.evaluate_team_fairness`). Every run is a trial of ``benchmarks/runner.py`` (its
+spec: variant, seed, steps, episode cap, evaluation episodes, curriculum, speeds, torus and ``entry``;
+:func:`run_trial`), on Ray (a local Ray by default, ``--address`` for a cluster) or without it (``--local``). Each
+run's record is written once to ``<results>/fair_er/<setting>/<variant>_<seed>-<id>.json`` (``--results``; the
+setting's folder, :func:`out_dir`, is empty for the paper's curriculum and arena; a smoke run's under ``quick/``), the
+training seconds in its sidecar; the records kept before the runner are read in place from
+``benchmarks/archive/records.tar.xz`` (``--archive``), a newer record of the same run taking their place. A later call
+trains only the runs that have no record with the same settings. Writes the section
 "Fair-ER / Fair-E (Grupen et al. 2022)" of ``<out>/RESULTS.md`` and ``<out>/fair_er_pursuit*.png``.
 
 Usage::
@@ -39,7 +45,6 @@ Usage::
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import time
@@ -47,11 +52,22 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import runner
+from reproduction import (
+    Output,
+    add_runner_arguments,
+    archive_arg,
+    archive_files,
+    archived,
+    check_configs,
+    median_steps_per_s,
+    reproduce_parser,
+    results_root,
+)
 
 from sb3_fair.experiment.config import int_at_least, number_in
-from reproduction import Output, check_configs, median_steps_per_s, reproduce_parser, worker_pool
 
-#: the folder under ``<out>/out/`` of this reproduction's runs
+#: the benchmark's folder under ``<results>/`` (and its records' folder in the archive, ``out/fair_er/``)
 RUNS_NAME = "fair_er"
 #: the command named in the RESULTS.md headings (the section keys; the script calls :func:`main`)
 COMMAND = "python benchmarks/fair_er.py"
@@ -134,9 +150,13 @@ def evaluate_speeds(policy: Any, max_steps: int, episodes: int, seed: int, speed
     return out
 
 
-def run_job(job: dict[str, Any], runs: str) -> dict[str, Any]:
-    """Train one variant and seed through :func:`~sb3_fair.experiment.train`, evaluate it at each speed and
-    write its record ``<variant>_<seed>.json`` (the job, ``seconds`` in ``learn``, ``eval``, ``config``)."""
+def run_trial(job: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The runner's trial function: train one variant and seed (``job``, its spec) through
+    :func:`~sb3_fair.experiment.train` and evaluate it at each speed.
+
+    :returns: ``(result, meta)``: the evaluation (``eval``) and the run's ``config``, and the seconds in ``learn``
+        (the sidecar's ``seconds``).
+    """
     import torch as th
 
     th.set_num_threads(1)
@@ -145,23 +165,73 @@ def run_job(job: dict[str, Any], runs: str) -> dict[str, Any]:
     config = experiment_config(job)
     result = train(config)
     seconds = result.train_time_s
-    record = {**job, "seconds": seconds,
-              "eval": evaluate_speeds(result.model, job["max_steps"], job["eval_episodes"], 10_000 + job["seed"],
-                                      tuple(job["speeds"]), job["size"]),
-              "config": config.to_plain_dict()}
-    out = out_dir(Path(runs), job["curriculum"], job["size"], bool(job.get("entry")))
-    out.mkdir(parents=True, exist_ok=True)
-    (out / f"{job['variant']}_{job['seed']}.json").write_text(json.dumps(record))
+    out = {"eval": evaluate_speeds(result.model, job["max_steps"], job["eval_episodes"], 10_000 + job["seed"],
+                                   tuple(job["speeds"]), job["size"]),
+           "config": config.to_plain_dict()}
     print(f"[done] {job['variant']} seed={job['seed']} {seconds:.0f}s", flush=True)
-    return record
+    return out, {"seconds": seconds}
 
 
-def _done(job: dict[str, Any], runs: Path) -> bool:
-    path = out_dir(runs, job["curriculum"], job["size"], bool(job.get("entry"))) / f"{job['variant']}_{job['seed']}.json"
-    if not path.exists():
-        return False
-    old = json.loads(path.read_text())
-    return all(old.get(k) == job[k] for k in ("steps", "max_steps", "eval_episodes")) and all(str(float(v)) in old["eval"] for v in job["speeds"])
+def job_file(job: dict[str, Any]) -> str:
+    """The file name of ``job``'s record before the runner (its variant and seed): ``Fair-E_0.json``."""
+    return f"{job['variant']}_{job['seed']}.json"
+
+
+def label(job: dict[str, Any]) -> str:
+    """The readable prefix of a run's trial id (:func:`runner.trial_id`): ``Fair-E_0`` (``lambda=0.5_0`` becomes
+    ``lambda-0.5_0``)."""
+    return job_file(job).removesuffix(".json")
+
+
+def bench(quick: bool, curriculum: Any, size: float, entry: bool) -> str:
+    """The folder of a setting's records under ``<results>`` (:func:`out_dir` under ``fair_er``, or
+    ``fair_er/quick`` for a smoke run): ``fair_er``, ``fair_er/td3_entry``, ``fair_er/quick/td3_entry_size_2``."""
+    return out_dir(Path(RUNS_NAME + ("/quick" if quick else "")), tuple(curriculum), size, entry).as_posix()
+
+
+def records(results: Path, quick: bool, curriculum: Any, size: float, entry: bool,
+            archive: Path | None) -> list[dict[str, Any]]:
+    """Every record of a setting's folder, flat (spec, result and the sidecar's ``seconds``, as before the runner):
+    the archived ones of that folder (not for a smoke run) by file name, then the runner's in the order they
+    finished; of two records of the same run (variant and seed, :func:`pick`) the later one counts."""
+    folder = bench(quick, curriculum, size, entry)
+    out = []
+    if not quick:
+        kept = archived(folder + "/", archive)
+        out += [kept[name] for name in sorted(kept)
+                if "/" not in name[len(folder) + 1:] and Path(name).name != "throughput.json"]
+    for r in sorted(runner.load(results, folder), key=lambda r: r["meta"].get("finished", "")):
+        out.append({**r["spec"], **r["result"], **({"seconds": r["meta"]["seconds"]} if "seconds" in r["meta"] else {})})
+    return out
+
+
+def _done(job: dict[str, Any], have: list[dict[str, Any]]) -> bool:
+    """Whether a record of ``have`` (:func:`records`) is ``job``'s run (variant and seed) with its steps, episode cap
+    and evaluation episodes, evaluated at (at least) its speeds."""
+    return any(old["variant"] == job["variant"] and old["seed"] == job["seed"]
+               and all(old.get(k) == job[k] for k in ("steps", "max_steps", "eval_episodes"))
+               and all(str(float(v)) in old["eval"] for v in job["speeds"]) for old in have)
+
+
+def pick(have: list[dict[str, Any]], args: Any) -> list[dict[str, Any]]:
+    """The records the report counts: those of the call's settings (steps, episode cap, curriculum, speeds, torus,
+    ``--entry``), one per variant and seed (the last of :func:`records`'), in the order of their file names."""
+    speeds = tuple(args.speeds)
+    kept = {job_file(r): r for r in have
+            if r["steps"] == args.steps and r["max_steps"] == args.max_steps
+            and tuple(r.get("curriculum", PAPER_CURRICULUM)) == tuple(args.curriculum) and all(str(v) in r["eval"] for v in speeds)
+            and r.get("size", TASK_DEFAULTS["size"]) == args.size and bool(r.get("entry")) == args.entry}
+    return [kept[name] for name in sorted(kept)]
+
+
+def throughput_record(results: Path, quick: bool, folder: str, archive: Path | None) -> dict[str, Any]:
+    """The throughput summary the section reports: ``throughput.json`` in the setting's folder (:func:`bench`) under
+    ``<results>``, else the archived one (not for a smoke run), else none."""
+    path = results / folder / "throughput.json"
+    if path.exists():
+        return json.loads(path.read_text())
+    kept = archive_files(folder + "/throughput.json", archive) if not quick else {}
+    return json.loads(next(iter(kept.values()))) if kept else {}
 
 
 def throughput(steps: int) -> dict[str, float]:
@@ -226,7 +296,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--max-steps", type=int_at_least(1), default=None, help=f"default: {TASK_DEFAULTS['max_steps']}")
     parser.add_argument("--eval-episodes", type=int_at_least(1), default=30)
     parser.add_argument("--jobs", "--workers", dest="workers", metavar="N", type=int_at_least(1), default=os.cpu_count() or 1,
-                        help="runs at a time, each in its own process with one torch thread (default: one per core)")
+                        help="runs at a time on a local Ray or --local pool, one CPU and one torch thread each "
+                             "(default: one per core)")
     parser.add_argument("--throughput-steps", type=int_at_least(1), default=3000)
     parser.add_argument("--curriculum", type=number_in(0.0, strict=True), nargs=2, default=None, metavar=("START", "END"),
                         help="pursuer speed at the start and end of training (default: the paper's 1.2 0.4)")
@@ -241,7 +312,9 @@ def main(argv: list[str] | None = None) -> None:
                              "--steps, --max-steps and --curriculum are refused, --size changes the torus alone) "
                              "with paired tests against TD3")
     parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--no-train", action="store_true", help=f"only re-summarise the runs under <out>/out/{RUNS_NAME}")
+    parser.add_argument("--no-train", action="store_true",
+                        help=f"only re-summarise the records (<results>/{RUNS_NAME}/ and the archive's)")
+    add_runner_arguments(parser)
     args = parser.parse_args(argv)
     given = [name for name in TASK_DEFAULTS if getattr(args, name) is not None]
     if args.entry:
@@ -259,40 +332,43 @@ def main(argv: list[str] | None = None) -> None:
     import sb3_fair  # noqa: F401
     from sb3_fair.envs import GreedyPursuitPolicy
 
+    results_dir, archive = results_root(args), archive_arg(args)
     output = Output(args.out, RUNS_NAME)
-    out = out_dir(output.runs, args.curriculum, args.size, args.entry)
+    folder = bench(args.quick, args.curriculum, args.size, args.entry)
+    have = records(results_dir, args.quick, args.curriculum, args.size, args.entry, archive)
     t0 = time.perf_counter()
     if not args.no_train:
         jobs = [dict(variant=v, seed=s, steps=args.steps, max_steps=args.max_steps, eval_episodes=args.eval_episodes,
-                     curriculum=list(args.curriculum), speeds=list(args.speeds), size=args.size, **({"entry": True} if args.entry else {}))
+                     curriculum=[float(c) for c in args.curriculum], speeds=[float(v) for v in args.speeds],
+                     size=float(args.size), **({"entry": True} if args.entry else {}))
                 for s in range(args.first_seed, args.first_seed + args.seeds) for v in args.variants]
-        # runs already on disk with the same settings are kept (resume, or add seeds to some variants)
-        jobs = [j for j in jobs if not _done(j, output.runs)]
+        # runs with a record of the same settings are kept (resume, or add seeds to some variants)
+        jobs = [j for j in jobs if not _done(j, have)]
         check_configs([experiment_config(j) for j in jobs])  # every run's settings, before the first trains
-        work = functools.partial(run_job, runs=str(output.runs))
-        if args.workers > 1 and len(jobs) > 1:
-            with worker_pool(args.workers) as pool:
-                pool.map(work, jobs, chunksize=1)
-        else:  # one worker: in this process (no spawn start-up)
-            for job in jobs:
-                work(job)
+        if jobs:
+            summary = runner.run(folder, jobs, run_trial, results=results_dir, address=args.address, local=args.local,
+                                 jobs=args.workers, label=label)
+            runner.check_summary(summary)
+            have = records(results_dir, args.quick, args.curriculum, args.size, args.entry, archive)
         if not args.entry:
             tp = throughput(args.throughput_steps)
             tp["wall_seconds"] = time.perf_counter() - t0
-            out.mkdir(parents=True, exist_ok=True)
-            (out / "throughput.json").write_text(json.dumps(tp))
+            path = results_dir / folder / "throughput.json"  # a summary, replaced by each call that trains
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.with_suffix(".tmp").write_text(json.dumps(tp))
+            path.with_suffix(".tmp").replace(path)
     speeds = tuple(args.speeds)
-    results = [json.loads(p.read_text()) for p in sorted(out.glob("*_*.json")) if p.name != "throughput.json"]
-    results = [r for r in results if r["steps"] == args.steps and r["max_steps"] == args.max_steps
-               and tuple(r.get("curriculum", PAPER_CURRICULUM)) == tuple(args.curriculum) and all(str(v) in r["eval"] for v in speeds)
-               and r.get("size", TASK_DEFAULTS["size"]) == args.size and bool(r.get("entry")) == args.entry]
+    results = pick(have, args)
     greedy = evaluate_speeds(GreedyPursuitPolicy, args.max_steps, args.eval_episodes, 10_000, speeds, args.size)
     if args.entry:
         entry_report(results, greedy, args, output)
         return
-    tp = json.loads((out / "throughput.json").read_text())
+    tp = throughput_record(results_dir, args.quick, folder, archive)
+    if not tp:
+        raise SystemExit(f"no throughput summary in {results_dir / folder} (nor the archive's): run it without --no-train")
     default = tuple(args.curriculum) == PAPER_CURRICULUM
-    png = output.png("fair_er_pursuit.png" if default and args.size == TASK_DEFAULTS["size"] else f"fair_er_pursuit_{out.name}.png")
+    png = output.png("fair_er_pursuit.png" if default and args.size == TASK_DEFAULTS["size"]
+                     else f"fair_er_pursuit_{Path(folder).name}.png")
     plot(results, greedy, png, speeds)
 
     cmd = COMMAND + (" --quick" if args.quick else "") + (
@@ -394,8 +470,9 @@ def entry_report(results: list[dict], greedy: dict, args: Any, output: Output) -
     print("\n".join(lines))
 
 
-__all__ = ["ENTRY_SPEEDS", "ENTRY_VARIANTS", "HYPERPARAMS", "VARIANTS", "entry_report", "entry_settings", "evaluate_speeds",
-           "experiment_config", "main", "run_job", "summary_rows", "throughput"]
+__all__ = ["ENTRY_SPEEDS", "ENTRY_VARIANTS", "HYPERPARAMS", "VARIANTS", "bench", "entry_report", "entry_settings",
+           "evaluate_speeds", "experiment_config", "job_file", "label", "main", "pick", "records", "run_trial",
+           "summary_rows", "throughput", "throughput_record"]
 
 
 if __name__ == "__main__":

@@ -5,10 +5,11 @@ section of ``RESULTS.md``.
 These scripts live in the repository, not in the installed package: run them from a clone
 (``python benchmarks/fairqcm.py --quick``); the tests put ``benchmarks/`` on the import path.
 
-The benchmarks on the runner (``runner.py``: ``fairqcm.py``, ``fppo.py``) write their records to
+The method benchmarks are on the runner (``runner.py``: ``fairqcm.py``, ``fppo.py``, ``pursuit_rewards.py``,
+``fairqcm_tabular.py``, ``fair_ppo.py``, ``contrib_algorithms.py``, ``fair_er.py``): they write their records to
 ``<results>/<benchmark>/`` (:func:`results_root`) and read the records kept before it from the archive
-(:data:`ARCHIVE`, :func:`archived`). The others still keep theirs under ``<out>/out/<name>/``; for the repository's
-``benchmarks/`` that folder is restored from the archive the first time a script needs it (:attr:`Output.runs`)."""
+(:data:`ARCHIVE`, :func:`archived`). :attr:`Output.runs` (``<out>/out/<name>/``, restored from the archive for the
+repository's ``benchmarks/``) is what a script not on the runner would keep its records in."""
 
 from __future__ import annotations
 
@@ -103,8 +104,8 @@ def add_runner_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 class Output:
-    """Where a reproduction writes: ``<out>/RESULTS.md`` (its section), ``<out>/*.png`` and, for the benchmarks not on
-    the runner yet, the runs' records and models under ``<out>/out/<name>/``.
+    """Where a reproduction writes: ``<out>/RESULTS.md`` (its section), ``<out>/*.png`` and, for a script not on the
+    runner (every method benchmark is), the runs' records and models under ``<out>/out/<name>/``.
 
     :param out: the output folder (created when first written to).
     :param name: the reproduction's folder under ``<out>/out/``.
