@@ -279,3 +279,22 @@ def test_the_shipped_terms_are_found_by_their_folders_term_module():
 
     assert import_shipped_terms() == ["sb3_fair.common.group_penalty.term", "sb3_fair.common.long_term.term"]
     assert fairness_methods()[:5] == ("dp", "csp", "cf", "long_term", "a_ppo")
+
+
+def test_a_term_that_declares_no_arguments_registers_those_of_its_init(registry):
+    class Scaled(FairnessTerm):
+        methods: ClassVar[tuple[str, ...]] = ("scaled_test",)
+
+        def __init__(self, method: str, scale: float = 2.0, floor: int = 0) -> None:
+            self.method, self.scale, self.floor = method, scale, floor
+
+    register_term(Scaled)
+    assert Scaled.arguments == {"scale": 2.0, "floor": 0}
+    from sb3_fair.common.group_penalty.term import GroupPenaltyTerm
+    from sb3_fair.common.long_term.term import LongTermTerm
+
+    assert GroupPenaltyTerm.arguments == {"fairness_coef": 1.0, "alpha": 0.5, "beta": 0.5, "protected_group": 1,
+                                          "agents_per_instance": None}
+    assert LongTermTerm.arguments == {"fairness_coef": 1.0, "delta": 0.05, "omega": 0.05, "regularization": "scaled"}
+    model = FairPPO("MlpPolicy", cost_env(), fairness="scaled_test", scale=3.0, **KW)
+    assert (model.fairness_term.scale, model.fairness_term.floor) == (3.0, 0)

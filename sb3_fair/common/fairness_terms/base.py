@@ -73,7 +73,8 @@ class FairnessTerm:
 
     #: the values of ``fairness=`` this term implements (empty for a user's term passed as an object)
     methods: ClassVar[tuple[str, ...]] = ()
-    #: the keyword arguments of the Fair class that this term owns, with their defaults
+    #: the keyword arguments of the Fair class that this term owns, with their defaults (left undeclared,
+    #: :func:`register_term` takes those of ``__init__`` after ``method``)
     arguments: ClassVar[dict[str, Any]] = {}
     #: for an argument that only some of :attr:`methods` use: those methods (default: all of them)
     used_by: ClassVar[dict[str, tuple[str, ...]]] = {}
@@ -206,6 +207,9 @@ def register_term(cls: type[FairnessTerm]) -> type[FairnessTerm]:
     """
     if not (isinstance(cls, type) and issubclass(cls, FairnessTerm)) or not cls.methods:
         raise ValueError(f"register_term takes a FairnessTerm subclass with methods, got {cls!r}")
+    if "arguments" not in vars(cls):  # not declared: the keyword arguments of its __init__ after the method
+        params = list(inspect.signature(cls.__init__).parameters.values())[2:]
+        cls.arguments = {p.name: p.default for p in params if p.default is not inspect.Parameter.empty}
     for method in cls.methods:
         if _REGISTRY.get(method, cls) is not cls:
             raise ValueError(f"fairness={method!r} is already {_REGISTRY[method].__name__}'s")
@@ -249,17 +253,10 @@ def users_of(name: str) -> tuple[str, ...]:
     return tuple(m for cls in registered_terms() if name in cls.arguments for m in cls.used_by.get(name, cls.methods))
 
 
-def defaults_of(function: Callable[..., Any], names: tuple[str, ...]) -> dict[str, Any]:
-    """The defaults of the parameters ``names`` of ``function`` (a term's ``__init__``), for :attr:`FairnessTerm.arguments`."""
-    params = inspect.signature(function).parameters
-    return {name: params[name].default for name in names}
-
-
 __all__ = [
     "FairnessTerm",
     "SignalTracker",
     "argument_defaults",
-    "defaults_of",
     "fairness_methods",
     "register_term",
     "registered_terms",

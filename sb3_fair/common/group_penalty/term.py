@@ -41,7 +41,7 @@ import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import VecEnv
 
-from sb3_fair.common.fairness_terms.base import FairnessTerm, defaults_of, register_term
+from sb3_fair.common.fairness_terms.base import FairnessTerm, register_term
 from sb3_fair.common.protocol import (
     ACTIVE,
     BENEFITS,
@@ -507,10 +507,6 @@ class GroupPenaltyTerm(FairnessTerm):
         tracker.filled = False
 
 
-GroupPenaltyTerm.arguments = {
-    "fairness_coef": 1.0,
-    **defaults_of(GroupPenaltyTerm.__init__, ("alpha", "beta", "protected_group", "agents_per_instance")),
-}
 register_term(GroupPenaltyTerm)
 
 #: the group penalty's own keyword arguments and their defaults: with another ``fairness`` each is refused unless

@@ -27,7 +27,7 @@ import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import VecEnv
 
-from sb3_fair.common.fairness_terms.base import FairnessTerm, defaults_of, register_term
+from sb3_fair.common.fairness_terms.base import FairnessTerm, register_term
 from sb3_fair.common.long_term.advantages import MODES, a_ppo_terms, long_term_terms, weighted_rows
 from sb3_fair.common.protocol import get_fairness_signal_lists, is_fairness_signals_supported
 from sb3_fair.common.validation import check_choice, check_coef, check_weights
@@ -284,10 +284,6 @@ class LongTermTerm(FairnessTerm):
         buffer.transform_minibatches((first, second), self.regularize)
 
 
-LongTermTerm.arguments = {
-    "fairness_coef": 1.0,
-    **defaults_of(LongTermTerm.__init__, ("delta", "omega", "regularization")),
-}
 register_term(LongTermTerm)
 
 #: the defaults of :class:`LongTermTerm`'s own arguments (given unchanged, an argument the mode ignores is accepted)
