@@ -200,8 +200,7 @@ def records(results: Path, quick: bool, curriculum: Any, size: float, entry: boo
         kept = archived(folder + "/", archive)
         out += [kept[name] for name in sorted(kept)
                 if "/" not in name[len(folder) + 1:] and Path(name).name != "throughput.json"]
-    for r in sorted(runner.load(results, folder), key=lambda r: r["meta"].get("finished", "")):
-        out.append({**r["spec"], **r["result"], **({"seconds": r["meta"]["seconds"]} if "seconds" in r["meta"] else {})})
+    out += [flat for _, flat in runner.load_flat(results, folder)]
     return out
 
 

@@ -59,9 +59,9 @@ from reproduction import (
     add_runner_arguments,
     archive_arg,
     archive_files,
-    archived,
     check_configs,
     median_steps_per_s,
+    records_by_file,
     reproduce_parser,
     results_root,
 )
@@ -149,15 +149,7 @@ def records(results: Path, quick: bool, archive: Path | None) -> dict[str, dict[
     """Every record, flat (spec, result and the sidecar's ``seconds``, as before the runner), by its file name before
     the runner (:func:`job_file`): the archived ones (not for a smoke run), then the runner's in the order they
     finished, a later one of a name taking the place of an earlier."""
-    out = {}
-    if not quick:
-        for name, record in archived(RUNS_NAME + "/", archive).items():
-            if Path(name).name != "throughput.json":
-                out[Path(name).name] = check_record(record, f"{archive}:out/{name}")
-    for r in sorted(runner.load(results, bench(quick)), key=lambda r: r["meta"].get("finished", "")):
-        flat = {**r["spec"], **r["result"], **({"seconds": r["meta"]["seconds"]} if "seconds" in r["meta"] else {})}
-        out[job_file(flat)] = check_record(flat, r["id"])
-    return out
+    return records_by_file(RUNS_NAME, bench(quick), results, quick, archive, job_file, check=check_record)
 
 
 def missing_jobs(jobs: list[dict[str, Any]], have: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:

@@ -79,7 +79,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 
 import runner
 from sb3_fair.experiment.config import int_at_least, number_in
-from reproduction import (DATA, Output, add_runner_arguments, archive_arg, archive_files, archived, check_configs,
+from reproduction import (DATA, Output, add_runner_arguments, archive_arg, archive_files, check_configs, records_by_file,
                           median_steps_per_s, reproduce_parser, results_root)
 
 #: the benchmark's folder under ``<results>/`` (and its records' folder in the archive, ``out/fairqcm/``)
@@ -370,15 +370,7 @@ def records(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
     before the runner), by its file name before the runner (:func:`job_file`): the archived ones first (not for a smoke
     run), then the runner's in the order they finished, a later one of a name taking the place of an earlier (as a run
     trained again replaced its file)."""
-    out: dict[str, dict[str, Any]] = {}
-    if not args.quick:
-        for name, record in archived(RUNS_NAME + "/", args.archive).items():
-            if Path(name).name != "throughput.json":
-                out[Path(name).name] = record
-    for r in sorted(runner.load(args.results, bench(args)), key=lambda r: r["meta"].get("finished", "")):
-        flat = {**r["spec"], **r["result"], **{k: r["meta"][k] for k in TIMINGS if k in r["meta"]}}
-        out[job_file(flat)] = flat
-    return out
+    return records_by_file(RUNS_NAME, bench(args), args.results, args.quick, args.archive, job_file, TIMINGS)
 
 
 def throughput_record(args: argparse.Namespace) -> dict[str, Any]:

@@ -49,7 +49,7 @@ import gymnasium as gym
 import numpy as np
 
 import runner
-from reproduction import (DATA, Output, add_runner_arguments, archive_arg, archived, paired_table, reproduce_parser,
+from reproduction import (DATA, Output, add_runner_arguments, archive_arg, paired_table, records_by_file, reproduce_parser,
                           results_root)
 from sb3_fair.common.fairqcm.memory import counterfactual_memories
 from sb3_fair.common.protocol import BENEFITS
@@ -230,12 +230,8 @@ def records(results: Path, quick: bool, archive: Path | None) -> dict[str, dict[
     """Every record, flat (spec, result and the sidecar's ``seconds``, as before the runner), by its file name before
     the runner (:func:`job_file`): the archived ones (not for a smoke run), then the runner's in the order they
     finished, a later one of a name taking the place of an earlier."""
-    out = {Path(name).name: r for name, r in archived(RUNS_NAME + "/", archive).items()} if not quick else {}
     folder = f"{RUNS_NAME}/quick" if quick else RUNS_NAME
-    for r in sorted(runner.load(results, folder), key=lambda r: r["meta"].get("finished", "")):
-        flat = {**r["spec"], **r["result"], **({"seconds": r["meta"]["seconds"]} if "seconds" in r["meta"] else {})}
-        out[job_file(flat)] = flat
-    return out
+    return records_by_file(RUNS_NAME, folder, results, quick, archive, job_file)
 
 
 def summary(scores: list[float], delivered: list[int]) -> dict[str, list[float]]:

@@ -456,8 +456,7 @@ def flat_records(results: str | Path, quick: bool = False, archive: str | Path |
             out[Path(name).stem] = record
     for path in sorted((work_folder(results) / ("quick" if quick else "")).glob("*.json")):
         out[path.stem] = json.loads(path.read_text())
-    for r in sorted(runner.load(results, bench(quick)), key=lambda r: r["meta"].get("finished", "")):
-        flat = {**r["spec"], **r["result"], **{k: r["meta"][k] for k in TIMINGS if k in r["meta"]}}
+    for _, flat in runner.load_flat(results, bench(quick), TIMINGS):
         out[run_name(flat)] = flat
     return out
 

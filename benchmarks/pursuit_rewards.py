@@ -47,7 +47,8 @@ import numpy as np
 from fair_er import evaluate_speeds
 from gymnasium import spaces
 from pettingzoo import ParallelEnv
-from reproduction import Output, add_runner_arguments, archive_arg, archived, paired_test, reproduce_parser, results_root
+from reproduction import (Output, add_runner_arguments, archive_arg, paired_test, records_by_file,
+                          reproduce_parser, results_root)
 
 import runner
 from sb3_fair.experiment.config import int_at_least, number_in
@@ -306,12 +307,8 @@ def records(results: Path, quick: bool, archive: Path | None) -> dict[str, dict[
     """Every record, flat (spec, result and the sidecar's ``seconds``, as before the runner), by its file name before
     the runner (:func:`job_file`): the archived ones (not for a smoke run), then the runner's in the order they
     finished, a later one of a name taking the place of an earlier."""
-    out = {Path(name).name: r for name, r in archived(RUNS_NAME + "/", archive).items()} if not quick else {}
     folder = f"{RUNS_NAME}/quick" if quick else RUNS_NAME
-    for r in sorted(runner.load(results, folder), key=lambda r: r["meta"].get("finished", "")):
-        flat = {**r["spec"], **r["result"], **({"seconds": r["meta"]["seconds"]} if "seconds" in r["meta"] else {})}
-        out[job_file(flat)] = flat
-    return out
+    return records_by_file(RUNS_NAME, folder, results, quick, archive, job_file)
 
 
 def report(records: list[dict[str, Any]], speeds: tuple[float, ...], cmd: str, quick: bool, learners: str = "shared") -> str:

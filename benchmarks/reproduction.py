@@ -61,6 +61,26 @@ def archived(prefix: str, archive: str | Path | None = ARCHIVE) -> dict[str, dic
     return {name: json.loads(data) for name, data in archive_files(prefix, archive).items() if name.endswith(".json")}
 
 
+def records_by_file(runs_name: str, folder: str, results: str | Path, quick: bool, archive: str | Path | None,
+                    job_file: Callable[[dict[str, Any]], str], timings: tuple[str, ...] = ("seconds",),
+                    check: Callable[[dict[str, Any], str], dict[str, Any]] | None = None) -> dict[str, dict[str, Any]]:
+    """Every record of a benchmark, flat (:func:`runner.load_flat`), by its file name before the runner
+    (``job_file(flat)``): the archived ones under ``out/<runs_name>/`` (not for a smoke run; a ``throughput.json``
+    beside them is no record), then the runner's of ``folder`` in the order they finished, a later one of a name
+    taking the place of an earlier (as a run trained again replaced its file). ``check(record, where)``, if given,
+    checks each one and returns it."""
+    import runner
+
+    out: dict[str, dict[str, Any]] = {}
+    if not quick:
+        for name, record in archived(runs_name + "/", archive).items():
+            if Path(name).name != "throughput.json":
+                out[Path(name).name] = record if check is None else check(record, f"{archive}:out/{name}")
+    for rid, flat in runner.load_flat(results, folder, timings):
+        out[job_file(flat)] = flat if check is None else check(flat, rid)
+    return out
+
+
 def restore(name: str, folder: Path, archive: str | Path | None = ARCHIVE) -> int:
     """Write the archive's files of ``out/<name>/`` into ``folder`` (the files not there yet); their number."""
     n = 0

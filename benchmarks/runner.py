@@ -181,6 +181,20 @@ def load(results: str | Path, benchmark: str) -> list[dict[str, Any]]:
     return out
 
 
+def load_flat(results: str | Path, benchmark: str, timings: tuple[str, ...] = ("seconds",)) -> list[tuple[str, dict[str, Any]]]:
+    """Every record of ``benchmark`` as ``(id, flat)``, in the order they finished: ``flat`` is its spec, its result
+    and the sidecar's ``timings`` in one dict (a record as the benchmarks kept it before the runner).
+
+    :param results: the results folder.
+    :param benchmark: the benchmark's folder under it.
+    :param timings: the sidecar's entries that go into ``flat`` (where the sidecar has them).
+    """
+    return [
+        (r["id"], {**r["spec"], **r["result"], **{k: r["meta"][k] for k in timings if k in r["meta"]}})
+        for r in sorted(load(results, benchmark), key=lambda r: r["meta"].get("finished", ""))
+    ]
+
+
 @dataclass
 class Summary:
     """What one :func:`run` did, by trial id."""
